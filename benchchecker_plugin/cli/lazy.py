@@ -1,0 +1,67 @@
+"""A click group whose subcommands are imported only when used (fast ``--help``, no harness
+imported at start-up) and which turns our errors into one line and a non-zero exit code."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import Any
+
+import click
+
+from ..errors import BenchcheckerError
+
+__all__ = ["LazyGroup", "UsageFailure"]
+
+
+class UsageFailure(click.ClickException):
+    """A :class:`BenchcheckerError` on its way out of the CLI: one line on stderr, its exit code."""
+
+    def __init__(self, error: BenchcheckerError) -> None:
+        super().__init__(str(error))
+        self.exit_code = error.exit_code
+
+
+class LazyGroup(click.Group):
+    """``lazy_commands`` maps a command name to ``"module:attribute"``.
+
+    A module that cannot be imported (not built yet, or its optional harness is missing) leaves its
+    command out of the listing; invoking it explains why.
+    """
+
+    def __init__(self, *args: Any, lazy_commands: dict[str, str] | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = dict(lazy_commands or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        names = set(super().list_commands(ctx))
+        names.update(n for n in self.lazy_commands if self._available(n))
+        return sorted(names)
+
+    def _available(self, name: str) -> bool:
+        module = self.lazy_commands[name].split(":")[0]
+        return importlib.util.find_spec(module) is not None if _parent_exists(module) else False
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None or cmd_name not in self.lazy_commands:
+            return cmd
+        module_name, attr = self.lazy_commands[cmd_name].split(":")
+        if not self._available(cmd_name):
+            return None
+        module = importlib.import_module(module_name)
+        return getattr(module, attr)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BenchcheckerError as exc:
+            raise UsageFailure(exc) from exc
+
+
+def _parent_exists(module: str) -> bool:
+    parts = module.split(".")
+    for i in range(1, len(parts)):
+        if importlib.util.find_spec(".".join(parts[:i])) is None:
+            return False
+    return True

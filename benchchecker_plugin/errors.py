@@ -1,0 +1,82 @@
+"""The one exception hierarchy of benchchecker.
+
+Every error the package raises on purpose derives from :class:`BenchcheckerError`, carries a
+message that names the bad input, and maps to a CLI exit code::
+
+    BenchcheckerError                  (exit 1)  root: catch this to catch everything of ours
+    ├── InputError                     (exit 2)  a file, option or record the user gave is wrong
+    │   ├── FlagsFormatError                     a flags record fails the schema (file, line, field)
+    │   ├── ModelSpecError                       a model spec string cannot be resolved
+    │   └── DataError                            a benchmark / results / patch file is malformed
+    ├── ModelError                     (exit 3)  a model backend failed to answer
+    ├── RepositoryError                (exit 4)  git: missing commit, shallow clone, no history
+    └── ExecutionError                 (exit 5)  a test run / harness call failed
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BenchcheckerError",
+    "DataError",
+    "ExecutionError",
+    "FlagsFormatError",
+    "InputError",
+    "ModelError",
+    "ModelSpecError",
+    "RepositoryError",
+]
+
+
+class BenchcheckerError(Exception):
+    """Root of every error raised by benchchecker."""
+
+    exit_code = 1
+
+
+class InputError(BenchcheckerError):
+    """A file, option or record supplied by the user is invalid."""
+
+    exit_code = 2
+
+
+class FlagsFormatError(InputError):
+    """A flags file or record does not follow the flags schema.
+
+    ``source`` is the file (or ``"<record>"``), ``line`` the 1-based line number (or ``None``),
+    ``field`` the JSON path of the offending field (or ``None``).
+    """
+
+    def __init__(self, message: str, *, source: str = "<record>", line: int | None = None,
+                 field: str | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.field = field
+        where = source if line is None else f"{source}:{line}"
+        what = f" field '{field}':" if field else ""
+        super().__init__(f"{where}:{what} {message}")
+
+
+class ModelSpecError(InputError):
+    """A model spec string (``hf/...``, ``openai-compatible/...``, ``inspect/...``) is invalid."""
+
+
+class DataError(InputError):
+    """A benchmark, results, tiers or patch input is malformed."""
+
+
+class ModelError(BenchcheckerError):
+    """A model backend failed (server down, out of memory, provider error)."""
+
+    exit_code = 3
+
+
+class RepositoryError(BenchcheckerError):
+    """A git repository cannot give what was asked (missing commit, shallow clone, no history)."""
+
+    exit_code = 4
+
+
+class ExecutionError(BenchcheckerError):
+    """Running tests or a harness failed."""
+
+    exit_code = 5

@@ -1,0 +1,132 @@
+"""The flag record: one verdict of one method about one benchmark instance for one model."""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .._version import __version__
+
+__all__ = ["ANY_MODEL", "SCHEMA_VERSION", "ContaminationFlag", "Verdict"]
+
+SCHEMA_VERSION = 1
+ANY_MODEL = "*"
+
+
+class Verdict(enum.Enum):
+    """Tri-state verdict; ``UNDECIDED`` is neither clean nor contaminated."""
+
+    CONTAMINATED = "contaminated"
+    CLEAN = "clean"
+    UNDECIDED = "undecided"
+
+    @classmethod
+    def from_bool(cls, value: bool | None) -> "Verdict":
+        if value is None:
+            return cls.UNDECIDED
+        return cls.CONTAMINATED if value else cls.CLEAN
+
+    def to_bool(self) -> bool | None:
+        return {Verdict.CONTAMINATED: True, Verdict.CLEAN: False}.get(self)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MappingProxyType({str(k): _freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def _thaw(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {k: _thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [_thaw(v) for v in value]
+    return value
+
+
+@dataclass(frozen=True)
+class ContaminationFlag:
+    """One record of the flags format (see ``schema.json`` beside this module).
+
+    ``score`` is oriented so that higher means "more likely seen in training"; it is what AUC is
+    computed on. ``contaminated`` is ``None`` when the method could not decide.
+    """
+
+    benchmark: str
+    instance_id: str
+    model: str
+    method: str
+    contaminated: bool | None
+    score: float
+    p_value: float | None = None
+    evidence: Mapping[str, Any] = field(default_factory=dict, hash=False)
+    created_at: str = field(default_factory=_now)
+    tool_version: str = __version__
+    schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        # Evidence is frozen too, so a flag can be shared between threads and hashed by key.
+        object.__setattr__(self, "evidence", _freeze(self.evidence))
+        if isinstance(self.score, bool) or not isinstance(self.score, (int, float)):
+            raise TypeError(f"score must be a number, got {self.score!r}")
+        if not math.isfinite(self.score):
+            raise ValueError(f"score must be finite, got {self.score!r}")
+        object.__setattr__(self, "score", float(self.score))
+
+    @property
+    def verdict(self) -> Verdict:
+        return Verdict.from_bool(self.contaminated)
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """Identity of a record: (benchmark, instance_id, model, method)."""
+        return (self.benchmark, self.instance_id, self.model, self.method)
+
+    def applies_to(self, model: str) -> bool:
+        return self.model == ANY_MODEL or self.model == model
+
+    def with_(self, **changes: Any) -> "ContaminationFlag":
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the record, keys in schema order."""
+        return {
+            "schema_version": self.schema_version,
+            "benchmark": self.benchmark,
+            "instance_id": self.instance_id,
+            "model": self.model,
+            "method": self.method,
+            "contaminated": self.contaminated,
+            "score": self.score,
+            "p_value": self.p_value,
+            "evidence": _thaw(self.evidence),
+            "created_at": self.created_at,
+            "tool_version": self.tool_version,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "ContaminationFlag":
+        """Build a record from an already-validated JSON object (use ``validate_record`` first)."""
+        return cls(
+            benchmark=data["benchmark"],
+            instance_id=data["instance_id"],
+            model=data["model"],
+            method=data["method"],
+            contaminated=data["contaminated"],
+            score=data["score"],
+            p_value=data["p_value"],
+            evidence=data["evidence"],
+            created_at=data["created_at"],
+            tool_version=data["tool_version"],
+            schema_version=data["schema_version"],
+        )
