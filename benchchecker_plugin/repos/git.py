@@ -1,0 +1,117 @@
+"""The one place that runs ``git``: plumbing calls with errors turned into :class:`RepositoryError`.
+
+Every call is read-only (``rev-list``, ``ls-tree``, ``cat-file``, ``diff``, ``grep``, ``worktree``
+is used only by the local test runner of stage II on a temporary path). Files are read at a commit
+without checking anything out, through one long-lived ``git cat-file --batch`` process per
+repository (:class:`BlobReader`), which is what makes reading thousands of files cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import RepositoryError
+
+__all__ = ["BlobReader", "git", "is_shallow", "resolve_commit", "toplevel"]
+
+_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
+
+
+def git(repo: str | os.PathLike[str], args: Sequence[str], *, check: bool = True,
+        input_bytes: bytes | None = None) -> bytes:
+    """Run ``git -C repo args...`` and return stdout; a failure raises :class:`RepositoryError`."""
+    env = {**os.environ, **_ENV}
+    try:
+        proc = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes,
+                              capture_output=True, env=env, check=False)
+    except FileNotFoundError as exc:  # no git binary
+        raise RepositoryError("the 'git' executable was not found on PATH") from exc
+    if check and proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RepositoryError(f"{repo}: git {' '.join(args[:3])} failed: {err[-1] if err else proc.returncode}")
+    return proc.stdout
+
+
+def toplevel(repo: str | os.PathLike[str]) -> Path:
+    """The root of the git repository at ``repo``; a clear error when it is not one."""
+    path = Path(repo)
+    if not path.is_dir():
+        raise RepositoryError(f"{path}: repository folder does not exist")
+    out = git(path, ["rev-parse", "--show-toplevel"], check=False)
+    if not out.strip():
+        bare = git(path, ["rev-parse", "--is-bare-repository"], check=False).strip()
+        if bare == b"true":
+            return path.resolve()
+        raise RepositoryError(f"{path}: not a git repository")
+    return Path(out.decode().strip())
+
+
+def is_shallow(repo: str | os.PathLike[str]) -> bool:
+    """Whether ``repo`` is a shallow clone (its history before the graft is missing)."""
+    return git(repo, ["rev-parse", "--is-shallow-repository"]).strip() == b"true"
+
+
+def resolve_commit(repo: str | os.PathLike[str], rev: str) -> str:
+    """The full sha of ``rev``; :class:`RepositoryError` naming ``rev`` when it is not in the repo."""
+    out = git(repo, ["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], check=False).strip()
+    if not out:
+        raise RepositoryError(f"{repo}: commit {rev!r} not found (fetch the full history?)")
+    return out.decode()
+
+
+class BlobReader:
+    """Reads objects through one ``git cat-file --batch`` process (thread-safe, closed on ``close``)."""
+
+    def __init__(self, repo: str | os.PathLike[str]) -> None:
+        self.repo = Path(repo)
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None or self._proc.poll() is not None:
+            self._proc = subprocess.Popen(
+                ["git", "-C", str(self.repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **_ENV})
+        return self._proc
+
+    def read(self, spec: str) -> bytes | None:
+        """The content of object ``spec`` (``<commit>:<path>`` or a sha), ``None`` when missing."""
+        if "\n" in spec:
+            raise RepositoryError(f"{self.repo}: object name with a newline: {spec!r}")
+        with self._lock:
+            proc = self._start()
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
+            proc.stdin.flush()
+            header = proc.stdout.readline()
+            if not header or header.endswith(b" missing\n") or header.endswith(b" ambiguous\n"):
+                return None
+            size = int(header.split()[2])
+            data = proc.stdout.read(size)
+            proc.stdout.read(1)  # the trailing newline
+            return data
+
+    def close(self) -> None:
+        with self._lock:
+            if self._proc is not None:
+                if self._proc.stdin:
+                    self._proc.stdin.close()
+                self._proc.wait(timeout=10)
+                if self._proc.stdout:
+                    self._proc.stdout.close()
+                self._proc = None
+
+    def __enter__(self) -> "BlobReader":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            proc.kill()

@@ -1,0 +1,82 @@
+"""The source files Stage I mines: a plain folder, or a git repository at a cutoff date.
+
+Stage I works on any folder of code (the controlled membership evaluation uses installed packages'
+source trees, which are not git repositories). When a ``cutoff`` is given and the folder is a git
+repository, the files are read from the snapshot at that date through ``benchchecker_plugin.repos``
+(the only place that talks to git).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+
+__all__ = ["LANGUAGE_EXTENSIONS", "SourceFile", "read_sources"]
+
+LANGUAGE_EXTENSIONS: dict[str, tuple[str, ...]] = {"python": (".py",), "java": (".java",)}
+_SKIP_DIRS = {".git", "__pycache__", ".tox", ".venv", "venv", "node_modules", "build", "dist"}
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One source file: ``path`` relative to the repository root, its decoded ``text``."""
+
+    path: str
+    text: str
+
+    @property
+    def n_lines(self) -> int:
+        return self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
+
+
+def read_sources(root: str | os.PathLike[str], *, language: str = "python", cutoff: str | None = None,
+                 max_file_bytes: int = 200_000) -> list[SourceFile]:
+    """Read every source file of ``language`` under ``root`` (sorted by path).
+
+    Files larger than ``max_file_bytes`` (generated code, vendored data) and files that are not UTF-8
+    are skipped. With ``cutoff`` (``YYYY-MM-DD``) on a git repository, files come from the snapshot
+    at that date.
+    """
+    if language not in LANGUAGE_EXTENSIONS:
+        raise InputError(f"--language {language!r} is not supported (choose from "
+                         f"{', '.join(sorted(LANGUAGE_EXTENSIONS))})")
+    base = Path(root)
+    if not base.is_dir():
+        raise InputError(f"repository path {str(base)!r} is not a folder")
+    if cutoff is not None and (base / ".git").exists():
+        return _from_snapshot(base, cutoff, language, max_file_bytes)
+    exts = LANGUAGE_EXTENSIONS[language]
+    files: list[SourceFile] = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if not name.endswith(exts):
+                continue
+            path = Path(dirpath) / name
+            if path.stat().st_size > max_file_bytes:
+                continue
+            try:
+                text = path.read_text(encoding="utf-8")
+            except UnicodeDecodeError:
+                continue
+            files.append(SourceFile(path.relative_to(base).as_posix(), text))
+    return sorted(files, key=lambda f: f.path)
+
+
+def _from_snapshot(base: Path, cutoff: str, language: str, max_file_bytes: int) -> list[SourceFile]:
+    try:
+        from ..repos import Snapshot  # type: ignore[attr-defined]
+    except ImportError as exc:  # the repos package is optional for plain folders
+        raise InputError(f"--cutoff on a git repository needs benchchecker_plugin.repos.Snapshot "
+                         f"({exc}); pass the folder without --cutoff to read the working tree") from exc
+    snap = Snapshot.at(base, cutoff)
+    exts = LANGUAGE_EXTENSIONS[language]
+    files = []
+    for path in sorted(p for p in snap.files() if str(p).endswith(exts)):
+        text = snap.read(path)
+        if len(text.encode("utf-8")) <= max_file_bytes:
+            files.append(SourceFile(str(path), text))
+    return files
