@@ -16,15 +16,17 @@ from typing import Sequence
 
 from ..errors import RepositoryError
 
-__all__ = ["BlobReader", "git", "is_shallow", "resolve_commit", "toplevel"]
+__all__ = ["BlobReader", "apply_diff", "export_tree", "git", "is_shallow", "resolve_commit", "toplevel"]
 
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
 
 
 def git(repo: str | os.PathLike[str], args: Sequence[str], *, check: bool = True,
-        input_bytes: bytes | None = None) -> bytes:
-    """Run ``git -C repo args...`` and return stdout; a failure raises :class:`RepositoryError`."""
-    env = {**os.environ, **_ENV}
+        input_bytes: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+    """Run ``git -C repo args...`` and return stdout; a failure raises :class:`RepositoryError`.
+
+    ``env`` adds variables (commit dates, say) to the environment of that one call."""
+    env = {**os.environ, **_ENV, **(env or {})}
     try:
         proc = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes,
                               capture_output=True, env=env, check=False)
@@ -115,3 +117,29 @@ class BlobReader:
         proc = self._proc
         if proc is not None and proc.poll() is None:
             proc.kill()
+
+
+def export_tree(repo: str | os.PathLike[str], commit: str, dest: str | os.PathLike[str]) -> Path:
+    """Write the files of ``commit`` into ``dest`` (``git archive | tar -x``); the repository
+    itself is not touched (no worktree metadata, no index, no checkout)."""
+    import io
+    import tarfile
+
+    data = git(repo, ["archive", "--format=tar", resolve_commit(repo, commit)])
+    out = Path(dest)
+    out.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(out, filter="data")  # refuses absolute paths, '..' and links out of dest
+    return out
+
+
+def apply_diff(tree: str | os.PathLike[str], diff: str) -> None:
+    """Apply unified ``diff`` to the plain folder ``tree`` (``git apply``, no repository needed);
+    :class:`RepositoryError` with git's message when it does not apply."""
+    tree = Path(tree).resolve()
+    env = {**os.environ, **_ENV, "GIT_CEILING_DIRECTORIES": str(tree.parent)}
+    proc = subprocess.run(["git", "apply", "--whitespace=nowarn", "-"], cwd=tree, env=env,
+                          input=diff.encode("utf-8", "surrogateescape"), capture_output=True, check=False)
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise RepositoryError(f"{tree}: patch does not apply: {err[0] if err else proc.returncode}")

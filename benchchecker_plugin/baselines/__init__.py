@@ -1,0 +1,16 @@
+"""Logit membership-inference baselines (loss, zlib, Min-K%, Min-K%++) from one forward pass."""
+
+from .logit import RepoLogitScores, baseline_flags, logit_scores, repo_logit_scores
+from .scores import METHODS, LogitScores, logit_scores_of, min_k, min_k_plus_plus
+
+__all__ = [
+    "METHODS",
+    "LogitScores",
+    "RepoLogitScores",
+    "baseline_flags",
+    "logit_scores",
+    "logit_scores_of",
+    "min_k",
+    "min_k_plus_plus",
+    "repo_logit_scores",
+]

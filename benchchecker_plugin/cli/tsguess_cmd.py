@@ -1,0 +1,80 @@
+"""``benchchecker ts-guess``: TS-Guessing flags for MMLU and TruthfulQA through the model layer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..errors import ModelSpecError
+from ..flags import write_flags
+from ..tsguessing import BENCHMARKS, MULTICHOICE_THRESHOLD, Mode, generation_params, load_items, ts_guess
+
+__all__ = ["ts_guess"]
+
+
+def _get_model(spec: str):  # type: ignore[no-untyped-def]
+    from .. import models
+
+    if not hasattr(models, "get_model"):
+        raise ModelSpecError(f"cannot resolve model spec {spec!r}: this install's model layer has no get_model")
+    return models.get_model(spec)
+
+
+@click.command("ts-guess")
+@click.option("--benchmark", type=click.Choice(BENCHMARKS), required=True,
+              help="mmlu (test split, 14,042 questions) or truthfulqa (817 questions).")
+@click.option("--mode", type=click.Choice([m.value for m in Mode]), default="multichoice", show_default=True,
+              help="multichoice: hide one wrong option and ask for it; question: hide one content "
+                   "word of the question and ask for it.")
+@click.option("--model", "model_spec", required=True, metavar="SPEC",
+              help="Model spec of benchchecker's model layer, e.g. hf/HuggingFaceTB/SmolLM2-135M or "
+                   "hf//path/to/local/folder.")
+@click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Local data: the MMLU folder of <subject>_test.csv files (or its parent with test/), "
+                   "or TruthfulQA.csv. Default: cais/mmlu or truthfulqa/truthful_qa through datasets.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="Ask about the first N usable items only (after filtering).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the masked-option choice.")
+@click.option("--hints/--no-hints", default=True, show_default=True,
+              help="Name the benchmark and its metadata (MMLU subject; TruthfulQA type, category, "
+                   "source) in the prompt.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True,
+              help="Prompts per generate call.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=32, show_default=True)
+@click.option("--threshold", type=click.FloatRange(0, 1), default=MULTICHOICE_THRESHOLD, show_default=True,
+              help="multichoice: contaminated when Rouge-L F1 against the masked option >= this "
+                   "(question mode: exact match).")
+@click.option("--model-name", default=None, help="Name written into the flags' model field (default: SPEC).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="Flags file to write (JSON Lines, atomically).")
+def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, limit: int | None, seed: int,
+             hints: bool, batch_size: int, max_tokens: int, threshold: float, model_name: str | None,
+             output: Path) -> None:
+    """Ask a model to fill in a hidden part of each benchmark item (TS-Guessing).
+
+    Reads MMLU or TruthfulQA, drops items a guess cannot tell anything about (correlated options,
+    short questions, indexical TruthfulQA categories), hides one wrong option (multichoice) or one
+    content word (question), asks the model at temperature 0, scores exact match and Rouge-L F1
+    against the hidden text, and writes one flag per item (method ts_guessing.multichoice or
+    ts_guessing.question; instance ids "<subject>/<row>" for MMLU, "<row>" for TruthfulQA).
+    Prints how many items were used and dropped, and mean EM and Rouge-L.
+
+    \b
+    Example:
+      benchchecker ts-guess --benchmark mmlu --mode multichoice \\
+          --model hf/HuggingFaceTB/SmolLM2-135M-Instruct --data ../shared/data/mmlu \\
+          --limit 200 -o out/tsg_mmlu.jsonl
+    """
+    items = load_items(benchmark, data)
+    model = _get_model(model_spec)
+    result = ts_guess(model, items, mode, seed=seed, hints=hints, limit=limit,
+                      params=generation_params(max_tokens), batch_size=batch_size,
+                      model_name=model_name or model_spec, threshold=threshold)
+    write_flags(output, result.flags)
+    s = result.summary()
+    dropped = ", ".join(f"{r.value} {n}" for r, n in sorted(result.dropped.items(), key=lambda kv: kv[0].value))
+    click.echo(f"{benchmark} {mode}: {len(items)} items, {s['dropped']} dropped ({dropped or 'none'}), "
+               f"{s['probes']} asked, {s['failed']} failed")
+    click.echo(f"exact match {s['exact_match']:.3f}, Rouge-L {s['rouge_l']:.3f}, "
+               f"{s['contaminated']} flagged contaminated -> {output}")

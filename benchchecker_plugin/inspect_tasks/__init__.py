@@ -1,0 +1,18 @@
+"""Inspect tasks of benchchecker (imports ``inspect_ai``; the core package does not)."""
+
+from .modelapi import BenchcheckerModelAPI, benchchecker_provider
+from .scorer import PROBE_KEY, ts_guessing_scorer
+from .tasks import (ts_guessing_mmlu_multichoice, ts_guessing_mmlu_question, ts_guessing_task,
+                    ts_guessing_truthfulqa_multichoice, ts_guessing_truthfulqa_question)
+
+__all__ = [
+    "PROBE_KEY",
+    "BenchcheckerModelAPI",
+    "benchchecker_provider",
+    "ts_guessing_mmlu_multichoice",
+    "ts_guessing_mmlu_question",
+    "ts_guessing_scorer",
+    "ts_guessing_task",
+    "ts_guessing_truthfulqa_multichoice",
+    "ts_guessing_truthfulqa_question",
+]

@@ -1,0 +1,41 @@
+"""One entry point for every instance source: guesses the format from what ``source`` is."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import InputError
+from .bug import BugInstance
+from .bugsinpy import load_bugsinpy
+from .defects4j import load_defects4j
+from .swebench import load_swebench
+
+__all__ = ["FORMATS", "load_instances"]
+
+FORMATS = ("auto", "swebench", "bugsinpy", "defects4j")
+
+
+def _guess(path: Path) -> str:
+    if path.is_file():
+        return "swebench"
+    if (path / "projects").is_dir() or (path / "bugs").is_dir() or any(
+            (p / "bugs").is_dir() for p in path.iterdir() if p.is_dir()):
+        return "bugsinpy"
+    return "defects4j"
+
+
+def load_instances(source: str | os.PathLike[str], fmt: str = "auto", *,
+                   benchmark: str | None = None) -> list[BugInstance]:
+    """Instances from a SWE-bench jsonl/json file or dataset name, a BugsInPy checkout, or a
+    Defects4J projects folder. ``fmt="auto"`` decides from what ``source`` is on disk."""
+    if fmt not in FORMATS:
+        raise InputError(f"unknown instances format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    path = Path(source)
+    if fmt == "auto":
+        fmt = _guess(path) if path.exists() else "swebench"
+    if fmt == "swebench":
+        return load_swebench(source, benchmark=benchmark)
+    if fmt == "bugsinpy":
+        return load_bugsinpy(source)
+    return load_defects4j(source)

@@ -1,0 +1,102 @@
+"""SWE-bench-form instances: a ``.jsonl`` / ``.json`` file or a Hugging Face dataset name."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from ..errors import DataError, InputError
+from ..repos.language import detect_language
+from .bug import BugInstance
+
+__all__ = ["instance_from_swebench", "load_swebench"]
+
+_REQUIRED = ("instance_id", "repo", "base_commit", "patch")
+_EXTRA = ("version", "environment_setup_commit", "problem_statement", "hints_text", "difficulty")
+
+
+def _test_list(value: Any, where: str, name: str) -> tuple[str, ...]:
+    if value is None or value == "":
+        return ()
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{where}: field {name!r} is neither a list nor a JSON list") from exc
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise DataError(f"{where}: field {name!r} must be a list of test names")
+    return tuple(value)
+
+
+def _language(patch: str, default: str) -> str:
+    for line in patch.splitlines():
+        if line.startswith("+++ b/"):
+            lang = detect_language(line[6:].strip())
+            if lang:
+                return lang
+    return default
+
+
+def instance_from_swebench(row: Mapping[str, Any], *, benchmark: str = "swe-bench-verified",
+                           where: str = "<record>") -> BugInstance:
+    """One SWE-bench dict -> :class:`BugInstance`; :class:`DataError` names the missing field."""
+    missing = [k for k in _REQUIRED if not isinstance(row.get(k), str) or not row.get(k)]
+    if missing:
+        iid = row.get("instance_id", "?")
+        raise DataError(f"{where}: instance {iid!r} lacks field(s) {', '.join(missing)}")
+    iid = row["instance_id"]
+    here = f"{where}: instance {iid!r}"
+    return BugInstance(
+        instance_id=iid, benchmark=benchmark, repo=row["repo"], base_commit=row["base_commit"],
+        patch=row["patch"], test_patch=row.get("test_patch") or "",
+        fail_to_pass=_test_list(row.get("FAIL_TO_PASS"), here, "FAIL_TO_PASS"),
+        pass_to_pass=_test_list(row.get("PASS_TO_PASS"), here, "PASS_TO_PASS"),
+        language=row.get("language") or _language(row["patch"], "python"),
+        test_cmd=row.get("test_cmd"), created_at=row.get("created_at"),
+        extra={k: row[k] for k in _EXTRA if row.get(k) is not None},
+    )
+
+
+def _rows_from_file(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+        if not isinstance(data, list):
+            raise DataError(f"{path}: expected a JSON list of instances")
+        for i, row in enumerate(data):
+            yield f"{path}[{i}]", row
+        return
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            yield f"{path}:{n}", json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
+
+
+def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = None,
+                  split: str = "test") -> list[BugInstance]:
+    """Instances from a SWE-bench ``.jsonl``/``.json`` file or a dataset name
+    (``princeton-nlp/SWE-bench_Verified``, loaded with :func:`datasets.load_dataset`)."""
+    path = Path(source)
+    if path.is_file():
+        rows = list(_rows_from_file(path))
+        name = benchmark or ("multi-swe-bench" if "multi" in path.name.lower() else "swe-bench-verified")
+    else:
+        if path.suffix in (".jsonl", ".json") or path.is_dir():
+            raise InputError(f"{source}: instances file not found (nor a dataset name)")
+        import datasets  # lazy: heavy
+
+        try:
+            ds = datasets.load_dataset(str(source), split=split)
+        except Exception as exc:  # datasets raises many types; re-raised as ours with the name
+            raise InputError(f"{source}: cannot load dataset split {split!r}: {exc}") from exc
+        rows = [(f"{source}[{i}]", r) for i, r in enumerate(ds)]
+        name = benchmark or ("multi-swe-bench" if "multi" in str(source).lower() else "swe-bench-verified")
+    return [instance_from_swebench(row, benchmark=name, where=where) for where, row in rows]

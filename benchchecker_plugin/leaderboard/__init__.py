@@ -1,0 +1,30 @@
+"""Leaderboard and harness results: loaders per format, the instance list, tiers, model mapping."""
+
+from .harness_logs import load_inspect_log, load_lm_eval_samples
+from .load import FORMATS, detect_format, load_submissions
+from .model_map import apply_model_map, read_model_map, submission_verdicts
+from .multi_swe_bench import load_final_report, load_multi_swe_bench, msb_instance_id
+from .submission import Submission
+from .swebench import load_experiments, load_instance_logs, load_run_report
+from .tiers import MSB_TIER_OF_TIME, load_instance_ids, load_tiers
+
+__all__ = [
+    "FORMATS",
+    "MSB_TIER_OF_TIME",
+    "Submission",
+    "apply_model_map",
+    "detect_format",
+    "load_experiments",
+    "load_final_report",
+    "load_inspect_log",
+    "load_instance_ids",
+    "load_instance_logs",
+    "load_lm_eval_samples",
+    "load_multi_swe_bench",
+    "load_run_report",
+    "load_submissions",
+    "load_tiers",
+    "msb_instance_id",
+    "read_model_map",
+    "submission_verdicts",
+]

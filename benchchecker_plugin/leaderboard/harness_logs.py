@@ -1,0 +1,107 @@
+"""Per-sample results of lm-evaluation-harness (``samples_*.jsonl``) and Inspect eval logs.
+
+An instance counts as resolved when its metric is at its maximum (1.0: correct). Instance ids come
+from the sample's document (``id_field``) or, failing that, ``<task>/<doc_id>`` (lm-eval) or the
+Inspect sample id.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Mapping
+
+from ..errors import DataError
+from .submission import Submission
+
+__all__ = ["load_inspect_log", "load_lm_eval_samples"]
+
+_SAMPLES = re.compile(r"^samples_(?P<task>.+?)(_\d{4}-\d{2}-\d{2}T[\d\-\.:]+)?\.jsonl$")
+_METRICS = ("acc", "exact_match", "pass@1", "acc_norm", "em")
+
+
+def _lm_eval_value(record: Mapping[str, Any], metric: str | None, where: str) -> float:
+    names = [metric] if metric else list(record.get("metrics") or []) + list(_METRICS)
+    for name in names:
+        if name in record:
+            value = record[name]
+            if isinstance(value, bool) or isinstance(value, (int, float)):
+                return float(value)
+            raise DataError(f"{where}: metric '{name}' is not a number ({value!r})")
+    raise DataError(f"{where}: no metric {names[:4]} in the sample record")
+
+
+def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
+                         id_field: str | None = None, name: str | None = None) -> Submission:
+    """One run from a ``samples_<task>_<timestamp>.jsonl`` file, or every such file in a folder."""
+    root = Path(path)
+    files = sorted(root.glob("samples_*.jsonl")) if root.is_dir() else [root]
+    if not files or not files[0].is_file():
+        raise DataError(f"{root}: no samples_*.jsonl file")
+    resolved: set[str] = set()
+    submitted: set[str] = set()
+    for file in files:
+        m = _SAMPLES.match(file.name)
+        task = m["task"] if m else file.stem
+        with open(file, encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                where = f"{file}:{lineno}"
+                try:
+                    record = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"{where}: malformed JSON ({exc.msg})") from None
+                doc = record.get("doc") if isinstance(record.get("doc"), Mapping) else {}
+                if id_field and id_field in doc:
+                    iid = str(doc[id_field])
+                elif "doc_id" in record:
+                    iid = f"{task}/{record['doc_id']}"
+                else:
+                    raise DataError(f"{where}: no doc_id (and no '{id_field}' in doc)")
+                if iid in submitted:
+                    continue  # one record per (doc, filter): the first filter decides
+                submitted.add(iid)
+                if _lm_eval_value(record, metric, where) >= 1.0:
+                    resolved.add(iid)
+    run = name or (root.name if root.is_dir() else root.parent.name)
+    return Submission(name=run, resolved=frozenset(resolved), submitted=frozenset(submitted),
+                      display_name=run, source=str(root), format="lm-eval-samples")
+
+
+def load_inspect_log(path: str | Path, *, scorer: str | None = None,
+                     name: str | None = None) -> Submission:
+    """One run from an Inspect eval log (``.eval`` or ``.json``), read with ``read_eval_log``."""
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.scorer import value_to_float
+
+    file = Path(path)
+    try:
+        log = read_eval_log(str(file))
+    except Exception as exc:  # inspect raises many types for a bad file; re-raised as ours
+        raise DataError(f"{file}: not a readable Inspect eval log ({exc})") from exc
+    to_float = value_to_float()
+    resolved: set[str] = set()
+    submitted: set[str] = set()
+    errors: list[str] = []
+    for sample in log.samples or []:
+        iid = str(sample.id)
+        submitted.add(iid)
+        if sample.error is not None:
+            errors.append(f"{iid}: {sample.error.message}")
+            continue
+        scores = sample.scores or {}
+        if not scores:
+            errors.append(f"{iid}: no score")
+            continue
+        key = scorer or next(iter(scores))
+        if key not in scores:
+            raise DataError(f"{file}: sample {iid} has no score '{key}' (has {sorted(scores)})")
+        if to_float(scores[key].value) >= 1.0:
+            resolved.add(iid)
+    run = name or file.stem
+    return Submission(name=run, resolved=frozenset(resolved), submitted=frozenset(submitted),
+                      model=str(log.eval.model), date=str(log.eval.created)[:10],
+                      display_name=run, source=str(file), format="inspect-log",
+                      errors=tuple(errors))

@@ -1,0 +1,65 @@
+"""Which model is behind each submission, and the per-submission verdicts that follow from it.
+
+A model map is a CSV with a ``submission`` column and a ``model`` or ``models`` column (several
+models ``;``-separated), e.g. ``model_cutoffs/submission_models.csv``. ``UNDISCLOSED`` or empty
+means unknown: only flags recorded for every model (``"*"``) apply to such a submission.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+import pandas as pd
+
+from ..errors import DataError
+from ..flags import ANY_MODEL, ContaminationFlag, Verdict, verdicts_for
+from .submission import Submission
+
+__all__ = ["apply_model_map", "read_model_map", "submission_verdicts"]
+
+_UNKNOWN = {"", "undisclosed", "unknown", "none", "nan"}
+
+
+def read_model_map(path: str | Path) -> dict[str, str]:
+    """``{submission: "model[;model...]"}`` from a CSV."""
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{path}: cannot read the model map ({exc})") from None
+    col = "model" if "model" in table.columns else "models" if "models" in table.columns else None
+    if "submission" not in table.columns or col is None:
+        raise DataError(f"{path}: a model map needs 'submission' and 'model' (or 'models') columns")
+    dup = table["submission"][table["submission"].duplicated()].tolist()
+    if dup:
+        raise DataError(f"{path}: duplicate submissions: {', '.join(dup[:5])}")
+    return {s: ";".join(m.strip() for m in v.split(";") if m.strip().lower() not in _UNKNOWN)
+            for s, v in zip(table["submission"], table[col])}
+
+
+def apply_model_map(submissions: Sequence[Submission], model_map: Mapping[str, str]
+                    ) -> list[Submission]:
+    """Submissions with ``model`` replaced where the map names them (metadata kept otherwise)."""
+    return [s.with_(model=model_map[s.name]) if s.name in model_map else s for s in submissions]
+
+
+def submission_verdicts(flags: Iterable[ContaminationFlag], *, benchmark: str,
+                        models: Sequence[str]) -> dict[str, Verdict]:
+    """Per-instance verdict for a submission built on ``models``.
+
+    Contaminated if any model's verdict is contaminated; clean if every model's is clean;
+    undecided otherwise. No known model: only ``"*"`` flags apply.
+    """
+    flags = list(flags)
+    names = [m for m in models if m.strip().lower() not in _UNKNOWN] or [ANY_MODEL]
+    per_model = [verdicts_for(flags, benchmark=benchmark, model=m) for m in names]
+    out: dict[str, Verdict] = {}
+    for iid in set().union(*per_model):
+        vs = [v.get(iid, Verdict.UNDECIDED) for v in per_model]
+        if Verdict.CONTAMINATED in vs:
+            out[iid] = Verdict.CONTAMINATED
+        elif all(v is Verdict.CLEAN for v in vs):
+            out[iid] = Verdict.CLEAN
+        else:
+            out[iid] = Verdict.UNDECIDED
+    return out

@@ -1,0 +1,56 @@
+"""The record every results loader returns: one submission (or run) and what it resolved."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import DataError
+
+__all__ = ["Submission", "read_json"]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One leaderboard submission or harness run.
+
+    ``name`` identifies it (folder or file stem); ``model`` is the model id(s) behind it,
+    ``;``-separated when several (``""`` when unknown); ``date`` is ``YYYY-MM-DD`` or ``""``.
+    ``resolved`` holds the resolved instance ids; ``submitted`` the ids it attempted, when the
+    results say (``None`` otherwise). ``errors`` lists per-instance failures met while loading
+    (e.g. an unreadable ``report.json``): those instances count as unresolved, never resolved.
+    """
+
+    name: str
+    resolved: frozenset[str]
+    model: str = ""
+    date: str = ""
+    display_name: str = ""
+    submitted: frozenset[str] | None = None
+    source: str = ""
+    format: str = ""
+    errors: tuple[str, ...] = field(default=(), hash=False)
+
+    def with_(self, **changes: Any) -> "Submission":
+        return replace(self, **changes)
+
+    @property
+    def models(self) -> tuple[str, ...]:
+        """The individual model ids (empty when unknown)."""
+        return tuple(m.strip() for m in self.model.split(";") if m.strip())
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file; a malformed one is a :class:`DataError` naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 ({exc.reason})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None

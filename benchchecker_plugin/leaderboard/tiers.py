@@ -1,0 +1,97 @@
+"""The benchmark's instance list (the denominator) and per-instance difficulty tiers.
+
+Sources: a ``.jsonl`` / ``.json`` / ``.csv`` / ``.parquet`` file with an ``instance_id`` column (and
+``difficulty`` for tiers), a ``.json`` list of ids, or a Hugging Face ``datasets`` name
+(``princeton-nlp/SWE-bench_Verified``; loaded with ``datasets.load_dataset``). Multi-SWE-bench
+tiers are easy / medium / hard: time-to-fix labels are mapped as its paper does (easy: < 15 min,
+medium: 15 min - 1 hour, hard: >= 1 hour).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ..errors import DataError
+
+__all__ = ["MSB_TIER_OF_TIME", "load_instance_ids", "load_table", "load_tiers"]
+
+MSB_TIER_OF_TIME = {
+    "<15 min fix": "easy", "15 min - 1 hour": "medium", "1-4 hours": "hard", ">4 hours": "hard",
+    "easy": "easy", "medium": "medium", "hard": "hard",
+}
+_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+
+
+def load_table(source: str | Path, *, split: str = "test") -> pd.DataFrame:
+    """A table of instances from a file, or from a ``datasets`` name when no such file exists."""
+    path = Path(source)
+    if path.is_file():
+        suffix = path.suffix.lower()
+        try:
+            if suffix == ".jsonl":
+                return pd.read_json(path, lines=True, dtype=False)
+            if suffix == ".json":
+                data = json.loads(path.read_text(encoding="utf-8"))
+                if isinstance(data, list) and all(isinstance(v, str) for v in data):
+                    return pd.DataFrame({"instance_id": data})
+                return pd.DataFrame(data)
+            if suffix == ".csv":
+                return pd.read_csv(path, dtype=str, keep_default_na=False)
+            if suffix == ".parquet":
+                return pd.read_parquet(path)
+        except (ValueError, json.JSONDecodeError) as exc:
+            raise DataError(f"{path}: cannot read as {suffix[1:]} ({exc})") from None
+        raise DataError(f"{path}: unsupported file type (use one of {', '.join(_SUFFIXES)})")
+    if path.suffix.lower() in _SUFFIXES or path.exists():
+        raise DataError(f"{path}: no such file")
+    import datasets
+
+    try:
+        return datasets.load_dataset(str(source), split=split).to_pandas()
+    except Exception as exc:  # datasets raises many types (offline, unknown name); re-raised as ours
+        raise DataError(f"{source}: not a file and not a loadable dataset ({exc})") from exc
+
+
+def _column(table: pd.DataFrame, name: str, source: Any) -> pd.Series:
+    if name not in table.columns:
+        raise DataError(f"{source}: no '{name}' column (has {', '.join(map(str, table.columns))})")
+    return table[name]
+
+
+def load_instance_ids(source: str | Path, *, id_field: str = "instance_id",
+                      split: str = "test") -> list[str]:
+    """The benchmark's instance ids in file order; duplicates are an error."""
+    ids = [str(v) for v in _column(load_table(source, split=split), id_field, source)]
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        dup = sorted({i for i in ids if i in seen or seen.add(i)})  # type: ignore[func-returns-value]
+        raise DataError(f"{source}: duplicate instance ids: {', '.join(dup[:5])}")
+    if not ids:
+        raise DataError(f"{source}: no instances")
+    return ids
+
+
+def load_tiers(source: str | Path, *, field: str = "difficulty", id_field: str = "instance_id",
+               scheme: str = "swe-bench-verified", split: str = "test") -> dict[str, str]:
+    """``{instance_id: tier}``; ``scheme="multi-swe-bench"`` maps labels to easy/medium/hard."""
+    table = load_table(source, split=split)
+    ids = [str(v) for v in _column(table, id_field, source)]
+    labels = [str(v).strip() for v in _column(table, field, source)]
+    if len(set(ids)) != len(ids):
+        raise DataError(f"{source}: duplicate instance ids in the tiers table")
+    if scheme == "multi-swe-bench":
+        unknown = sorted({lab for lab in labels if lab not in MSB_TIER_OF_TIME})
+        if unknown:
+            raise DataError(f"{source}: unknown Multi-SWE-bench difficulty labels: "
+                            f"{', '.join(unknown[:5])}")
+        labels = [MSB_TIER_OF_TIME[lab] for lab in labels]
+    elif scheme != "swe-bench-verified":
+        raise DataError(f"unknown tier scheme {scheme!r} (swe-bench-verified, multi-swe-bench)")
+    empty = [i for i, lab in zip(ids, labels) if lab in ("", "nan", "None")]
+    if empty:
+        raise DataError(f"{source}: instances without a '{field}' value: {', '.join(empty[:5])}")
+    return dict(zip(ids, labels))

@@ -1,0 +1,132 @@
+"""Train a small GPT-2 (and its byte-level BPE tokenizer) from scratch on member repositories.
+
+Training text is the member files joined with the end-of-text token; each step samples
+``batch_size`` windows of ``n_ctx`` tokens at random offsets (so every token is seen in many
+contexts, which is what makes a small model memorise verbatim). Adam, constant learning rate after
+a short warm-up, bf16 autocast on CPU. The state at step ``weak_step`` is kept as the *weak*
+memorisation model; the final state is the *strong* one. Everything that determines the models
+(config, steps, seed, corpus size) is returned in :attr:`Trained.record`.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from .local_lm import LocalCausalLM
+
+__all__ = ["TrainConfig", "Trained", "train_gpt2", "train_tokenizer"]
+
+EOS = "<|endoftext|>"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Model size and training schedule (defaults: ~4M parameters)."""
+
+    vocab_size: int = 4096
+    n_layer: int = 4
+    n_embd: int = 256
+    n_head: int = 4
+    n_ctx: int = 256
+    batch_size: int = 16
+    lr: float = 2e-3
+    warmup: int = 20
+    steps: int = 400
+    weak_step: int = 60
+    seed: int = 0
+    threads: int = 2
+    bf16: bool = True
+
+
+@dataclass
+class Trained:
+    """The strong and weak models (sharing one tokenizer) and the training record."""
+
+    strong: LocalCausalLM
+    weak: LocalCausalLM
+    record: dict[str, Any] = field(default_factory=dict)
+
+
+def train_tokenizer(texts: Sequence[str], vocab_size: int) -> Any:
+    """A byte-level BPE tokenizer trained on ``texts`` (as a transformers fast tokenizer)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[EOS], show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    tok.train_from_iterator(texts, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS, pad_token=EOS, bos_token=EOS)
+
+
+def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
+               spec: str = "local/gpt2-membership") -> Trained:
+    """Train tokenizer and model on ``texts``; see module docstring."""
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    if not texts:
+        raise ValueError("no training texts")
+    if not 0 < config.weak_step <= config.steps:
+        raise ValueError(f"weak_step must be in 1..steps, got {config.weak_step}")
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+    old_threads = torch.get_num_threads()
+    torch.set_num_threads(config.threads)
+    t0 = time.perf_counter()
+    try:
+        tok = train_tokenizer(texts, config.vocab_size)
+        ids: list[int] = []
+        for t in texts:
+            ids.extend(tok(t, add_special_tokens=False)["input_ids"])
+            ids.append(tok.eos_token_id)
+        data = torch.tensor(ids, dtype=torch.long)
+        if data.numel() <= config.n_ctx + 1:
+            raise ValueError(f"training text has {data.numel()} tokens; need more than {config.n_ctx}")
+        mcfg = GPT2Config(vocab_size=len(tok), n_positions=config.n_ctx, n_embd=config.n_embd,
+                          n_layer=config.n_layer, n_head=config.n_head, bos_token_id=tok.eos_token_id,
+                          eos_token_id=tok.eos_token_id, resid_pdrop=0.0, embd_pdrop=0.0,
+                          attn_pdrop=0.0)
+        model = GPT2LMHeadModel(mcfg)
+        opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.0)
+        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: min(1.0, (s + 1) / config.warmup))
+        model.train()
+        weak_state: dict[str, torch.Tensor] | None = None
+        losses: list[float] = []
+        t_train = time.perf_counter()
+        for step in range(1, config.steps + 1):
+            starts = rng.integers(0, data.numel() - config.n_ctx, size=config.batch_size)
+            batch = torch.stack([data[s:s + config.n_ctx] for s in starts])
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=config.bf16):
+                loss = model(input_ids=batch, labels=batch).loss
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            sched.step()
+            losses.append(float(loss))
+            if step == config.weak_step:
+                weak_state = copy.deepcopy(model.state_dict())
+        train_s = time.perf_counter() - t_train
+    finally:
+        torch.set_num_threads(old_threads)
+    weak_model = GPT2LMHeadModel(mcfg)
+    weak_model.load_state_dict(weak_state)  # type: ignore[arg-type]
+    record = {
+        "config": asdict(config), "parameters": sum(p.numel() for p in model.parameters()),
+        "train_tokens": int(data.numel()), "train_chars": sum(len(t) for t in texts),
+        "epochs_strong": config.steps * config.batch_size * config.n_ctx / data.numel(),
+        "epochs_weak": config.weak_step * config.batch_size * config.n_ctx / data.numel(),
+        "loss_at_weak": float(np.mean(losses[max(0, config.weak_step - 5):config.weak_step])),
+        "loss_final": float(np.mean(losses[-5:])), "train_seconds": round(train_s, 1),
+        "total_seconds": round(time.perf_counter() - t0, 1),
+    }
+    return Trained(LocalCausalLM(model, tok, f"{spec}-strong"),
+                   LocalCausalLM(weak_model, tok, f"{spec}-weak"), record)

@@ -1,0 +1,206 @@
+"""The ``hf/`` backend: a local transformers causal LM (folder, hub name or GGUF file), CPU or GPU.
+
+Greedy generation (``temperature == 0``) runs in left-padded batches with attention masks; its
+output for a prompt does not depend on the batch it ran in. Sampling (``temperature > 0``) runs one
+prompt at a time with a seed derived from ``(params.seed, prompt)``, so a sampled answer is
+reproducible and independent of batching and order as well.
+
+``token_scores`` runs one forward pass per batch (right padding) and returns, for every token after
+the first, log p(token | prefix), the mean and standard deviation of log p over the vocabulary at
+that position (Min-K%++) and the token's character span (fast tokenizer offset mapping).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import ModelError
+from ..progress import progress
+from ._stop import cut_at_stop
+from .base import Completion, GenerationParams, TokenScores
+
+__all__ = ["HFModel", "prompt_seed"]
+
+
+def prompt_seed(seed: int, prompt: str) -> int:
+    """The sampling seed of one prompt: a stable 63-bit hash of ``(seed, prompt)``."""
+    digest = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def _pick_device(device: str | None) -> str:
+    import torch
+
+    if device in (None, "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return str(device)
+
+
+class HFModel:
+    """A local causal LM behind :class:`~benchchecker_plugin.models.base.LogprobModel`.
+
+    ``source`` is a local folder or a hub name; ``gguf_file`` names a GGUF file inside it (for a
+    hub repo) or is an absolute path. ``chat=True`` wraps each prompt in the tokenizer's chat
+    template (a single user turn, generation prompt added); otherwise prompts are raw text.
+    """
+
+    def __init__(self, spec: str, source: str, *, gguf_file: str | None = None, device: str | None = "cpu",
+                 dtype: str | None = None, chat: bool = False, batch_size: int = 8) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        self.spec = spec
+        self.source = source
+        self.chat = chat
+        self.batch_size = batch_size
+        self.device = _pick_device(device)
+        self.cache_identity = self.identity_for(spec, chat=chat)
+        self._lock = threading.Lock()
+        self.model, self.tokenizer = self._load(source, gguf_file, dtype)
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        eos = self.model.generation_config.eos_token_id
+        eos_ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+        if self.tokenizer.eos_token_id is not None:
+            eos_ids.add(self.tokenizer.eos_token_id)
+        self._eos_ids = eos_ids
+
+    @staticmethod
+    def identity_for(spec: str, *, chat: bool = False) -> str:
+        """The cache identity of this spec with these options (computable without loading)."""
+        return spec + ("?chat=1" if chat else "")
+
+    def _load(self, source: str, gguf_file: str | None, dtype: str | None) -> tuple[Any, Any]:
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        kwargs: dict[str, Any] = {}
+        if gguf_file:
+            kwargs["gguf_file"] = gguf_file
+        if dtype not in (None, "auto"):
+            if not isinstance(getattr(torch, str(dtype), None), torch.dtype):
+                raise ModelError(f"{self.spec}: unknown dtype {dtype!r} (try float32, bfloat16, float16)")
+            kwargs["dtype"] = getattr(torch, str(dtype))
+        where = f"{source} (GGUF {gguf_file})" if gguf_file else source
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source, **{k: v for k, v in kwargs.items()
+                                                                 if k == "gguf_file"})
+            model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+        except (OSError, ValueError, KeyError) as exc:
+            hint = "" if Path(source).exists() else (
+                " — not a local folder; as a hub name it needs network access or a populated HF cache "
+                "(HF_HUB_OFFLINE=1 forbids downloads)")
+            raise ModelError(f"{self.spec}: cannot load model {where}{hint}: {exc}") from exc
+        model.to(self.device)
+        model.eval()
+        return model, tokenizer
+
+    # -- generation ------------------------------------------------------------------------
+    def _format(self, prompt: str) -> str:
+        if not self.chat:
+            return prompt
+        if not self.tokenizer.chat_template:
+            raise ModelError(f"{self.spec}: chat=True but the tokenizer has no chat template")
+        return str(self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
+                                                      tokenize=False, add_generation_prompt=True))
+
+    def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
+        """One completion per prompt, in order (see the module docstring for batching/seeds)."""
+        prompts = list(prompts)
+        out: list[Completion | None] = [None] * len(prompts)
+        greedy = params.temperature == 0
+        size = self.batch_size if greedy else 1
+        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+        batches = [order[s:s + size] for s in range(0, len(order), size)]
+        with self._lock:
+            for batch in progress(batches, desc=f"generate {self.spec}"):
+                for i, c in zip(batch, self._generate_safely([prompts[i] for i in batch], params)):
+                    out[i] = c
+        return [c for c in out if c is not None]
+
+    def _generate_safely(self, prompts: list[str], params: GenerationParams) -> list[Completion]:
+        try:
+            return self._generate_batch(prompts, params)
+        except (RuntimeError, ValueError, ModelError) as exc:
+            if len(prompts) > 1:  # find which item fails; the others still get answers
+                return [c for p in prompts for c in self._generate_safely([p], params)]
+            return [Completion(text="", error=f"{type(exc).__name__}: {exc}")]
+
+    def _generate_batch(self, prompts: list[str], params: GenerationParams) -> list[Completion]:
+        import torch
+
+        texts = [self._format(p) for p in prompts]
+        enc = self.tokenizer(texts, return_tensors="pt", padding=True, padding_side="left",
+                             add_special_tokens=not self.chat).to(self.device)
+        kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens,
+                                  "pad_token_id": self.tokenizer.pad_token_id}
+        if params.stop:
+            kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
+        if params.temperature == 0:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        else:
+            kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p, top_k=None)
+        with torch.inference_mode(), torch.random.fork_rng(devices=[] if self.device == "cpu"
+                                                            else [torch.device(self.device)]):
+            if params.temperature > 0 and params.seed is not None:
+                torch.manual_seed(prompt_seed(params.seed, prompts[0]))
+            generated = self.model.generate(**enc, **kwargs)
+        new = generated[:, enc["input_ids"].shape[1]:].tolist()
+        return [self._decode(ids, params) for ids in new]
+
+    def _decode(self, ids: list[int], params: GenerationParams) -> Completion:
+        finish = "length"
+        for j, t in enumerate(ids):
+            if t in self._eos_ids:
+                ids, finish = ids[:j], "stop"
+                break
+        text = self.tokenizer.decode(ids, skip_special_tokens=True)
+        text, stopped = cut_at_stop(text, params.stop)
+        if stopped:
+            finish = "stop"
+        return Completion(text=text, finish_reason=finish)
+
+    # -- scoring ---------------------------------------------------------------------------
+    def token_scores(self, texts: Sequence[str]) -> list[TokenScores]:
+        """Per-token log-probabilities (and vocabulary mean/std of log p) of each text."""
+        texts = list(texts)
+        out: list[TokenScores | None] = [None] * len(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        with self._lock:
+            for batch in progress(batches, desc=f"score {self.spec}"):
+                for i, s in zip(batch, self._score_batch([texts[i] for i in batch])):
+                    out[i] = s
+        return [s for s in out if s is not None]
+
+    def _score_batch(self, texts: list[str]) -> list[TokenScores]:
+        import torch
+
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ModelError(f"{self.spec}: token_scores needs a fast tokenizer (character offsets)")
+        enc = self.tokenizer(texts, return_tensors="pt", padding=True, padding_side="right",
+                             return_offsets_mapping=True)
+        offsets = enc.pop("offset_mapping").tolist()
+        enc = enc.to(self.device)
+        with torch.inference_mode():
+            logits = self.model(**enc).logits
+        result = []
+        for i in range(len(texts)):
+            n = int(enc["attention_mask"][i].sum())
+            ids = enc["input_ids"][i, 1:n]
+            logp = torch.log_softmax(logits[i, :max(n - 1, 0)].double(), dim=-1)
+            tok_lp = logp.gather(-1, ids[:, None])[:, 0]
+            probs = logp.exp()
+            mu = (probs * logp).sum(-1)
+            sigma = (probs * (logp - mu[:, None]) ** 2).sum(-1).sqrt()
+            id_list = ids.tolist()
+            result.append(TokenScores(
+                tokens=tuple(self.tokenizer.convert_ids_to_tokens(id_list)),
+                offsets=tuple((int(a), int(b)) for a, b in offsets[i][1:n]),
+                logprobs=tok_lp.cpu().numpy().astype(np.float64),
+                mu=mu.cpu().numpy().astype(np.float64), sigma=sigma.cpu().numpy().astype(np.float64)))
+        return result

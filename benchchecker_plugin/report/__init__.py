@@ -1,0 +1,16 @@
+"""Reports: CSV / Markdown tables, inline-SVG plots, and a reusable self-contained HTML page."""
+
+from .html import HtmlPage
+from .leaderboard import write_leaderboard_report
+from .plots import drop_by_tier_svg, timeline_svg
+from .tables import to_markdown, wide_summary, write_csv
+
+__all__ = [
+    "HtmlPage",
+    "drop_by_tier_svg",
+    "timeline_svg",
+    "to_markdown",
+    "wide_summary",
+    "write_csv",
+    "write_leaderboard_report",
+]

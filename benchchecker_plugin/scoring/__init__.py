@@ -1,0 +1,46 @@
+"""Scoring: ROC / AUC kernels equal to scikit-learn, bootstrap intervals, resolution-rate tables."""
+
+from .bootstrap import BootstrapInterval, DetectionMetrics, bootstrap_auc, detection_metrics
+from .rates import (
+    ALL_TIER,
+    HARD_TIER,
+    LEADERBOARD_COLUMNS,
+    MULTI_SWE_BENCH_TIERS,
+    SWE_BENCH_VERIFIED_TIERS,
+    ResolvedMatrix,
+    rate_table,
+    rescore,
+    timeline,
+)
+from .roc import (
+    Rates,
+    RocCurve,
+    UndefinedMetricWarning,
+    rates_at_threshold,
+    roc_auc_score,
+    roc_curve,
+    tpr_at_fpr,
+)
+
+__all__ = [
+    "ALL_TIER",
+    "BootstrapInterval",
+    "DetectionMetrics",
+    "HARD_TIER",
+    "LEADERBOARD_COLUMNS",
+    "MULTI_SWE_BENCH_TIERS",
+    "Rates",
+    "ResolvedMatrix",
+    "RocCurve",
+    "SWE_BENCH_VERIFIED_TIERS",
+    "UndefinedMetricWarning",
+    "bootstrap_auc",
+    "detection_metrics",
+    "rate_table",
+    "rates_at_threshold",
+    "rescore",
+    "roc_auc_score",
+    "roc_curve",
+    "timeline",
+    "tpr_at_fpr",
+]

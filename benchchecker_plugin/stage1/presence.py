@@ -1,0 +1,138 @@
+"""Stage I end to end: mine a repository, build queries, probe a model, test, and write flags."""
+
+from __future__ import annotations
+
+import math
+import os
+import random
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..flags import ContaminationFlag
+from ..models.base import LogprobModel, TextModel
+from ..models.executor import Executor
+from .entropy import score_entropy
+from .mining import extract_template, find_clones, find_cooccurrences, find_near_duplicates
+from .probe import ProbeResult, probe
+from .queries import Query, instantiate_queries, select_queries
+from .sources import SourceFile, read_sources
+from .test import DEFAULT_P0, TestResult, presence_test
+
+__all__ = ["METHOD", "PresenceResult", "build_queries", "presence_flags", "repo_presence"]
+
+METHOD = "benchchecker.stage1"
+_MAX_SCORE = 300.0  # -log10 of the smallest double is ~308; keep flags finite
+
+
+def build_queries(files: Sequence[SourceFile], *, language: str = "python", n_queries: int = 100,
+                  reference: LogprobModel | None = None, min_entropy: float = 0.0,
+                  query_chars: int = 512, seed: int = 0, max_clusters: int = 400) -> list[Query]:
+    """Mine ``files`` and return at most ``n_queries`` filtered queries.
+
+    All three miners run; each cluster becomes a template (at most ``max_clusters`` per miner, a
+    seeded sample). Filtered queries are shuffled with ``seed``; with a ``reference`` model, each
+    gets its entropy, those below ``min_entropy`` are dropped and the highest-entropy
+    ``n_queries`` are kept (at most ``4 * n_queries`` candidates are scored).
+    """
+    if n_queries < 1:
+        raise ValueError(f"n_queries must be >= 1, got {n_queries}")
+    rng = random.Random(seed)
+    clusters = []
+    for found in (find_clones(files, language=language), find_near_duplicates(files),
+                  find_cooccurrences(files)):
+        if len(found) > max_clusters:
+            found = rng.sample(found, max_clusters)
+        clusters.extend(found)
+    templates = [extract_template(c) for c in clusters]
+    queries = select_queries(instantiate_queries(files, templates, query_chars=query_chars),
+                             language=language)
+    queries.sort(key=lambda q: (q.path, q.offset, q.target))
+    rng.shuffle(queries)
+    if reference is None:
+        return queries[:n_queries]
+    scored = score_entropy(reference, queries[:4 * n_queries])
+    kept = [q for q in scored if q.entropy is not None and not math.isnan(q.entropy)
+            and q.entropy >= min_entropy]
+    kept.sort(key=lambda q: -(q.entropy or 0.0))
+    return kept[:n_queries]
+
+
+@dataclass(frozen=True)
+class PresenceResult:
+    """Stage I on one repository: the queries, each probe, and the test."""
+
+    repo: str
+    model: str
+    language: str
+    probes: tuple[ProbeResult, ...]
+    test: TestResult
+
+    @property
+    def failed_queries(self) -> int:
+        return sum(1 for p in self.probes if p.failed)
+
+    @property
+    def score(self) -> float:
+        """``-log10(p_value)`` of the binomial test (capped at 300; 0 when undecided)."""
+        p = self.test.p_value
+        if math.isnan(p):
+            return 0.0
+        return _MAX_SCORE if p <= 0 else min(_MAX_SCORE, -math.log10(p))
+
+
+def repo_presence(model: TextModel, repo: str | os.PathLike[str] | Sequence[SourceFile], *,
+                  language: str = "python", cutoff: str | None = None, n_queries: int = 100,
+                  reference: LogprobModel | None = None, min_entropy: float = 0.0,
+                  n_samples: int = 5, temperature: float = 1.0, max_tokens: int = 16,
+                  batch_size: int = 32, p0: float | None = None, alpha: float = 0.05,
+                  seed: int = 0, executor: Executor | None = None,
+                  queries: Sequence[Query] | None = None, name: str | None = None) -> PresenceResult:
+    """Was ``model`` trained on ``repo`` (a folder, or already-read files)?
+
+    Builds queries (unless given), probes the model, and runs the binomial test against ``p0``
+    (default per language: :data:`~.test.DEFAULT_P0`). Queries whose samples all failed are
+    excluded from the test and counted in ``failed_queries``. Entropy weights (from ``reference``)
+    feed the weighted variant; without a reference all weights are equal.
+    """
+    if isinstance(repo, (str, os.PathLike)):
+        files = read_sources(repo, language=language, cutoff=cutoff)
+        repo_name = name or os.path.basename(os.path.abspath(repo))
+    else:
+        files = list(repo)
+        repo_name = name or "repo"
+    if queries is None:
+        queries = build_queries(files, language=language, n_queries=n_queries,
+                                reference=reference, min_entropy=min_entropy, seed=seed)
+    results = probe(model, queries, n_samples=n_samples, temperature=temperature,
+                    max_tokens=max_tokens, batch_size=batch_size, seed=seed, executor=executor)
+    usable = [r for r in results if not r.failed]
+    weights = None
+    if reference is not None:
+        weights = [r.query.entropy if r.query.entropy is not None else 0.0 for r in usable]
+    test = presence_test([r.hit for r in usable], weights,
+                         p0=DEFAULT_P0[language] if p0 is None else p0, alpha=alpha)
+    return PresenceResult(repo_name, getattr(model, "spec", type(model).__name__), language,
+                          tuple(results), test)
+
+
+def presence_flags(result: PresenceResult, *, instances: Sequence[tuple[str, str]] | None = None,
+                   model: str | None = None) -> list[ContaminationFlag]:
+    """Flags of one Stage I result: one per ``(benchmark, instance_id)`` of the repository, or one
+    with benchmark ``repo`` and instance_id = the repository name when no instances are given.
+
+    ``score`` is ``-log10(p)`` of the binomial test (higher = more likely trained on);
+    ``p_value`` the binomial p-value; the hit rate and weighted p-value are in ``evidence``.
+    """
+    t = result.test
+    evidence = {
+        "repo": result.repo, "hits": t.hits, "queries": t.queries, "hit_rate": t.hit_rate
+        if t.queries else None, "p0": t.p0, "alpha": t.alpha,
+        "weighted_p_value": None if math.isnan(t.weighted_p_value) else t.weighted_p_value,
+        "failed_queries": result.failed_queries, "language": result.language,
+        "score_definition": "-log10(binomial p-value), capped at 300",
+    }
+    p = None if math.isnan(t.p_value) else t.p_value
+    keys = list(instances) if instances else [("repo", result.repo)]
+    return [ContaminationFlag(benchmark=b, instance_id=i, model=model or result.model, method=METHOD,
+                              contaminated=t.contaminated, score=result.score, p_value=p,
+                              evidence=evidence) for b, i in keys]

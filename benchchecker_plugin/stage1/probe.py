@@ -1,0 +1,87 @@
+"""Probing: ask the model to continue each query and count exact reproductions of the target.
+
+Sampling is at temperature 1.0 by default (a memorised continuation survives sampling; a guessed
+one rarely does), ``n_samples`` samples per query, each sample a separate seed so every request is
+its own cache entry (re-running a probe with a cached model makes no model calls). Prompts are sent
+in batches of ``batch_size`` through the executor; a failed batch or item is recorded as an error
+for the queries it concerns and never counted as a hit or a miss.
+
+A query is a *hit* when at least half of its successful samples reproduce the target
+(:func:`~.queries.is_hit`); a query whose samples all failed is left out of the test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+from ..models.base import Completion, GenerationParams, TextModel
+from ..models.executor import Executor, LocalExecutor
+from .queries import Query, is_hit
+
+__all__ = ["ProbeResult", "probe"]
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """Samples of one query. ``hits`` counts reproducing samples, ``errors`` failed ones."""
+
+    query: Query
+    samples: tuple[str, ...]
+    hits: int
+    errors: int
+
+    @property
+    def ok(self) -> int:
+        return len(self.samples)
+
+    @property
+    def failed(self) -> bool:
+        return self.ok == 0
+
+    @property
+    def hit(self) -> bool:
+        return self.ok > 0 and 2 * self.hits >= self.ok
+
+    @property
+    def hit_rate(self) -> float:
+        return self.hits / self.ok if self.ok else float("nan")
+
+
+def probe(model: TextModel, queries: Sequence[Query], *, n_samples: int = 5,
+          temperature: float = 1.0, max_tokens: int = 16, batch_size: int = 32, seed: int = 0,
+          executor: Executor | None = None) -> list[ProbeResult]:
+    """Sample ``n_samples`` continuations of every query from ``model``; see module docstring."""
+    if n_samples < 1:
+        raise ValueError(f"n_samples must be >= 1, got {n_samples}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+    prompts = [q.query for q in queries]
+    jobs = [(s, i) for s in range(n_samples) for i in range(0, len(prompts), batch_size)]
+
+    def run(job: tuple[int, int]) -> list[Completion]:
+        s, i = job
+        params = GenerationParams(max_tokens=max_tokens, temperature=temperature, seed=seed + s)
+        out = model.generate(prompts[i:i + batch_size], params)
+        if len(out) != len(prompts[i:i + batch_size]):
+            raise RuntimeError(f"model returned {len(out)} completions for "
+                               f"{len(prompts[i:i + batch_size])} prompts")
+        return out
+
+    ex = executor or LocalExecutor()
+    results = ex.map(run, jobs, desc=f"probing {len(queries)} queries x {n_samples}")
+    samples: list[list[str]] = [[] for _ in queries]
+    errors = [0] * len(queries)
+    for (s, i), res in zip(jobs, results):
+        n = len(prompts[i:i + batch_size])
+        if not res.ok:
+            for k in range(i, i + n):
+                errors[k] += 1
+            continue
+        for k, comp in enumerate(res.value or []):
+            if comp.ok:
+                samples[i + k].append(comp.text)
+            else:
+                errors[i + k] += 1
+    return [ProbeResult(q, tuple(smp), sum(is_hit(t, q.target) for t in smp), err)
+            for q, smp, err in zip(queries, samples, errors)]

@@ -1,0 +1,56 @@
+"""BenchChecker stage II: was an instance's gold patch in the repository at the training cutoff?
+
+Pipeline: :mod:`.patch` (diff -> logical-line blocks) -> :mod:`.normalize` (both sides) ->
+:mod:`.localize` (same name, moved, GumTree-style subtree match; line alignment with a pluggable
+:mod:`.similarity`) -> :mod:`.decide` -> optional :mod:`.verify` (tests) -> :mod:`.presence`
+(one flag per instance).
+"""
+
+from .decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
+from .languages import LanguageSpec, get_language, language_names, register_language
+from .localize import LineMatch, Location, SnapshotIndex, align, localize
+from .normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
+from .patch import PatchBlock, parse_patch
+from .presence import METHOD, PresenceConfig, patch_presence, summary_line
+from .similarity import (EmbeddingSimilarity, ExactSimilarity, LexicalSimilarity, RerankSimilarity,
+                         Similarity, get_similarity)
+from .verify import LocalRunner, SwebenchRunner, TestRunner, VerifyOutcome, grade_swebench_log, modified_patch
+
+__all__ = [
+    "BlockResult",
+    "Category",
+    "DEFAULT_THRESHOLD",
+    "EmbeddingSimilarity",
+    "ExactSimilarity",
+    "LanguageSpec",
+    "LexicalSimilarity",
+    "LineMatch",
+    "LocalRunner",
+    "Location",
+    "LogicalLine",
+    "METHOD",
+    "ParsedSource",
+    "PatchBlock",
+    "PresenceConfig",
+    "RerankSimilarity",
+    "Scope",
+    "Similarity",
+    "SnapshotIndex",
+    "SwebenchRunner",
+    "TestRunner",
+    "VerifyOutcome",
+    "align",
+    "decide",
+    "get_language",
+    "get_similarity",
+    "grade_swebench_log",
+    "language_names",
+    "localize",
+    "modified_patch",
+    "normalize_code",
+    "parse_patch",
+    "parse_source",
+    "patch_presence",
+    "register_language",
+    "summary_line",
+]

@@ -1,0 +1,100 @@
+"""The language registry: what stage II needs to know about a language's tree-sitter grammar.
+
+Register another language with :func:`register_language`; Python and Java ship. A file of a
+language that is not registered is still handled, line by line, without a syntax tree.
+"""
+
+from __future__ import annotations
+
+import threading
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["LanguageSpec", "get_language", "get_parser", "language_names", "register_language"]
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """Node types of one tree-sitter grammar, as stage II uses them.
+
+    ``functions`` / ``classes``: node types that open a named scope (their ``name`` field names it).
+    ``comments``: node types dropped by normalisation. ``blocks``: brace-delimited bodies that do
+    *not* make one logical line of their content. ``statements``: node types whose rows are one
+    logical line when they hold no block. ``docstrings``: whether a statement that is only a string
+    literal is documentation (Python). ``strings``: string literal node types (kept as one token;
+    ``single_quotes_equal`` lets ``'x'`` and ``"x"`` normalise alike).
+    """
+
+    name: str
+    grammar: str
+    functions: frozenset[str]
+    classes: frozenset[str]
+    comments: frozenset[str]
+    blocks: frozenset[str] = frozenset()
+    statements: frozenset[str] = frozenset()
+    strings: frozenset[str] = frozenset()
+    docstrings: bool = False
+    single_quotes_equal: bool = False
+
+
+_REGISTRY: dict[str, LanguageSpec] = {}
+_PARSERS: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+def register_language(spec: LanguageSpec) -> None:
+    """Add (or replace) a language; ``spec.grammar`` must be a ``tree_sitter_languages`` name."""
+    _REGISTRY[spec.name] = spec
+
+
+def get_language(name: str | None) -> LanguageSpec | None:
+    """The spec registered under ``name``, ``None`` when the language is not registered."""
+    return _REGISTRY.get(name) if name else None
+
+
+def language_names() -> tuple[str, ...]:
+    return tuple(sorted(_REGISTRY))
+
+
+def get_parser(spec: LanguageSpec) -> Any:
+    """A tree-sitter parser for ``spec`` (one per thread; tree-sitter parsers are not shared)."""
+    key = f"{spec.grammar}:{threading.get_ident()}"
+    parser = _PARSERS.get(key)
+    if parser is None:
+        import tree_sitter_languages
+
+        with _LOCK, warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)  # tree-sitter 0.21 deprecation notice
+            parser = _PARSERS[key] = tree_sitter_languages.get_parser(spec.grammar)
+    return parser
+
+
+register_language(LanguageSpec(
+    name="python", grammar="python",
+    functions=frozenset({"function_definition"}),
+    classes=frozenset({"class_definition"}),
+    comments=frozenset({"comment"}),
+    statements=frozenset({
+        "expression_statement", "return_statement", "assert_statement", "raise_statement",
+        "import_statement", "import_from_statement", "delete_statement", "global_statement",
+        "nonlocal_statement", "print_statement", "exec_statement", "pass_statement",
+        "decorator"}),
+    strings=frozenset({"string", "concatenated_string"}),
+    docstrings=True, single_quotes_equal=True,
+))
+
+register_language(LanguageSpec(
+    name="java", grammar="java",
+    functions=frozenset({"method_declaration", "constructor_declaration"}),
+    classes=frozenset({"class_declaration", "interface_declaration", "enum_declaration",
+                       "record_declaration", "annotation_type_declaration"}),
+    comments=frozenset({"line_comment", "block_comment", "comment"}),
+    blocks=frozenset({"block", "class_body", "interface_body", "enum_body", "constructor_body",
+                      "switch_block", "annotation_type_body", "module_body"}),
+    statements=frozenset({
+        "expression_statement", "local_variable_declaration", "return_statement",
+        "throw_statement", "field_declaration", "assert_statement", "break_statement",
+        "continue_statement", "import_declaration", "package_declaration", "yield_statement"}),
+    strings=frozenset({"string_literal", "character_literal", "text_block"}),
+))

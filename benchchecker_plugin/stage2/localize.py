@@ -1,0 +1,195 @@
+"""Find where a patch block's code lives in a snapshot, then align its lines to snapshot lines.
+
+Localisation, first hit wins:
+
+1. ``same-name``: the block's file (followed through renames since the base commit) holds a
+   function with the same qualified name (or, failing that, the same name);
+2. ``moved``: another file of the same language holds a function of that name (``git grep``);
+3. ``subtree``: GumTree-style matching (:mod:`.subtree`) of the post-patch function against the
+   functions of the block's file and of files that mention the block's rarest identifiers;
+4. ``module``: a block outside any function is looked for among the file's module-level lines.
+
+Nothing found means the file or the function is gone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..repos.snapshot import Snapshot
+from .languages import get_language
+from .normalize import LogicalLine, ParsedSource, Scope, parse_source
+from .patch import PatchBlock
+from .similarity import Similarity
+from .subtree import SubtreeIndex, dice, index_node
+
+__all__ = ["LineMatch", "Location", "SnapshotIndex", "align", "localize"]
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+_KEYWORDS = frozenset("""self None True False return import from class def elif else while
+for with assert raise lambda yield pass break continue print super this null true false new
+public private protected static final void int long boolean double float char byte short string
+String throw throws try catch finally instanceof extends implements""".split())
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a block was found: file, scope, how (``same-name``/``moved``/``subtree``/``module``),
+    the candidate logical lines, and the subtree Dice score when ``how == "subtree"``."""
+
+    path: str
+    scope: str | None
+    how: str
+    lines: tuple[LogicalLine, ...]
+    dice: float | None = None
+
+
+@dataclass(frozen=True)
+class LineMatch:
+    """One patch line aligned to a snapshot line.
+
+    ``kind``: ``exact`` (same normalised text), ``similar`` (best candidate by the similarity),
+    ``pre-patch`` (the aligned line is closer to a removed line than to this one: the snapshot
+    holds the buggy code), ``unmatched`` (no candidate lines). ``similarity`` is the score that
+    counts for the decision: 0 for ``pre-patch`` and ``unmatched``.
+    """
+
+    patch_line: str
+    snapshot_line: str | None
+    snapshot_rows: tuple[int, int] | None
+    similarity: float
+    kind: str
+
+
+class SnapshotIndex:
+    """Parses snapshot files on demand and caches what localisation needs (thread-unsafe)."""
+
+    def __init__(self, snapshot: Snapshot, *, preprocess: bool = True, max_files: int = 30) -> None:
+        self.snapshot = snapshot
+        self.preprocess = preprocess
+        self.max_files = max_files
+        self._parsed: dict[str, ParsedSource | None] = {}
+        self._subtrees: dict[tuple[str, int], SubtreeIndex] = {}
+        self._grep: dict[tuple[str, str | None], tuple[str, ...]] = {}
+
+    def parsed(self, path: str, language: str | None) -> ParsedSource | None:
+        """The parsed snapshot file, ``None`` when it does not exist at the snapshot."""
+        if path not in self._parsed:
+            if not self.snapshot.exists(path):
+                self._parsed[path] = None
+            else:
+                self._parsed[path] = parse_source(self.snapshot.read(path), language,
+                                                  preprocess=self.preprocess)
+        return self._parsed[path]
+
+    def grep(self, word: str, language: str | None) -> tuple[str, ...]:
+        key = (word, language)
+        if key not in self._grep:
+            self._grep[key] = self.snapshot.grep(word, language)
+        return self._grep[key]
+
+    def subtree(self, path: str, parsed: ParsedSource, scope: Scope) -> SubtreeIndex:
+        key = (path, scope.node_id)
+        if key not in self._subtrees:
+            spec = get_language(parsed.language)
+            self._subtrees[key] = index_node(parsed.node(scope), spec.comments if spec else frozenset())
+        return self._subtrees[key]
+
+
+def _scope_location(path: str, parsed: ParsedSource, scope: Scope, how: str,
+                    score: float | None = None) -> Location:
+    return Location(path, scope.qualname, how, parsed.lines_in(scope), score)
+
+
+def _rare_identifiers(block: PatchBlock, limit: int = 2) -> list[str]:
+    words = [w for ln in block.added or block.removed for w in _IDENT.findall(ln.text)
+             if w not in _KEYWORDS]
+    return sorted(dict.fromkeys(words), key=len, reverse=True)[:limit]
+
+
+def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None,
+             post: ParsedSource | None = None, min_dice: float = 0.5) -> Location | None:
+    """Where ``block`` lives in the snapshot of ``index``; ``None`` when its code is gone.
+
+    ``post`` is the parsed post-patch file (needed for subtree matching).
+    """
+    lang = block.language
+    origin = block.source_path or block.path
+    path = index.snapshot.path_since(base_commit, origin) if (base_commit and block.source_path) else origin
+    parsed = index.parsed(path, lang) if path else None
+    want = block.scope
+    simple = want.rsplit(".", 1)[-1] if want else None
+    if parsed is not None and want is None:
+        return Location(path, None, "module", parsed.lines_in(None))
+    if parsed is not None and want:
+        hits = parsed.find(want) or parsed.named(simple)
+        if hits:
+            return _scope_location(path, parsed, hits[0], "same-name")
+    if simple and lang:
+        for other in index.grep(simple, lang)[: index.max_files]:
+            if other == path:
+                continue
+            cand = index.parsed(other, lang)
+            hits = cand.find(want) or cand.named(simple) if cand is not None else []
+            if hits and cand is not None:
+                return _scope_location(other, cand, hits[0], "moved")
+    # GumTree-style: the post-patch function against functions of related files
+    if post is None or not want or get_language(lang) is None:
+        return None
+    src_scopes = [s for s in post.scopes if s.qualname == want]
+    if not src_scopes:
+        return None
+    spec = get_language(lang)
+    src_index = index_node(post.node(src_scopes[0]), spec.comments if spec else frozenset())
+    files = ([path] if parsed is not None else []) + [
+        p for w in _rare_identifiers(block) for p in index.grep(w, lang)[: index.max_files]]
+    best: tuple[float, str, ParsedSource, Scope] | None = None
+    for f in dict.fromkeys(files):
+        cand = index.parsed(f, lang)
+        if cand is None:
+            continue
+        for scope in cand.scopes:
+            if scope.kind != src_scopes[0].kind:
+                continue
+            score = dice(src_index, index.subtree(f, cand, scope))
+            if score >= min_dice and (best is None or score > best[0]):
+                best = (score, f, cand, scope)
+    if best is None:
+        return None
+    return _scope_location(best[1], best[2], best[3], "subtree", round(best[0], 4))
+
+
+def align(added: Sequence[LogicalLine], removed: Sequence[LogicalLine], location: Location,
+          similarity: Similarity) -> tuple[LineMatch, ...]:
+    """Align each added line to its most similar candidate line of ``location``.
+
+    An aligned line that is at least as similar to one of the ``removed`` lines as to the added
+    line (and is not the added line itself) is the pre-patch code: the match counts 0.
+    """
+    cands = [ln.text for ln in location.lines]
+    if not added:
+        return ()
+    if not cands:
+        return tuple(LineMatch(a.text, None, None, 0.0, "unmatched") for a in added)
+    queries = [a.text for a in added]
+    sims = similarity.matrix(queries, cands)
+    rem = [r.text for r in removed]
+    out = []
+    for i, a in enumerate(added):
+        j = int(np.argmax(sims[i]))
+        s = float(sims[i, j])
+        line = location.lines[j]
+        if cands[j] == a.text:
+            out.append(LineMatch(a.text, line.raw, (line.start, line.end), 1.0, "exact"))
+            continue
+        if rem:
+            rival = float(similarity.matrix(rem, [cands[j]]).max())
+            if rival >= s:
+                out.append(LineMatch(a.text, line.raw, (line.start, line.end), 0.0, "pre-patch"))
+                continue
+        out.append(LineMatch(a.text, line.raw, (line.start, line.end), round(s, 6), "similar"))
+    return tuple(out)

@@ -1,0 +1,207 @@
+"""Test-suite verification of an inconclusive instance.
+
+The gold patch's added lines are replaced by the snapshot lines they were aligned to, which gives
+a *modified* diff against the base commit (:func:`modified_patch`). A runner applies it and runs
+the benchmark's tests; if they pass, the snapshot's (refactored) code is the fix.
+
+* :class:`LocalRunner` — exports the base commit into a temporary folder (``git archive``; the
+  clone is not touched), applies the modified diff and the test patch, runs the test command
+  (from the instance, or given) with a timeout; ``HOME`` and ``TMPDIR`` point inside that folder,
+  which is deleted afterwards.
+* :class:`SwebenchRunner` — submits the modified diff as a prediction to the swebench harness
+  (Docker) and grades the test log with swebench's own ``get_eval_report``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import subprocess
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+from unidiff import PatchSet
+
+from ..errors import ExecutionError, RepositoryError
+from ..instances.bug import BugInstance
+from ..repos.git import apply_diff, export_tree
+from ..repos.snapshot import Snapshot
+from .decide import BlockResult
+from .patch import apply_patch_to_text
+
+__all__ = ["LocalRunner", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
+           "grade_swebench_log", "modified_patch"]
+
+
+@dataclass(frozen=True)
+class VerifyOutcome:
+    """What a runner saw: ``passed`` only when every test passed."""
+
+    passed: bool
+    runner: str
+    detail: str
+    duration_s: float
+    log_tail: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class TestRunner(Protocol):
+    """Runs an instance's tests with ``diff`` applied to its base commit."""
+
+    name: str
+
+    def run(self, inst: BugInstance, diff: str) -> VerifyOutcome:
+        ...
+
+
+def find_repo(repos_dir: str | os.PathLike[str], inst: BugInstance) -> Path:
+    """``repos_dir/owner__name`` or ``repos_dir/name``; :class:`RepositoryError` names both."""
+    for name in inst.repo_dir_names:
+        cand = Path(repos_dir) / name
+        if cand.is_dir():
+            return cand
+    tried = " or ".join(str(Path(repos_dir) / n) for n in inst.repo_dir_names)
+    raise RepositoryError(f"instance {inst.instance_id!r}: no clone of {inst.repo} at {tried}")
+
+
+def _reindent(raw: str, indent: str) -> list[str]:
+    rows = raw.split("\n")
+    first = len(rows[0]) - len(rows[0].lstrip())
+    out = []
+    for r in rows:
+        cut = min(first, len(r) - len(r.lstrip()))
+        out.append(indent + r[cut:] if r.strip() else r)
+    return out
+
+
+def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockResult]) -> str | None:
+    """The gold patch with each added line replaced by its aligned snapshot line, as a diff
+    against ``base``; ``None`` when no line was aligned (nothing to verify)."""
+    patch = PatchSet(inst.patch)
+    by_file: dict[str, list[tuple[int, int, list[str]]]] = {}
+    for res in results:
+        path = res.block.path
+        if path is None:
+            continue
+        for line, match in zip(res.block.added, res.matches):
+            if match.snapshot_line is None or match.kind == "exact":
+                continue
+            indent = line.raw[: len(line.raw) - len(line.raw.lstrip())]
+            by_file.setdefault(path, []).append((line.start, line.end, _reindent(match.snapshot_line, indent)))
+    if not by_file:
+        return None
+    chunks = []
+    for pfile in patch:
+        target = pfile.path
+        source_text = base.read(target) if base.exists(target) else ""
+        post = apply_patch_to_text(source_text, pfile, inst.instance_id).split("\n")
+        for start, end, rows in sorted(by_file.get(target, []), reverse=True):
+            post[start:end + 1] = rows
+        a = source_text.splitlines(keepends=True)
+        b = [r + "\n" for r in post]
+        if b and not source_text.endswith("\n") and source_text:
+            b[-1] = b[-1][:-1]
+        chunks.extend(difflib.unified_diff(a, b, f"a/{target}", f"b/{target}"))
+    return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+
+
+class LocalRunner:
+    """Runs the tests in a throw-away export of the base commit (see module doc)."""
+
+    name = "local"
+
+    def __init__(self, repos_dir: str | os.PathLike[str], *, test_cmd: str | None = None,
+                 timeout: float = 900.0) -> None:
+        self.repos_dir = Path(repos_dir)
+        self.test_cmd = test_cmd
+        self.timeout = timeout
+
+    def run(self, inst: BugInstance, diff: str) -> VerifyOutcome:
+        cmd = self.test_cmd or inst.test_cmd
+        if not cmd:
+            raise ExecutionError(f"instance {inst.instance_id!r}: no test command (give one with "
+                                 "--test-cmd)")
+        repo = find_repo(self.repos_dir, inst)
+        t0 = time.perf_counter()
+        with tempfile.TemporaryDirectory(prefix="benchchecker-verify-") as tmp:
+            tree = export_tree(repo, inst.base_commit, Path(tmp) / "tree")
+            for part in (diff, inst.test_patch):
+                if part.strip():
+                    apply_diff(tree, part)
+            (Path(tmp) / "home").mkdir()
+            (Path(tmp) / "tmp").mkdir()
+            env = {**os.environ, "HOME": str(Path(tmp) / "home"), "TMPDIR": str(Path(tmp) / "tmp"),
+                   "PYTHONDONTWRITEBYTECODE": "1"}
+            try:
+                proc = subprocess.run(cmd, shell=True, cwd=tree, env=env, capture_output=True,
+                                      timeout=self.timeout, check=False)
+            except subprocess.TimeoutExpired as exc:
+                tail = (exc.stdout or b"")[-2000:].decode("utf-8", "replace")
+                return VerifyOutcome(False, self.name, f"timeout after {self.timeout:g} s",
+                                     time.perf_counter() - t0, tail)
+            out = (proc.stdout + proc.stderr)[-2000:].decode("utf-8", "replace")
+            return VerifyOutcome(proc.returncode == 0, self.name, f"exit code {proc.returncode}",
+                                 round(time.perf_counter() - t0, 3), out)
+
+
+def grade_swebench_log(inst: BugInstance, prediction: dict[str, Any], log_path: str | os.PathLike[str]) -> bool:
+    """Whether the swebench test log shows the instance resolved (swebench's ``get_eval_report``)."""
+    from swebench.harness.grading import get_eval_report
+    from swebench.harness.utils import make_test_spec
+
+    spec = make_test_spec(inst.to_swebench())
+    report = get_eval_report(test_spec=spec, prediction=prediction, test_log_path=str(log_path),
+                             include_tests_status=True)
+    return bool(report.get(inst.instance_id, {}).get("resolved", False))
+
+
+def _docker_harness(inst: BugInstance, prediction: dict[str, Any], run_id: str, timeout: int) -> Path:
+    """Run one prediction through the swebench harness in Docker; the test log's path."""
+    try:
+        import docker
+
+        client = docker.from_env()
+    except Exception as exc:  # docker raises DockerException subclasses and OSErrors alike
+        raise ExecutionError(f"instance {inst.instance_id!r}: Docker is not available for the "
+                             f"swebench runner: {exc}") from exc
+    from swebench.harness.run_evaluation import LOG_TEST_OUTPUT, RUN_EVALUATION_LOG_DIR, run_instance
+    from swebench.harness.utils import make_test_spec
+
+    run_instance(make_test_spec(inst.to_swebench()), prediction, client, run_id, timeout)
+    return Path(RUN_EVALUATION_LOG_DIR) / run_id / prediction["model_name_or_path"] / inst.instance_id / LOG_TEST_OUTPUT
+
+
+class SwebenchRunner:
+    """Submits the modified diff to the swebench harness; grades with swebench's functions.
+
+    ``harness(inst, prediction, run_id, timeout) -> log path`` defaults to the Docker harness;
+    pass another callable to run elsewhere (a remote runner, or a test double).
+    """
+
+    name = "swebench"
+    model_name = "benchchecker-stage2-snapshot"
+
+    def __init__(self, *, run_id: str = "benchchecker-stage2", timeout: int = 1800,
+                 harness: Callable[[BugInstance, dict[str, Any], str, int], Path] | None = None) -> None:
+        self.run_id = run_id
+        self.timeout = timeout
+        self.harness = harness or _docker_harness
+
+    def prediction(self, inst: BugInstance, diff: str) -> dict[str, Any]:
+        return {"instance_id": inst.instance_id, "model_name_or_path": self.model_name, "model_patch": diff}
+
+    def run(self, inst: BugInstance, diff: str) -> VerifyOutcome:
+        t0 = time.perf_counter()
+        pred = self.prediction(inst, diff)
+        log = self.harness(inst, pred, self.run_id, self.timeout)
+        if not Path(log).is_file():
+            raise ExecutionError(f"instance {inst.instance_id!r}: the harness wrote no test log at {log}")
+        passed = grade_swebench_log(inst, pred, log)
+        return VerifyOutcome(passed, self.name, "resolved" if passed else "not resolved",
+                             round(time.perf_counter() - t0, 3),
+                             Path(log).read_text(encoding="utf-8", errors="replace")[-2000:])

@@ -1,0 +1,64 @@
+"""TS-Guessing (Deng et al. 2024): can a model fill in a hidden part of a benchmark item?
+
+A model that reproduces a hidden *wrong* option of a multiple-choice question (multichoice mode),
+or a hidden content word of the question (question mode), has probably seen the item. Modules:
+``data`` (MMLU, TruthfulQA loaders and instance ids), ``filters`` (which items are usable),
+``masking`` (what to hide), ``prompts`` (templates and hints), ``scoring`` (EM, Rouge-L and
+thresholds), ``probes`` (item -> probe -> flag) and ``guess`` (:func:`ts_guess` through the model
+layer).
+"""
+
+from .data import BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_items, load_mmlu, load_truthfulqa
+from .filters import (MEANINGLESS_CATEGORIES, MIN_QUESTION_WORDS, SIMILARITY_THRESHOLD, DropReason,
+                      option_filter, question_filter, similar)
+from .guess import DEFAULT_PARAMS, TSGuessResult, generation_params, run_probes, ts_guess
+from .masking import MASK, STOP_WORDS, MaskedOption, MaskedWord, content_words, mask_option, mask_word, select_options
+from .probes import Preparation, Probe, prepare_probes, probe_flag
+from .prompts import LETTERS, Mode, benchmark_hint, multichoice_prompt, question_prompt
+from .scoring import MULTICHOICE_THRESHOLD, GuessScore, clean_answer, exact_match, normalize, rouge_l_f1, score_guess
+
+__all__ = [
+    "BENCHMARKS",
+    "BenchmarkItem",
+    "DEFAULT_PARAMS",
+    "DropReason",
+    "GuessScore",
+    "LETTERS",
+    "MASK",
+    "MEANINGLESS_CATEGORIES",
+    "MIN_QUESTION_WORDS",
+    "MMLU_HUB",
+    "MULTICHOICE_THRESHOLD",
+    "MaskedOption",
+    "MaskedWord",
+    "Mode",
+    "Preparation",
+    "Probe",
+    "SIMILARITY_THRESHOLD",
+    "STOP_WORDS",
+    "TRUTHFULQA_HUB",
+    "TSGuessResult",
+    "benchmark_hint",
+    "clean_answer",
+    "content_words",
+    "exact_match",
+    "generation_params",
+    "load_items",
+    "load_mmlu",
+    "load_truthfulqa",
+    "mask_option",
+    "mask_word",
+    "multichoice_prompt",
+    "normalize",
+    "option_filter",
+    "prepare_probes",
+    "probe_flag",
+    "question_filter",
+    "question_prompt",
+    "rouge_l_f1",
+    "run_probes",
+    "score_guess",
+    "select_options",
+    "similar",
+    "ts_guess",
+]

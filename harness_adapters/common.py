@@ -1,0 +1,302 @@
+"""What the three harness wrappers share: the contamination options, resolving flags for a run's
+benchmark and model, choosing the subset to evaluate, and grouping per-instance scores.
+
+The options are the same on every wrapped command:
+
+``--contamination-filter FLAGS``
+    a flags file or a folder of ``*.jsonl`` flags files (``benchchecker_plugin.flags`` format);
+``--contamination-mode both|clean|contaminated``
+    ``both`` (default) runs everything and reports full, clean and contaminated scores with the
+    relative drop; ``clean`` / ``contaminated`` evaluate only that subset;
+``--contamination-model NAME``
+    the model name the flags use, when it differs from the run's own model name.
+
+Flags are matched to the run's model (or ``"*"``) through
+:func:`benchchecker_plugin.flags.verdicts_for`. An instance is *clean* or *contaminated* when its
+merged verdict says so, *undecided* when the methods could not decide, and *unflagged* when no
+flag mentions it; undecided and unflagged instances belong to neither subset and are counted and
+shown, never silently dropped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import click
+
+from benchchecker_plugin.errors import InputError
+from benchchecker_plugin.flags import ANY_MODEL, ContaminationFlag, Verdict, read_flags, verdicts_for
+
+__all__ = [
+    "BENCHMARK_ALIASES",
+    "ContaminationFilterWarning",
+    "FilterOptions",
+    "Group",
+    "Mode",
+    "Selection",
+    "click_options",
+    "echo",
+    "echo_warnings",
+    "load_flags",
+    "resolve_benchmark",
+    "resolve_model",
+    "run_filter",
+    "select",
+    "warn",
+]
+
+#: Words in a task / dataset name that name a benchmark of the flags format.
+BENCHMARK_ALIASES: Mapping[str, tuple[str, ...]] = {
+    "swe-bench-verified": ("swe-bench_verified", "swe-bench-verified", "swebench_verified",
+                           "swe_bench_verified"),
+    "multi-swe-bench": ("multi-swe-bench", "multi_swe_bench", "multiswebench"),
+    "bugsinpy": ("bugsinpy",),
+    "defects4j": ("defects4j",),
+    "mmlu": ("mmlu",),
+    "truthfulqa": ("truthfulqa", "truthful_qa"),
+}
+
+
+class ContaminationFilterWarning(UserWarning):
+    """A problem with the contamination filter that does not stop the run (an empty group,
+    flags for instances the run does not have)."""
+
+
+def warn(message: str) -> None:
+    """Emit a :class:`ContaminationFilterWarning` (shown as one line by :func:`echo_warnings`)."""
+    warnings.warn(message, ContaminationFilterWarning, stacklevel=2)
+
+
+@contextlib.contextmanager
+def echo_warnings() -> Iterator[None]:
+    """Show our warnings as one ``benchchecker: warning: ...`` line on stderr while the block runs
+    (other warnings keep their usual display)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", ContaminationFilterWarning)
+        original = warnings.showwarning
+
+        def show(message: Any, category: type, filename: str, lineno: int, file: Any = None,
+                 line: str | None = None) -> None:
+            if issubclass(category, ContaminationFilterWarning):
+                click.echo(f"benchchecker: warning: {message}", err=True)
+            else:
+                original(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = show
+        yield
+
+
+class Mode(enum.Enum):
+    """Which instances a filtered run evaluates."""
+
+    BOTH = "both"
+    CLEAN = "clean"
+    CONTAMINATED = "contaminated"
+
+
+class Group(enum.Enum):
+    """Where one instance of a run falls for a given flags file, model and benchmark."""
+
+    CLEAN = "clean"
+    CONTAMINATED = "contaminated"
+    UNDECIDED = "undecided"
+    UNFLAGGED = "unflagged"
+
+
+_FROM_VERDICT = {Verdict.CLEAN: Group.CLEAN, Verdict.CONTAMINATED: Group.CONTAMINATED,
+                 Verdict.UNDECIDED: Group.UNDECIDED}
+
+
+@dataclass(frozen=True)
+class FilterOptions:
+    """The values of the contamination options on one command line (``flags is None``: off)."""
+
+    flags: Path | None
+    mode: Mode = Mode.BOTH
+    model: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.flags is not None
+
+    @classmethod
+    def from_values(cls, flags: str | Path | None, mode: str | Mode | None,
+                    model: str | None) -> "FilterOptions":
+        mode = Mode(mode or Mode.BOTH.value)
+        if flags is None:
+            if mode is not Mode.BOTH or model:
+                raise InputError("--contamination-mode and --contamination-model need "
+                                 "--contamination-filter FLAGS")
+            return cls(None)
+        return cls(Path(flags), mode, model or None)
+
+
+FILTER_HELP = ("Contamination flags: a .jsonl flags file or a folder of them. Turns on grouped "
+               "full / clean / contaminated scores.")
+MODE_HELP = ("both: evaluate everything and report full, clean and contaminated scores with the "
+             "relative drop; clean / contaminated: evaluate only that subset.  [default: both]")
+MODEL_HELP = ("Model name the flags use, when it differs from the run's model name "
+              "(default: matched from the run's model; flags for model '*' always apply).")
+
+
+def click_options() -> list[click.Option]:
+    """The three options as click ``Option`` objects (to append to a command's ``params``)."""
+    return [
+        click.Option(["--contamination-filter", "contamination_filter"], default=None,
+                     type=click.Path(exists=True, path_type=Path), metavar="FLAGS",
+                     help=FILTER_HELP),
+        click.Option(["--contamination-mode", "contamination_mode"], default="both",
+                     type=click.Choice([m.value for m in Mode]), help=MODE_HELP),
+        click.Option(["--contamination-model", "contamination_model"], default=None,
+                     metavar="NAME", help=MODEL_HELP),
+    ]
+
+
+def load_flags(path: Path) -> list[ContaminationFlag]:
+    """Read and validate the flags (file or folder); an empty file is an error."""
+    flags = read_flags(path)
+    if not flags:
+        raise InputError(f"{path}: holds no flags records")
+    return flags
+
+
+def resolve_benchmark(flags: Sequence[ContaminationFlag], hints: Iterable[str], *,
+                      source: str) -> str:
+    """The benchmark a run evaluates, from names that describe it (task names, dataset names,
+    explicit ``benchmark`` fields), checked against the benchmarks the flags hold.
+
+    A hint that is itself a benchmark name wins; otherwise aliases are searched in the hints.
+    With no recognisable hint, flags for exactly one benchmark decide.
+    """
+    in_flags = sorted({f.benchmark for f in flags})
+    named: list[str] = []
+    for hint in hints:
+        low = hint.lower()
+        if low in BENCHMARK_ALIASES or low in in_flags:
+            named.append(low)
+            continue
+        named.extend(b for b, aliases in BENCHMARK_ALIASES.items() if any(a in low for a in aliases))
+    named = sorted(set(named))
+    if len(named) > 1:
+        raise InputError(f"the run mixes benchmarks {', '.join(named)}; filter one benchmark per run")
+    if named:
+        if named[0] not in in_flags:
+            raise InputError(f"{source}: has no flags for benchmark '{named[0]}' (it holds flags "
+                             f"for: {', '.join(in_flags)})")
+        return named[0]
+    if len(in_flags) == 1:
+        return in_flags[0]
+    raise InputError(f"cannot tell which benchmark the run evaluates; {source} holds flags for "
+                     f"{', '.join(in_flags)}: keep one benchmark's flags in the file")
+
+
+def resolve_model(flags: Sequence[ContaminationFlag], benchmark: str, candidates: Sequence[str],
+                  *, source: str) -> str:
+    """The model name to match flags with: the first candidate the flags name for ``benchmark``,
+    else ``"*"`` when the flags hold ``"*"`` records; otherwise an error naming the models."""
+    models = {f.model for f in flags if f.benchmark == benchmark}
+    for name in candidates:
+        if name in models:
+            return name
+    if ANY_MODEL in models:
+        return ANY_MODEL
+    shown = ", ".join(sorted(models)[:8]) + (" ..." if len(models) > 8 else "")
+    raise InputError(f"{source}: no flags for model '{candidates[0] if candidates else '?'}' on "
+                     f"benchmark '{benchmark}' (flags name: {shown}); pass --contamination-model")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which of a run's instances fall in which group, and which ones to evaluate."""
+
+    benchmark: str
+    model: str
+    mode: Mode
+    groups: Mapping[str, Group]
+    """Every instance id of the run, in run order, with its group."""
+
+    def ids(self, group: Group) -> tuple[str, ...]:
+        return tuple(i for i, g in self.groups.items() if g is group)
+
+    @property
+    def selected(self) -> tuple[str, ...]:
+        """The instance ids to evaluate under :attr:`mode`."""
+        if self.mode is Mode.BOTH:
+            return tuple(self.groups)
+        return self.ids(Group(self.mode.value))
+
+    def counts(self) -> dict[str, int]:
+        return {g.value: len(self.ids(g)) for g in Group}
+
+    def summary(self) -> str:
+        c = self.counts()
+        return (f"{self.benchmark} / model '{self.model}': {len(self.groups)} instances: "
+                f"{c['clean']} clean, {c['contaminated']} contaminated, {c['undecided']} undecided, "
+                f"{c['unflagged']} unflagged; mode {self.mode.value}: evaluating "
+                f"{len(self.selected)}")
+
+
+def select(flags: Sequence[ContaminationFlag], *, benchmark: str, model: str,
+           instance_ids: Sequence[str], mode: Mode, source: str) -> Selection:
+    """Group the run's instances by the flags' verdicts for (benchmark, model).
+
+    Errors (one line): the run has no instances; none of the run's instances is flagged while
+    the flags name other ids (wrong benchmark slice or id scheme); the chosen subset is empty.
+    Warnings: flags for instances the run does not have; an empty clean or contaminated group
+    when both are reported.
+    """
+    if not instance_ids:
+        raise InputError("the run has no instances to filter")
+    seen: set[str] = set()
+    dupes = [i for i in instance_ids if i in seen or seen.add(i)]  # type: ignore[func-returns-value]
+    if dupes:
+        raise InputError(f"the run lists instance id '{dupes[0]}' more than once")
+    verdicts = verdicts_for(flags, benchmark=benchmark, model=model)
+    groups = {i: _FROM_VERDICT[verdicts[i]] if i in verdicts else Group.UNFLAGGED
+              for i in instance_ids}
+    unknown = sorted(set(verdicts) - set(groups))
+    if verdicts and all(g is Group.UNFLAGGED for g in groups.values()):
+        raise InputError(
+            f"{source}: none of the run's {len(groups)} instance ids is flagged for {benchmark} / "
+            f"'{model}'; the flags name unknown instance ids such as '{unknown[0]}' "
+            f"(the run has e.g. '{next(iter(groups))}')")
+    if unknown:
+        warn(f"{source}: {len(unknown)} flagged instance id(s) are not in this run "
+             f"(e.g. '{unknown[0]}'); they are ignored")
+    sel = Selection(benchmark, model, mode, groups)
+    if mode is not Mode.BOTH and not sel.selected:
+        raise InputError(f"empty subset: no {mode.value} instances for {benchmark} / model "
+                         f"'{model}' in {source} ({sel.summary()})")
+    if mode is Mode.BOTH:
+        for g in (Group.CLEAN, Group.CONTAMINATED):
+            if not sel.ids(g):
+                warn(f"the {g.value} subset is empty ({sel.summary()}); its score is nan")
+    return sel
+
+
+def run_filter(options: FilterOptions, *, hints: Iterable[str], model_candidates: Sequence[str],
+               instance_ids: Sequence[str] | Callable[[str], Sequence[str]]) -> Selection:
+    """Load the flags and build the :class:`Selection` for one run.
+
+    ``instance_ids`` is the run's instance list, or a function of the resolved benchmark that
+    returns it (when the ids depend on it).
+    """
+    assert options.flags is not None
+    source = str(options.flags)
+    flags = load_flags(options.flags)
+    benchmark = resolve_benchmark(flags, hints, source=source)
+    candidates = [options.model] if options.model else list(model_candidates)
+    model = resolve_model(flags, benchmark, candidates, source=source)
+    ids = instance_ids(benchmark) if callable(instance_ids) else instance_ids
+    return select(flags, benchmark=benchmark, model=model, instance_ids=list(ids),
+                  mode=options.mode, source=source)
+
+
+def echo(message: str) -> None:
+    """One informational line of ours on stderr (the harness keeps stdout)."""
+    click.echo(f"benchchecker: {message}", err=True)

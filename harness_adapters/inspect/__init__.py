@@ -1,0 +1,1 @@
+"""Harness wrappers (imported lazily; nothing is imported at package import)."""

@@ -1,0 +1,288 @@
+"""``benchchecker lm-eval run``: lm-evaluation-harness's own ``run`` command with the
+contamination options added.
+
+lm-eval's parser (``lm_eval._cli.HarnessCLI``) parses every argument; our options are added to its
+``run`` sub-parser and removed from the namespace before ``execute`` (lm-eval rejects keys it does
+not know). With ``--contamination-filter``:
+
+- the run's docs are mapped to benchmark instance ids (see :func:`instance_id_of`) and grouped by
+  the flags' verdicts for the run's model;
+- ``--contamination-mode clean|contaminated`` restricts the docs through lm-eval's own
+  ``--samples`` (intersected with a ``--samples`` or ``--limit`` you gave);
+- after the run, each line of the run's ``samples_*.jsonl`` gains a ``benchchecker`` object
+  (instance id, benchmark, flags model, group); no other key of a line changes;
+- ``benchchecker_<date>.json`` is written beside lm-eval's ``results_<date>.json`` (never over
+  it) with full / clean / contaminated scores and the relative drop per task, filter and metric,
+  and the same table is printed after lm-eval's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import click
+
+from benchchecker_plugin.errors import ExecutionError, InputError
+
+from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
+from ..scores import GroupedScore, format_table, grouped_scores
+
+__all__ = ["instance_id_of", "lm_eval"]
+
+_OUR_DESTS = ("contamination_filter", "contamination_mode", "contamination_model")
+
+EPILOG = """\
+benchchecker contamination filter:
+  $ benchchecker lm-eval run --model hf --model_args pretrained=HuggingFaceTB/SmolLM2-135M \\
+        --tasks mmlu_abstract_algebra --output_path out/ --log_samples \\
+        --contamination-filter flags.jsonl --contamination-mode both
+  writes out/<model>/benchchecker_<date>.json beside lm-eval's results_<date>.json and adds a
+  "benchchecker" object (instance_id, group) to each line of the run's samples_*.jsonl.
+"""
+
+
+@click.group("lm-eval")
+def lm_eval() -> None:
+    """lm-evaluation-harness commands with contamination filtering.
+
+    \b
+    benchchecker lm-eval run <every lm-eval run argument> --contamination-filter FLAGS
+        [--contamination-mode both|clean|contaminated] [--contamination-model NAME]
+
+    See `benchchecker lm-eval run --help` (lm-eval's own help, with our options at the end).
+    """
+
+
+@lm_eval.command("run", add_help_option=False,
+                 context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def run(args: tuple[str, ...]) -> None:
+    """Run `lm-eval run ARGS`, optionally filtered by contamination flags.
+
+    Reads: every lm-eval `run` argument, a flags file or folder (--contamination-filter).
+    Writes: lm-eval's own output, plus benchchecker_<date>.json beside its results_<date>.json
+    and a "benchchecker" object on each line of the run's samples_*.jsonl.
+
+    \b
+    Example:
+      benchchecker lm-eval run --model hf --model_args pretrained=gpt2 --tasks mmlu_anatomy \\
+          --output_path out/ --log_samples --contamination-filter flags.jsonl
+    """
+    cli, namespace = parse(list(args))
+    options = FilterOptions.from_values(*(namespace.__dict__.pop(d) for d in _OUR_DESTS))
+    if not options.enabled:
+        cli.execute(namespace)
+        return
+    with echo_warnings():
+        execute_filtered(cli, namespace, options)
+
+
+def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
+    """lm-eval's own ``HarnessCLI`` with our options on its ``run`` parser; parse ``run ARGV``."""
+    from lm_eval._cli import HarnessCLI
+
+    cli = HarnessCLI()
+    parser = cli._subparsers.choices["run"]
+    group = parser.add_argument_group("benchchecker contamination filter")
+    group.add_argument("--contamination-filter", dest="contamination_filter", default=None,
+                       metavar="<flags>", help="Flags file (.jsonl) or folder of them.")
+    group.add_argument("--contamination-mode", dest="contamination_mode", default="both",
+                       choices=[m.value for m in Mode],
+                       help="both (default): run all docs, report full/clean/contaminated; "
+                            "clean|contaminated: run only that subset.")
+    group.add_argument("--contamination-model", dest="contamination_model", default=None,
+                       metavar="<name>", help="Model name used in the flags (default: from "
+                                              "--model/--model_args).")
+    parser.epilog = (parser.epilog or "") + "\n" + EPILOG
+    return cli, cli._parser.parse_args(["run", *argv])
+
+
+@dataclass(frozen=True)
+class _Docs:
+    """The docs a run evaluates: per task, doc index -> instance id (before our subset)."""
+
+    benchmark_hints: tuple[str, ...]
+    by_task: Mapping[str, Mapping[int, str]]
+
+
+def instance_id_of(doc_id: int, doc: Any, *, task: str, benchmark: str) -> str:
+    """The benchmark instance id of one lm-eval doc.
+
+    In order: the doc's own ``instance_id`` field; for MMLU, ``<subject>/<doc index>`` with the
+    subject from the doc's ``subject`` field or an ``mmlu_<subject>`` task name (the flags
+    format's MMLU ids); otherwise the doc index as text.
+    """
+    if isinstance(doc, Mapping):
+        iid = doc.get("instance_id")
+        if isinstance(iid, (str, int)) and not isinstance(iid, bool) and str(iid):
+            return str(iid)
+        if benchmark == "mmlu" and isinstance(doc.get("subject"), str) and doc["subject"]:
+            return f"{doc['subject']}/{doc_id}"
+    if benchmark == "mmlu" and task.startswith("mmlu_"):
+        return f"{task[len('mmlu_'):]}/{doc_id}"
+    return str(doc_id)
+
+
+def _load_docs(namespace: argparse.Namespace) -> tuple[Any, dict[str, list[Any]]]:
+    """lm-eval's config and, per leaf task, its eval docs (loaded the way lm-eval loads them)."""
+    from lm_eval.config.evaluate_config import EvaluatorConfig
+    from lm_eval.tasks import get_task_dict
+
+    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(namespace)))
+    task_manager = cfg.process_tasks(cfg.metadata)
+    leaves: dict[str, list[Any]] = {}
+
+    def walk(node: Mapping[Any, Any]) -> None:
+        for key, value in node.items():
+            if isinstance(value, Mapping):
+                walk(value)
+            else:
+                leaves[value.config.task] = list(value.eval_docs)
+
+    walk(get_task_dict(cfg.tasks, task_manager))
+    return cfg, leaves
+
+
+def _model_candidates(cfg: Any) -> list[str]:
+    args = cfg.model_args if isinstance(cfg.model_args, Mapping) else {}
+    name = str(args.get("pretrained") or args.get("model") or "")
+    out = [f"{cfg.model}/{name}", name, Path(name).name] if name else []
+    return [c for c in dict.fromkeys(out) if c] or [str(cfg.model)]
+
+
+def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOptions) -> None:
+    """Plan the subset, run lm-eval, annotate its samples and write the grouped scores."""
+    if not namespace.output_path:
+        raise InputError("--contamination-filter needs --output_path (lm-eval writes the "
+                         "per-sample results the grouped scores come from there)")
+    namespace.log_samples = True
+    cfg, docs = _load_docs(namespace)
+    limit, given = cfg.limit, cfg.samples or {}
+    indices: dict[str, list[int]] = {}
+    for task, task_docs in docs.items():
+        n = len(task_docs)
+        keep = range(n) if not limit else range(int(limit if limit >= 1 else math.ceil(limit * n)))
+        keep_set = set(given.get(task, keep)) & set(range(n)) if task in given else set(keep)
+        indices[task] = sorted(keep_set)
+
+    hints = list(docs) + [str(d.get("benchmark")) for t in docs.values() for d in t[:1]
+                          if isinstance(d, Mapping) and d.get("benchmark")]
+
+    def run_ids(benchmark: str) -> list[str]:
+        # Two tasks of one run may evaluate the same instance (prompt variants): one id each.
+        return list(dict.fromkeys(instance_id_of(i, docs[t][i], task=t, benchmark=benchmark)
+                                  for t in docs for i in indices[t]))
+
+    selection = run_filter(options, hints=hints, model_candidates=_model_candidates(cfg),
+                           instance_ids=run_ids)
+    echo(selection.summary())
+    if options.mode is not Mode.BOTH:
+        chosen = set(selection.selected)
+        subset = {t: [i for i in indices[t] if instance_id_of(
+            i, docs[t][i], task=t, benchmark=selection.benchmark) in chosen] for t in docs}
+        empty = [t for t, ids in subset.items() if not ids]
+        if empty:
+            raise InputError(f"empty subset: task '{empty[0]}' has no {options.mode.value} docs; "
+                             "drop it from --tasks")
+        namespace.samples, namespace.limit = json.dumps(subset), None
+
+    root = Path(namespace.output_path)
+    root = root.parent if root.suffix == ".json" else root
+    before = _snapshot(root)
+    cli.execute(namespace)
+    written = {p for p, m in _snapshot(root).items() if before.get(p) != m}
+    samples = sorted(p for p in written if p.name.startswith("samples_") and p.suffix == ".jsonl")
+    results = sorted(p for p in written if p.suffix == ".json"
+                     and not p.name.startswith("benchchecker_"))
+    if not samples:
+        raise ExecutionError(f"lm-eval wrote no samples_*.jsonl under {root}; cannot score groups")
+    scores = [s for path in samples for s in _annotate(path, selection, docs)]
+    target = _beside(results, samples[0])
+    _write_json(target, {
+        "flags": str(options.flags), "mode": options.mode.value, "benchmark": selection.benchmark,
+        "model": selection.model, "counts": selection.counts(),
+        "samples_files": [str(p) for p in samples],
+        "scores": [s.to_dict() for s in scores]})
+    click.echo(format_table(scores, title=f"benchchecker: scores by contamination group "
+                                          f"({selection.benchmark}, flags model "
+                                          f"'{selection.model}', mode {options.mode.value})"))
+    echo(f"grouped scores written to {target}")
+
+
+def _snapshot(root: Path) -> dict[Path, tuple[int, int]]:
+    if not root.exists():
+        return {}
+    return {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in root.rglob("*") if p.is_file()}
+
+
+def _beside(results: Sequence[Path], sample: Path) -> Path:
+    """``benchchecker_<date>.json`` in the folder of lm-eval's results file of this run."""
+    base = results[0] if results else sample
+    stem = base.stem
+    date = stem.split("_", 1)[1] if stem.startswith("results_") else stem.rsplit("_", 1)[-1]
+    target = base.parent / f"benchchecker_{date}.json"
+    n = 1
+    while target.exists():
+        target, n = base.parent / f"benchchecker_{date}.{n}.json", n + 1
+    return target
+
+
+def _task_of(path: Path, tasks: Sequence[str]) -> str:
+    name = path.stem[len("samples_"):]
+    matches = [t for t in tasks if name.startswith(f"{t}_")]
+    if not matches:
+        raise ExecutionError(f"{path}: no task of this run matches the file name")
+    return max(matches, key=len)
+
+
+def _annotate(path: Path, selection: Selection, docs: Mapping[str, Any]) -> list[GroupedScore]:
+    """Add a ``benchchecker`` object to each line of one samples file (atomic rewrite; every
+    other key kept as written), and return the grouped scores of its metrics."""
+    task = _task_of(path, list(docs))
+    lines = path.read_text(encoding="utf-8").splitlines()
+    out: list[str] = []
+    values: dict[tuple[str, str], dict[str, float]] = {}
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if "benchchecker" in record:
+            raise ExecutionError(f"{path}:{lineno}: already annotated; refusing to annotate twice")
+        iid = instance_id_of(record["doc_id"], record.get("doc"), task=task,
+                             benchmark=selection.benchmark)
+        group = selection.groups.get(iid)
+        if group is None:
+            raise ExecutionError(f"{path}:{lineno}: doc {record['doc_id']} (instance '{iid}') "
+                                 "was not planned for this run")
+        record["benchchecker"] = {"instance_id": iid, "benchmark": selection.benchmark,
+                                  "model": selection.model, "group": group.value}
+        out.append(json.dumps(record, ensure_ascii=False))
+        for metric in record.get("metrics", []):
+            value = record.get(metric)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                values.setdefault((record.get("filter", "none"), metric), {})[iid] = float(value)
+    _atomic_write(path, "\n".join(out) + "\n")
+    return [s for (f, m), v in sorted(values.items())
+            for s in grouped_scores(v, selection, task=task, filter=f, metric=m)]
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_json(path: Path, data: Mapping[str, Any]) -> None:
+    _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=True) + "\n")

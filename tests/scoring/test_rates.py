@@ -1,0 +1,166 @@
+"""The rate table against a plain-Python reference, hand-computed cases and pinned errors."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchchecker_plugin.errors import DataError, InputError
+from benchchecker_plugin.flags import Verdict
+from benchchecker_plugin.scoring import (
+    LEADERBOARD_COLUMNS,
+    ResolvedMatrix,
+    UndefinedMetricWarning,
+    rate_table,
+    rescore,
+    timeline,
+)
+from benchchecker_plugin.scoring import _kernels
+from benchchecker_plugin.scoring.bootstrap import seed_key
+
+TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
+
+
+def reference_rows(resolved, ids, verdicts, tiers):
+    """Plain-Python rate table (no intervals): dict (submission, tier) -> row values."""
+    out = {}
+    groups = {"all": list(ids)}
+    for iid in ids:
+        groups.setdefault(tiers[iid], []).append(iid)
+    for sub, res in resolved.items():
+        v = verdicts[sub]
+        for tier, members in groups.items():
+            clean = [i for i in members if v.get(i) is Verdict.CLEAN]
+            cont = [i for i in members if v.get(i) is Verdict.CONTAMINATED]
+            orig = sum(i in res for i in members) / len(members)
+            cr = sum(i in res for i in clean) / len(clean) if clean else math.nan
+            xr = sum(i in res for i in cont) / len(cont) if cont else math.nan
+            drop = (orig - cr) / orig if orig > 0 else math.nan
+            out[(sub, tier)] = dict(n_instances=len(members), n_clean=len(clean),
+                                    n_contaminated=len(cont),
+                                    n_undecided=len(members) - len(clean) - len(cont),
+                                    original_rate=orig, clean_rate=cr, contaminated_rate=xr,
+                                    relative_drop=drop)
+    return out
+
+
+def _random_inputs(seed, n_sub=6, n=120):
+    rng = np.random.default_rng(seed)
+    ids = [f"repo__x-{k}" for k in range(n)]
+    tiers = {i: TIERS[min(3, int(rng.integers(0, 5)))] for i in ids}
+    resolved = {f"sub{s}": {i for i in ids if rng.random() < 0.2 + 0.1 * s} for s in range(n_sub)}
+    choices = [Verdict.CLEAN, Verdict.CONTAMINATED, Verdict.UNDECIDED, None]
+    verdicts = {}
+    for s in resolved:
+        v = {}
+        for i in ids:
+            c = choices[int(rng.integers(0, 4))]
+            if c is not None:  # None: no flag at all for this instance
+                v[i] = c
+        verdicts[s] = v
+    return ids, tiers, resolved, verdicts
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_matches_plain_python_reference(seed):
+    ids, tiers, resolved, verdicts = _random_inputs(seed)
+    table = rate_table(resolved, ids, verdicts, tiers, n_boot=0)
+    assert tuple(table.columns) == LEADERBOARD_COLUMNS
+    ref = reference_rows(resolved, ids, verdicts, tiers)
+    assert len(table) == len(ref)
+    for row in table.itertuples(index=False):
+        exp = ref[(row.submission, row.tier)]
+        for key, value in exp.items():
+            got = getattr(row, key)
+            if isinstance(value, float) and math.isnan(value):
+                assert math.isnan(got), (row.submission, row.tier, key)
+            else:
+                assert got == pytest.approx(value, abs=1e-12), (row.submission, row.tier, key)
+
+
+def test_bootstrap_drops_equal_explicit_resamples():
+    ids, tiers, resolved, verdicts = _random_inputs(9, n_sub=3, n=60)
+    table = rate_table(resolved, ids, verdicts, None, n_boot=400, seed=4)
+    matrix = ResolvedMatrix.from_sets(resolved, ids)
+    counts = _kernels.count_matrix(len(ids), 0, 400, seed_key(4) ^ np.uint64(0))
+    for s, sub in enumerate(matrix.submissions):
+        drops = []
+        for b in range(400):
+            idx = np.repeat(np.arange(len(ids)), counts[b].astype(int))
+            pick = [ids[i] for i in idx]
+            res = [i in resolved[sub] for i in pick]
+            cl = [verdicts[sub].get(i) is Verdict.CLEAN for i in pick]
+            orig = sum(res) / len(pick)
+            n_cl = sum(cl)
+            cr = sum(r for r, c in zip(res, cl) if c) / n_cl if n_cl else math.nan
+            drops.append((orig - cr) / orig if orig > 0 else math.nan)
+        lo, hi = np.nanquantile(drops, [0.025, 0.975])
+        row = table[(table["submission"] == sub) & (table["tier"] == "all")].iloc[0]
+        assert row.drop_ci_low == pytest.approx(lo, abs=1e-12)
+        assert row.drop_ci_high == pytest.approx(hi, abs=1e-12)
+
+
+def test_hand_computed_rescore():
+    ids = ["a", "b", "c", "d", "e"]
+    tiers = {"a": "<15 min fix", "b": "<15 min fix", "c": "1-4 hours", "d": ">4 hours", "e": "1-4 hours"}
+    verdicts = {"a": Verdict.CONTAMINATED, "b": Verdict.CLEAN, "c": True, "d": False, "e": None}
+    table = rescore({"a", "c", "d"}, ids, verdicts, tiers, submission="run1", model="m",
+                    date="2024-05-01", n_boot=0, group_hard=True)
+    assert table["tier"].tolist() == ["all", "<15 min fix", "hard"]
+    row = table.iloc[0]
+    # original 3/5; clean {b, d}: d resolved -> 1/2; contaminated {a, c}: both -> 1
+    assert (row.n_clean, row.n_contaminated, row.n_undecided) == (2, 2, 1)
+    assert row.original_rate == pytest.approx(0.6)
+    assert row.clean_rate == pytest.approx(0.5)
+    assert row.contaminated_rate == pytest.approx(1.0)
+    assert row.relative_drop == pytest.approx((0.6 - 0.5) / 0.6)
+    easy = table.iloc[1]
+    # <15: a (contaminated, resolved), b (clean, not) -> original 0.5, clean 0 -> drop 1
+    assert easy.relative_drop == pytest.approx(1.0)
+    assert (row.submission, row.model, row.date) == ("run1", "m", "2024-05-01")
+
+
+def test_zero_original_rate_gives_empty_drop_and_no_clean_warns():
+    ids = ["a", "b"]
+    table = rate_table({"s": set()}, ids, {"a": False, "b": True}, n_boot=50)
+    assert math.isnan(table.iloc[0].relative_drop) and math.isnan(table.iloc[0].drop_ci_low)
+    with pytest.warns(UndefinedMetricWarning, match="no clean instance"):
+        table = rate_table({"s": {"a"}}, ids, {"a": True, "b": True}, n_boot=10)
+    assert math.isnan(table.iloc[0].clean_rate)
+
+
+def test_shared_and_per_submission_verdicts_agree():
+    ids, tiers, resolved, verdicts = _random_inputs(2, n_sub=2)
+    shared = verdicts["sub0"]
+    a = rate_table(resolved, ids, shared, tiers, n_boot=100, seed=1)
+    b = rate_table(resolved, ids, {s: shared for s in resolved}, tiers, n_boot=100, seed=1)
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_pinned_errors():
+    with pytest.raises(DataError, match=r"submission s: 1 resolved instance ids are not in the "
+                                        r"benchmark's instance list: zzz"):
+        rate_table({"s": {"a", "zzz"}}, ["a", "b"], {})
+    with pytest.raises(DataError, match=r"duplicate instance ids: a"):
+        rate_table({"s": {"a"}}, ["a", "b", "a"], {})
+    with pytest.raises(DataError, match=r"1 instances have no tier: b"):
+        rate_table({"s": {"a"}}, ["a", "b"], {}, {"a": "<15 min fix"})
+    with pytest.raises(InputError, match=r"a verdict must be a Verdict, bool or None, got 'yes'"):
+        rate_table({"s": {"a"}}, ["a"], {"a": "yes"})
+    with pytest.raises(InputError, match=r"per-submission verdicts lack submissions: t"):
+        rate_table({"s": {"a"}, "t": set()}, ["a"], {"s": {"a": True}})
+
+
+def test_timeline_means_by_month():
+    ids = ["a", "b", "c", "d"]
+    v = {"a": True, "b": False, "c": False, "d": False}
+    table = rate_table({"x": {"a", "b"}, "y": {"a"}, "z": {"b"}}, ids, v, n_boot=0,
+                       dates={"x": "2024-01-03", "y": "2024-01-20", "z": "2024-03-01"})
+    tl = timeline(table)
+    assert tl["month"].tolist() == ["2024-01", "2024-03"]
+    # x: orig .5 clean 1/3 -> drop 1/3; y: orig .25 clean 0 -> drop 1; z: orig .25, clean 1/3 -> -1/3
+    assert tl["mean_relative_drop"].tolist() == pytest.approx([(1 / 3 + 1) / 2, -1 / 3])
+    assert tl["n_submissions"].tolist() == [2, 1]
