@@ -25,7 +25,7 @@ import enum
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
 
 import click
 
@@ -242,13 +242,15 @@ class Selection:
 
 
 def select(flags: Sequence[ContaminationFlag], *, benchmark: str, model: str,
-           instance_ids: Sequence[str], mode: Mode, source: str) -> Selection:
+           instance_ids: Sequence[str], mode: Mode, source: str,
+           known_ids: Collection[str] | None = None) -> Selection:
     """Group the run's instances by the flags' verdicts for (benchmark, model).
 
-    Errors (one line): the run has no instances; none of the run's instances is flagged while
-    the flags name other ids (wrong benchmark slice or id scheme); the chosen subset is empty.
-    Warnings: flags for instances the run does not have; an empty clean or contaminated group
-    when both are reported.
+    Errors (one line): the run has no instances or lists one twice; no flagged id is in the
+    run's dataset (another benchmark slice or id scheme); the chosen subset is empty.
+    Warnings: flagged ids that are not in ``known_ids`` (the whole dataset the run draws from;
+    default: the run's ids; empty: no check); an empty clean or contaminated group when both are
+    reported.
     """
     if not instance_ids:
         raise InputError("the run has no instances to filter")
@@ -259,19 +261,21 @@ def select(flags: Sequence[ContaminationFlag], *, benchmark: str, model: str,
     verdicts = verdicts_for(flags, benchmark=benchmark, model=model)
     groups = {i: _FROM_VERDICT[verdicts[i]] if i in verdicts else Group.UNFLAGGED
               for i in instance_ids}
-    unknown = sorted(set(verdicts) - set(groups))
-    if verdicts and all(g is Group.UNFLAGGED for g in groups.values()):
+    universe = set(known_ids) if known_ids else set(groups)
+    if verdicts and not universe.intersection(verdicts):
+        example = min(verdicts)
         raise InputError(
-            f"{source}: none of the run's {len(groups)} instance ids is flagged for {benchmark} / "
-            f"'{model}'; the flags name unknown instance ids such as '{unknown[0]}' "
-            f"(the run has e.g. '{next(iter(groups))}')")
-    if unknown:
-        warn(f"{source}: {len(unknown)} flagged instance id(s) are not in this run "
-             f"(e.g. '{unknown[0]}'); they are ignored")
+            f"{source}: none of the {len(verdicts)} instance ids flagged for {benchmark} / "
+            f"'{model}' is in this run (unknown instance ids such as '{example}'; the run has "
+            f"e.g. '{next(iter(groups))}')")
+    outside = sorted(set(verdicts) - universe)
+    if outside and (known_ids is None or known_ids):
+        warn(f"{source}: {len(outside)} flagged instance id(s) are not in this run's dataset "
+             f"(e.g. '{outside[0]}'); they are ignored")
     sel = Selection(benchmark, model, mode, groups)
     if mode is not Mode.BOTH and not sel.selected:
-        raise InputError(f"empty subset: no {mode.value} instances for {benchmark} / model "
-                         f"'{model}' in {source} ({sel.summary()})")
+        raise InputError(f"empty subset: {source} leaves no {mode.value} instance to evaluate "
+                         f"({sel.summary()})")
     if mode is Mode.BOTH:
         for g in (Group.CLEAN, Group.CONTAMINATED):
             if not sel.ids(g):
@@ -280,11 +284,13 @@ def select(flags: Sequence[ContaminationFlag], *, benchmark: str, model: str,
 
 
 def run_filter(options: FilterOptions, *, hints: Iterable[str], model_candidates: Sequence[str],
-               instance_ids: Sequence[str] | Callable[[str], Sequence[str]]) -> Selection:
+               instance_ids: Sequence[str] | Callable[[str], Sequence[str]],
+               known_ids: Collection[str] | Callable[[str], Collection[str]] | None = None
+               ) -> Selection:
     """Load the flags and build the :class:`Selection` for one run.
 
     ``instance_ids`` is the run's instance list, or a function of the resolved benchmark that
-    returns it (when the ids depend on it).
+    returns it (when the ids depend on it); ``known_ids`` likewise (see :func:`select`).
     """
     assert options.flags is not None
     source = str(options.flags)
@@ -293,8 +299,9 @@ def run_filter(options: FilterOptions, *, hints: Iterable[str], model_candidates
     candidates = [options.model] if options.model else list(model_candidates)
     model = resolve_model(flags, benchmark, candidates, source=source)
     ids = instance_ids(benchmark) if callable(instance_ids) else instance_ids
+    known = known_ids(benchmark) if callable(known_ids) else known_ids
     return select(flags, benchmark=benchmark, model=model, instance_ids=list(ids),
-                  mode=options.mode, source=source)
+                  mode=options.mode, source=source, known_ids=known)
 
 
 def echo(message: str) -> None:

@@ -6,19 +6,18 @@ from pathlib import Path
 
 import click
 
-from ..errors import ModelSpecError
+from ..errors import InputError
 from ..flags import write_flags
-from ..tsguessing import BENCHMARKS, MULTICHOICE_THRESHOLD, Mode, generation_params, load_items, ts_guess
+from .. import tsguessing
+from ..tsguessing import BENCHMARKS, MULTICHOICE_THRESHOLD, Mode, generation_params, load_items
 
 __all__ = ["ts_guess"]
 
 
-def _get_model(spec: str):  # type: ignore[no-untyped-def]
-    from .. import models
+def _get_model(spec: str, batch_size: int, cache_dir: Path | None):  # type: ignore[no-untyped-def]
+    from ..models import get_model
 
-    if not hasattr(models, "get_model"):
-        raise ModelSpecError(f"cannot resolve model spec {spec!r}: this install's model layer has no get_model")
-    return models.get_model(spec)
+    return get_model(spec, batch_size=batch_size, cache_dir=cache_dir)
 
 
 @click.command("ts-guess")
@@ -27,12 +26,15 @@ def _get_model(spec: str):  # type: ignore[no-untyped-def]
 @click.option("--mode", type=click.Choice([m.value for m in Mode]), default="multichoice", show_default=True,
               help="multichoice: hide one wrong option and ask for it; question: hide one content "
                    "word of the question and ask for it.")
-@click.option("--model", "model_spec", required=True, metavar="SPEC",
-              help="Model spec of benchchecker's model layer, e.g. hf/HuggingFaceTB/SmolLM2-135M or "
-                   "hf//path/to/local/folder.")
+@click.option("--model", "model_spec", default="hf/smollm2-135m", show_default=True, metavar="SPEC",
+              help="Model spec of benchchecker's model layer: hf/smollm2-135m (shipped, offline), "
+                   "hf//path/to/local/folder, hf/HuggingFaceTB/SmolLM2-135M, "
+                   "openai-compatible/NAME, inspect/PROVIDER/MODEL.")
 @click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
               help="Local data: the MMLU folder of <subject>_test.csv files (or its parent with test/), "
                    "or TruthfulQA.csv. Default: cais/mmlu or truthfulqa/truthful_qa through datasets.")
+@click.option("--subject", "subjects", multiple=True,
+              help="MMLU only: keep these subjects (repeatable), e.g. --subject astronomy.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
               help="Ask about the first N usable items only (after filtering).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the masked-option choice.")
@@ -46,11 +48,14 @@ def _get_model(spec: str):  # type: ignore[no-untyped-def]
               help="multichoice: contaminated when Rouge-L F1 against the masked option >= this "
                    "(question mode: exact match).")
 @click.option("--model-name", default=None, help="Name written into the flags' model field (default: SPEC).")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Keep model answers in this SQLite response cache (re-runs skip the model).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
-def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, limit: int | None, seed: int,
+def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, subjects: tuple[str, ...],
+             limit: int | None, seed: int,
              hints: bool, batch_size: int, max_tokens: int, threshold: float, model_name: str | None,
-             output: Path) -> None:
+             cache_dir: Path | None, output: Path) -> None:
     """Ask a model to fill in a hidden part of each benchmark item (TS-Guessing).
 
     Reads MMLU or TruthfulQA, drops items a guess cannot tell anything about (correlated options,
@@ -67,8 +72,15 @@ def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, limi
           --limit 200 -o out/tsg_mmlu.jsonl
     """
     items = load_items(benchmark, data)
-    model = _get_model(model_spec)
-    result = ts_guess(model, items, mode, seed=seed, hints=hints, limit=limit,
+    if subjects:
+        known = {i.metadata.get("subject") for i in items}
+        unknown = sorted(set(subjects) - known)
+        if unknown:
+            raise InputError(f"--subject {', '.join(unknown)}: not a subject of {benchmark} "
+                             f"(e.g. {', '.join(sorted(s for s in known if s)[:3]) or 'none'})")
+        items = [i for i in items if i.metadata.get("subject") in subjects]
+    model = _get_model(model_spec, batch_size, cache_dir)
+    result = tsguessing.ts_guess(model, items, mode, seed=seed, hints=hints, limit=limit,
                       params=generation_params(max_tokens), batch_size=batch_size,
                       model_name=model_name or model_spec, threshold=threshold)
     write_flags(output, result.flags)

@@ -6,8 +6,8 @@ from .tasks import (ts_guessing_mmlu_multichoice, ts_guessing_mmlu_question, ts_
                     ts_guessing_truthfulqa_multichoice, ts_guessing_truthfulqa_question)
 
 __all__ = [
-    "PROBE_KEY",
     "BenchcheckerModelAPI",
+    "PROBE_KEY",
     "benchchecker_provider",
     "ts_guessing_mmlu_multichoice",
     "ts_guessing_mmlu_question",

@@ -14,7 +14,7 @@ from typing import Any
 from inspect_ai.model import (ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi)
 from inspect_ai.tool import ToolChoice, ToolInfo
 
-from ..errors import ModelError, ModelSpecError
+from ..errors import ModelError
 from ..models import GenerationParams
 
 __all__ = ["BenchcheckerModelAPI", "benchchecker_provider"]
@@ -27,11 +27,9 @@ class BenchcheckerModelAPI(ModelAPI):
                  config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[],
                          config=config)
-        from .. import models
+        from ..models import get_model
 
-        if not hasattr(models, "get_model"):
-            raise ModelSpecError(f"cannot resolve model spec {model_name!r}: the model layer has no get_model")
-        self._model = models.get_model(model_name, **model_args)
+        self._model = get_model(model_name, **model_args)
 
     async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,
                        config: GenerateConfig) -> ModelOutput:

@@ -5,9 +5,12 @@ Everything here is called through the validated functions of :mod:`.roc`, :mod:`
 
 Sorting: scores are mapped to unsigned 64-bit keys whose ascending order is the *descending* order
 of the scores (the IEEE-754 bit trick: flip the sign bit of non-negative numbers, all bits of
-negative ones, then complement), and sorted by a stable LSD radix sort with 11-bit digits. Digit
+negative ones, then complement), and sorted by a stable LSD radix sort with 8-bit digits. Digit
 passes in which every key has the same digit (the high bits of scores in a narrow range) are skipped.
-This is what makes AUC on 1e7 scores several times faster than ``np.argsort``-based scikit-learn.
+Unweighted AUC / ROC take a shorter road: positives' and negatives' scores are sorted separately by
+``np.sort`` (SIMD, no payload needed) and walked together from the top (:func:`merge_auc`,
+:func:`merge_curve`); the radix sort serves the weighted case and the bootstrap, which need a
+payload sorted along with the keys.
 
 Random numbers: each bootstrap resample ``b`` owns a SplitMix64 stream seeded from ``(seed, b)``, so
 results are identical whatever the number of threads running the ``prange`` loop.
@@ -24,7 +27,7 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _STREAM = np.uint64(0xD1B54A32D192ED03)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
-_BITS = 11
+_BITS = 8
 _RADIX = 1 << _BITS
 _MASK = np.uint64(_RADIX - 1)
 
@@ -48,8 +51,23 @@ def desc_keys(scores):
 
 
 @njit(cache=True)
-def radix_argsort(keys):
-    """Stable ascending argsort of uint64 keys (LSD radix, 11-bit digits, constant digits skipped)."""
+def keys_to_scores(keys):
+    """Inverse of :func:`desc_keys` (thresholds are read back from sorted keys, no gather)."""
+    n = keys.size
+    out = np.empty(n, np.uint64)
+    for i in range(n):
+        asc = keys[i] ^ _ALL
+        if asc & _SIGN:
+            out[i] = asc ^ _SIGN
+        else:
+            out[i] = asc ^ _ALL
+    return out.view(np.float64)
+
+
+@njit(cache=True)
+def radix_sort(keys, payload):
+    """Stable ascending sort of uint64 ``keys`` carrying ``payload`` along (LSD radix, 8-bit
+    digits, passes whose digit is constant skipped). Returns ``(sorted_keys, sorted_payload)``."""
     n = keys.size
     n_pass = (64 + _BITS - 1) // _BITS
     hist = np.zeros((n_pass, _RADIX), np.int64)
@@ -57,10 +75,10 @@ def radix_argsort(keys):
         k = keys[i]
         for p in range(n_pass):
             hist[p, np.int64((k >> np.uint64(p * _BITS)) & _MASK)] += 1
-    idx = np.arange(n)
     src_k = keys.copy()
+    src_p = payload.copy()
     dst_k = np.empty(n, np.uint64)
-    dst_i = np.empty(n, np.int64)
+    dst_p = np.empty_like(payload)
     offsets = np.empty(_RADIX, np.int64)
     for p in range(n_pass):
         skip = False
@@ -81,10 +99,73 @@ def radix_argsort(keys):
             j = offsets[d]
             offsets[d] = j + 1
             dst_k[j] = k
-            dst_i[j] = idx[i]
+            dst_p[j] = src_p[i]
         src_k, dst_k = dst_k, src_k
-        idx, dst_i = dst_i, idx
-    return idx
+        src_p, dst_p = dst_p, src_p
+    return src_k, src_p
+
+
+@njit(cache=True)
+def radix_argsort(keys):
+    """Stable ascending argsort of uint64 keys (see :func:`radix_sort`)."""
+    return radix_sort(keys, np.arange(keys.size))[1]
+
+
+@njit(cache=True)
+def merge_auc(pos, neg):
+    """Mann-Whitney area (ties one half), unnormalised, of ascending-sorted positive and negative
+    scores: the trapezoid sum of the ROC curve walked from the highest score down."""
+    i = pos.size - 1
+    j = neg.size - 1
+    tp = 0.0
+    area = 0.0
+    while i >= 0 or j >= 0:
+        if j < 0 or (i >= 0 and pos[i] > neg[j]):
+            v = pos[i]
+        else:
+            v = neg[j]
+        gtp = 0.0
+        gfp = 0.0
+        while i >= 0 and pos[i] == v:
+            gtp += 1.0
+            i -= 1
+        while j >= 0 and neg[j] == v:
+            gfp += 1.0
+            j -= 1
+        area += gfp * (tp + tp + gtp) * 0.5
+        tp += gtp
+    return area
+
+
+@njit(cache=True)
+def merge_curve(pos, neg):
+    """(thresholds, cumulative fps, cumulative tps) per distinct score, highest first, from
+    ascending-sorted positive and negative scores (``_binary_clf_curve`` without weights)."""
+    n = pos.size + neg.size
+    thr = np.empty(n, np.float64)
+    fps = np.empty(n, np.float64)
+    tps = np.empty(n, np.float64)
+    i = pos.size - 1
+    j = neg.size - 1
+    tp = 0.0
+    fp = 0.0
+    g = 0
+    while i >= 0 or j >= 0:
+        if j < 0 or (i >= 0 and pos[i] > neg[j]):
+            v = pos[i]
+        else:
+            v = neg[j]
+        while i >= 0 and pos[i] == v:
+            tp += 1.0
+            i -= 1
+        while j >= 0 and neg[j] == v:
+            fp += 1.0
+            j -= 1
+        thr[g] = v
+        fps[g] = fp
+        tps[g] = tp
+        g += 1
+    return thr[:g], fps[:g], tps[:g]
 
 
 @njit(cache=True)

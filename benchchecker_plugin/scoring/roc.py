@@ -58,9 +58,9 @@ class Rates:
 class _Prepared:
     """Validated data sorted by descending score, ties grouped."""
 
-    order: np.ndarray
+    order: np.ndarray | None  # sorted position -> item (only when asked for)
     ends: np.ndarray
-    scores: np.ndarray  # sorted
+    keys: np.ndarray  # sorted descending-score keys (see _kernels.desc_keys)
     y: np.ndarray  # sorted, uint8
     w: np.ndarray  # sorted, float64
     n_pos: float
@@ -73,7 +73,11 @@ def _as_labels(y_true: Any, name: str = "y_true") -> np.ndarray:
         raise InputError(f"{name} must be one-dimensional, got shape {y.shape}")
     if y.dtype == bool:
         return y.astype(np.uint8)
-    if y.size and not np.isin(y, (0, 1)).all():
+    if y.dtype.kind in "iu" and y.size:
+        ok = y.min() >= 0 and y.max() <= 1
+    else:
+        ok = bool(((y == 0) | (y == 1)).all()) if y.dtype.kind in "iuf" else False
+    if y.size and not ok:
         bad = sorted({repr(v.item()) for v in np.unique(y) if v not in (0, 1)})[:5]
         raise InputError(f"{name} must hold only 0/1 or booleans, found {', '.join(bad)}")
     return y.astype(np.uint8)
@@ -101,39 +105,69 @@ def _as_weights(sample_weight: Any, n: int) -> np.ndarray:
     return w
 
 
-def _prepare(y_true: Any, y_score: Any, sample_weight: Any = None, extra: Any = None
-             ) -> tuple[_Prepared, np.ndarray | None]:
+def _prepare(y_true: Any, y_score: Any, sample_weight: Any = None, extra: Any = None,
+             need_order: bool = False) -> tuple[_Prepared, np.ndarray | None]:
+    """Validate, drop zero weights, sort by descending score (radix sort), group ties.
+
+    Without ``extra`` / ``need_order`` the sort carries the signed weights (``+w`` positive,
+    ``-w`` negative) as payload, so no random-access gather follows the sort.
+    """
     y = _as_labels(y_true)
     s = _as_scores(y_score, y.size)
     w = _as_weights(sample_weight, y.size)
-    keep = w != 0
-    if not keep.all():
-        y, s, w = y[keep], s[keep], w[keep]
-        extra = None if extra is None else extra[keep]
+    if sample_weight is not None:
+        keep = w != 0
+        if not keep.all():
+            y, s, w = y[keep], s[keep], w[keep]
+            extra = None if extra is None else np.asarray(extra)[keep]
     keys = _kernels.desc_keys(s)
-    order = _kernels.radix_argsort(keys)
-    sorted_keys = keys[order]
-    ends = _kernels.group_ends(sorted_keys) if order.size else np.empty(0, np.int64)
-    ys = np.ascontiguousarray(y[order])
-    ws = np.ascontiguousarray(w[order])
+    order = None
+    if extra is None and not need_order:
+        sorted_keys, signed = _kernels.radix_sort(keys, np.where(y == 1, w, -w))
+        ys = (signed > 0).view(np.uint8)
+        ws = np.abs(signed)
+    else:
+        sorted_keys, order = _kernels.radix_sort(keys, np.arange(y.size))
+        ys = np.ascontiguousarray(y[order])
+        ws = np.ascontiguousarray(w[order])
+        extra = None if extra is None else np.ascontiguousarray(np.asarray(extra)[order])
+    ends = _kernels.group_ends(sorted_keys) if y.size else np.empty(0, np.int64)
     pos = float(ws[ys == 1].sum())
-    prep = _Prepared(order=order, ends=ends, scores=s[order], y=ys, w=ws, n_pos=pos,
+    prep = _Prepared(order=order, ends=ends, keys=sorted_keys, y=ys, w=ws, n_pos=pos,
                      n_neg=float(ws.sum()) - pos)
-    return prep, (None if extra is None else np.ascontiguousarray(extra[order]))
+    return prep, extra
 
 
 def _warn(message: str) -> None:
     warnings.warn(message, UndefinedMetricWarning, stacklevel=3)
 
 
-def _degenerate(prep: _Prepared) -> str | None:
-    if prep.y.size == 0:
+def _why_undefined(n_pos: float, n_neg: float, n: int) -> str | None:
+    if n == 0:
         return "no samples (of non-zero weight)"
-    if prep.n_pos <= 0:
+    if n_pos <= 0:
         return "no positive samples in y_true"
-    if prep.n_neg <= 0:
+    if n_neg <= 0:
         return "no negative samples in y_true"
     return None
+
+
+def _degenerate(prep: _Prepared) -> str | None:
+    return _why_undefined(prep.n_pos, prep.n_neg, prep.y.size)
+
+
+def _split_sorted(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Validated positive and negative scores, each sorted ascending (unweighted fast path)."""
+    y = _as_labels(y_true)
+    s = _as_scores(y_score, y.size)
+    mask = y.view(bool)
+    return np.sort(s[mask]), np.sort(s[~mask])
+
+
+def _empty_curve() -> RocCurve:
+    _warn("ROC curve undefined: no samples (of non-zero weight)")
+    nan = np.array([np.nan])
+    return RocCurve(fpr=nan, tpr=nan, thresholds=np.array([np.inf]))
 
 
 def roc_curve(y_true: Any, y_score: Any, *, sample_weight: Any = None,
@@ -142,13 +176,17 @@ def roc_curve(y_true: Any, y_score: Any, *, sample_weight: Any = None,
 
     With one class only, the undefined rate is all ``nan`` (with a warning), as in scikit-learn.
     """
-    prep, _ = _prepare(y_true, y_score, sample_weight)
-    if prep.y.size == 0:
-        _warn("ROC curve undefined: no samples (of non-zero weight)")
-        nan = np.array([np.nan])
-        return RocCurve(fpr=nan, tpr=nan, thresholds=np.array([np.inf]))
-    fps, tps = _kernels.clf_curve(prep.ends, prep.y, prep.w)
-    thresholds = prep.scores[prep.ends - 1]
+    if sample_weight is None:
+        pos, neg = _split_sorted(y_true, y_score)
+        if pos.size + neg.size == 0:
+            return _empty_curve()
+        thresholds, fps, tps = _kernels.merge_curve(pos, neg)
+    else:
+        prep, _ = _prepare(y_true, y_score, sample_weight)
+        if prep.y.size == 0:
+            return _empty_curve()
+        fps, tps = _kernels.clf_curve(prep.ends, prep.y, prep.w)
+        thresholds = _kernels.keys_to_scores(prep.keys[prep.ends - 1])
     if drop_intermediate and fps.size > 2:
         keep = np.where(np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True])[0]
         fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
@@ -174,6 +212,13 @@ def roc_auc_score(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> fl
     Returns ``nan`` with an :class:`UndefinedMetricWarning` when only one class is present
     (scikit-learn raises instead).
     """
+    if sample_weight is None:
+        pos, neg = _split_sorted(y_true, y_score)
+        why = _why_undefined(pos.size, neg.size, pos.size + neg.size)
+        if why:
+            _warn(f"AUC is undefined ({why}); returning nan")
+            return float("nan")
+        return float(_kernels.merge_auc(pos, neg) / (float(pos.size) * float(neg.size)))
     prep, _ = _prepare(y_true, y_score, sample_weight)
     why = _degenerate(prep)
     if why:

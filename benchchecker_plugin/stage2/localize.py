@@ -152,9 +152,11 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
         cand = index.parsed(f, lang)
         if cand is None:
             continue
+        src_rows = src_scopes[0].end - src_scopes[0].start + 1
         for scope in cand.scopes:
-            if scope.kind != src_scopes[0].kind:
-                continue
+            rows = scope.end - scope.start + 1
+            if scope.kind != src_scopes[0].kind or not src_rows / 3 <= rows <= src_rows * 3:
+                continue  # Dice >= 0.5 is out of reach for sizes this far apart
             score = dice(src_index, index.subtree(f, cand, scope))
             if score >= min_dice and (best is None or score > best[0]):
                 best = (score, f, cand, scope)

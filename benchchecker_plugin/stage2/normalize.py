@@ -47,58 +47,111 @@ class Scope:
 
 
 class ParsedSource:
-    """Logical lines and scopes of one source text (and its tree, for subtree matching)."""
+    """Scopes of one source text, and its logical lines computed lazily per scope.
 
-    def __init__(self, text: str, language: str | None, lines: list[LogicalLine],
-                 scopes: list[Scope], tree: Any, nodes: dict[int, Any] | None = None) -> None:
+    Only the subtree of the scope a caller asks about is walked, so that looking at one function
+    of a 3,000-line file costs that function, not the file.
+    """
+
+    def __init__(self, text: str, language: str | None, spec: LanguageSpec | None, tree: Any,
+                 *, preprocess: bool = True, docstrings: bool = True) -> None:
         self.text = text
         self.language = language
-        self.lines = tuple(lines)
-        self.scopes = tuple(scopes)
+        self.spec = spec
         self.tree = tree
-        self._nodes = nodes or {}
-        self._starts = [ln.start for ln in self.lines]
+        self.preprocess = preprocess
+        self.docstrings = docstrings
+        self.rows = text.split("\n")
+        self._nodes: dict[int, Any] = {}
+        self.scopes: tuple[Scope, ...] = tuple(_scopes(tree.root_node, spec, self._nodes)) if spec else ()
+        self._functions = [sc for sc in self.scopes if sc.kind == "function"]
+        self._lines: dict[int | None, tuple[LogicalLine, ...]] = {}
+
+    @property
+    def lines(self) -> tuple[LogicalLine, ...]:
+        """Every logical line of the file."""
+        return self._compute(self.tree.root_node if self.tree else None, skip_functions=False, key=-1)
+
+    def _compute(self, node: Any, *, skip_functions: bool, key: int | None) -> tuple[LogicalLine, ...]:
+        if key in self._lines:
+            return self._lines[key]
+        if self.spec is None or not self.preprocess:
+            lines = _plain_lines(self.rows, self.preprocess)
+            if node is not None and key != -1:
+                lo, hi = node.start_point[0], node.end_point[0]
+                lines = [ln for ln in lines if lo <= ln.start <= hi]
+            if skip_functions:
+                lines = [ln for ln in lines if not any(f.start <= ln.start <= f.end for f in self._functions)]
+        else:
+            tokens, joins = _walk(node, self.spec, self.docstrings,
+                                  self.spec.functions if skip_functions else frozenset())
+            lines = list(_group(tokens, joins, self.rows))
+        out = self._lines[key] = tuple(lines)
+        return out
+
+    def lines_in(self, scope: Scope | None) -> tuple[LogicalLine, ...]:
+        """The logical lines of ``scope`` (the lines outside any function when ``None``)."""
+        if scope is None:
+            return self._compute(self.tree.root_node if self.tree else None, skip_functions=True, key=None)
+        return self._compute(self._nodes[scope.node_id], skip_functions=False, key=scope.node_id)
 
     def line_at(self, row: int) -> LogicalLine | None:
         """The logical line that covers physical ``row`` (``None`` for blank/comment rows)."""
-        i = bisect_right(self._starts, row) - 1
-        if i >= 0 and self.lines[i].start <= row <= self.lines[i].end:
-            return self.lines[i]
+        fn = self.enclosing(row, kind="function")
+        lines = self.lines_in(fn)
+        starts = [ln.start for ln in lines]
+        i = bisect_right(starts, row) - 1
+        if i >= 0 and lines[i].start <= row <= lines[i].end:
+            return lines[i]
         return None
 
-    def enclosing(self, row: int) -> Scope | None:
-        """The innermost function holding ``row``, else the innermost class, else ``None``."""
-        best: Scope | None = None
-        for kind in ("function", "class"):
-            for s in self.scopes:
-                if s.kind == kind and s.start <= row <= s.end and (best is None or s.start >= best.start):
-                    best = s
+    def enclosing(self, row: int, kind: str | None = None) -> Scope | None:
+        """The innermost function holding ``row``, else the innermost class, else ``None``
+        (``kind`` restricts to ``"function"`` or ``"class"``)."""
+        for k in ((kind,) if kind else ("function", "class")):
+            best: Scope | None = None
+            for sc in self.scopes:
+                if sc.kind == k and sc.start <= row <= sc.end and (best is None or sc.start >= best.start):
+                    best = sc
             if best is not None:
                 return best
         return None
 
-    def lines_in(self, scope: Scope | None) -> tuple[LogicalLine, ...]:
-        """The logical lines of ``scope`` (all lines outside any function when ``None``)."""
-        if scope is None:
-            fns = [s for s in self.scopes if s.kind == "function"]
-            return tuple(ln for ln in self.lines if not any(f.start <= ln.start <= f.end for f in fns))
-        return tuple(ln for ln in self.lines if scope.start <= ln.start <= scope.end)
-
     def find(self, qualname: str) -> list[Scope]:
         """Scopes whose qualified name is ``qualname``."""
-        return [s for s in self.scopes if s.qualname == qualname]
+        return [sc for sc in self.scopes if sc.qualname == qualname]
 
     def named(self, name: str) -> list[Scope]:
         """Scopes whose own (last) name is ``name``."""
-        return [s for s in self.scopes if s.name == name]
+        return [sc for sc in self.scopes if sc.name == name]
 
     def node(self, scope: Scope) -> Any:
         """The tree-sitter node of ``scope``."""
         return self._nodes[scope.node_id]
 
 
-def _children(node: Any) -> list[Any]:
-    return node.children
+_CONTAINER = re.compile(r"(statement|definition|declaration|clause|block|body|module|program)$")
+
+
+def _scopes(root: Any, spec: LanguageSpec, nodes: dict[int, Any]) -> list[Scope]:
+    """Functions and classes, found by descending statement-level nodes only (cheap)."""
+    out: list[Scope] = []
+    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    while stack:
+        node, names = stack.pop()
+        typ = node.type
+        if typ in spec.functions or typ in spec.classes:
+            name_node = node.child_by_field_name("name")
+            name = name_node.text.decode("utf-8", "replace") if name_node is not None else "?"
+            names = (*names, name)
+            out.append(Scope(".".join(names), name, "function" if typ in spec.functions else "class",
+                             node.start_point[0], node.end_point[0], node.id))
+            nodes[node.id] = node
+        for child in reversed(node.named_children):
+            if _CONTAINER.search(child.type):
+                stack.append((child, names))
+    out.sort(key=lambda sc: (sc.start, -sc.end))
+    return out
 
 
 def _is_docstring(node: Any, spec: LanguageSpec) -> bool:
@@ -122,34 +175,27 @@ def _string_token(text: str, spec: LanguageSpec) -> str:
     return text
 
 
-def _walk(root: Any, spec: LanguageSpec, preprocess: bool, docstrings: bool) -> tuple[list[tuple[int, int, str]],
-                                                                   list[tuple[int, int]], list[Scope], dict[int, Any]]:
-    """Tokens (row, end_row, text), rows to join, and scopes, in one pre-order pass."""
+def _walk(root: Any, spec: LanguageSpec, docstrings: bool,
+          skip: frozenset[str]) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
+    """Tokens ``(row, end_row, text)`` and rows to join, in one pre-order pass over ``root``
+    (comments and docstrings dropped; subtrees of a type in ``skip`` left out)."""
     tokens: list[tuple[int, int, str]] = []
     joins: list[tuple[int, int]] = []
-    scopes: list[Scope] = []
-    nodes: dict[int, Any] = {}
-    stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    stack: list[Any] = [root]
     while stack:
-        node, names = stack.pop()
+        node = stack.pop()
         typ = node.type
-        srow, erow = node.start_point[0], node.end_point[0]
-        if preprocess and (typ in spec.comments or (docstrings and _is_docstring(node, spec))):
+        if typ in spec.comments or (docstrings and _is_docstring(node, spec)) or (
+                typ in skip and node is not root):
             continue
-        if typ in spec.functions or typ in spec.classes:
-            name_node = node.child_by_field_name("name")
-            name = name_node.text.decode("utf-8", "replace") if name_node is not None else "?"
-            names = (*names, name)
-            scopes.append(Scope(".".join(names), name, "function" if typ in spec.functions else "class",
-                                srow, erow, node.id))
-            nodes[node.id] = node
+        srow, erow = node.start_point[0], node.end_point[0]
         kids = node.children
         if typ in spec.strings or not kids:
             if erow > srow:
                 joins.append((srow, erow))
             text = node.text.decode("utf-8", "replace")
-            if text:
-                tokens.append((srow, erow, _string_token(text, spec) if preprocess else text))
+            if text.strip() not in ("", "\\"):  # not a line continuation
+                tokens.append((srow, erow, _string_token(text, spec)))
             continue
         if erow > srow:
             if typ in spec.statements and not spec.blocks:
@@ -158,9 +204,8 @@ def _walk(root: Any, spec: LanguageSpec, preprocess: bool, docstrings: bool) -> 
                 joins.append((srow, erow))
             elif kids[0].type in _OPEN and kids[-1].type == _OPEN[kids[0].type] and typ not in spec.blocks:
                 joins.append((srow, erow))
-        for child in reversed(kids):
-            stack.append((child, names))
-    return tokens, joins, scopes, nodes
+        stack.extend(reversed(kids))
+    return tokens, joins
 
 
 def _merge(joins: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -212,24 +257,15 @@ def _plain_lines(rows: list[str], preprocess: bool) -> list[LogicalLine]:
 
 def parse_source(text: str, language: str | None, *, preprocess: bool = True,
                  docstrings: bool = True) -> ParsedSource:
-    """Parse ``text`` of ``language`` into logical lines and scopes.
+    """Parse ``text`` of ``language``: scopes now, logical lines on demand.
 
+    An unregistered language gives one whitespace-normalised line per non-blank row and no scopes.
     ``docstrings=False`` keeps string-only statements (for fragments that start mid-body, where
     the first statement is not a docstring).
-    An unregistered language gives one whitespace-normalised line per non-blank row and no scopes.
     """
-    rows = text.split("\n")
     spec = get_language(language)
-    if spec is None:
-        return ParsedSource(text, language, _plain_lines(rows, preprocess), [], None)
-    tree = get_parser(spec).parse(text.encode("utf-8", "surrogateescape"))
-    tokens, joins, scopes, nodes = _walk(tree.root_node, spec, preprocess, docstrings)
-    if preprocess:
-        lines = list(_group(tokens, joins, rows))
-    else:
-        lines = _plain_lines(rows, False)
-    # byte columns vs. rows: tree-sitter rows are rows whatever the encoding, so no fix-up needed
-    return ParsedSource(text, language, lines, scopes, tree, nodes)
+    tree = get_parser(spec).parse(text.encode("utf-8", "surrogateescape")) if spec else None
+    return ParsedSource(text, language, spec, tree, preprocess=preprocess, docstrings=docstrings)
 
 
 def normalize_code(text: str, language: str | None) -> list[str]:

@@ -27,7 +27,7 @@ from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, deci
 from .localize import SnapshotIndex, align, localize
 from .normalize import ParsedSource
 from .patch import parse_patch
-from .similarity import Similarity, get_similarity
+from .similarity import LexicalSimilarity, Similarity, get_similarity
 from .verify import TestRunner, find_repo, modified_patch
 
 __all__ = ["METHOD", "PresenceConfig", "find_repo", "instance_presence", "patch_presence", "summary_line"]
@@ -57,10 +57,12 @@ class _RepoState:
 
 
 def _removed_found(block_removed, location, sim: Similarity) -> tuple[float, ...]:  # noqa: ANN001
+    """How much each removed line is still in the snapshot (lexical, or exact for ``exact``)."""
     if location is None or not block_removed or not location.lines:
         return ()
+    cheap = sim if sim.name == "exact" else LexicalSimilarity()
     cands = [ln.text for ln in location.lines]
-    return tuple(round(float(sim.matrix([r.text], cands).max()), 6) for r in block_removed)
+    return tuple(round(float(row.max()), 6) for row in cheap.matrix([r.text for r in block_removed], cands))
 
 
 def _evidence_block(res: BlockResult) -> dict[str, Any]:

@@ -142,8 +142,9 @@ class EmbeddingSimilarity:
 class RerankSimilarity:
     """``first`` shortlists the ``k`` best candidates of each query; ``second`` rescores them.
 
-    The score of a shortlisted pair is ``second``'s (exact matches stay 1); the other pairs keep
-    ``first``'s score scaled below the shortlist, so the argmax is always a reranked candidate.
+    A shortlisted pair scores the mean of both similarities (an exact match stays 1), so the
+    embedding picks among lexically plausible lines but cannot on its own lift an unrelated
+    line over the threshold; pairs off the shortlist keep half their ``first`` score.
     """
 
     def __init__(self, first: Similarity, second: Similarity, k: int = 5) -> None:
@@ -162,7 +163,7 @@ class RerankSimilarity:
                 continue
             top = np.argsort(-row, kind="stable")[: self.k]
             scores = self.second.matrix([q], [candidates[j] for j in top])[0]
-            out[i, top] = scores
+            out[i, top] = (row[top] + scores) / 2.0
         return out
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
@@ -39,6 +40,9 @@ class TSGuessResult:
         """Counts and mean EM / Rouge-L over the answered probes (``nan`` when none)."""
         answered = [f for f in self.flags if "error" not in f.evidence]
         n = len(answered)
+        if n == 0:
+            warnings.warn("no probe was answered: mean exact match and Rouge-L are nan", RuntimeWarning,
+                          stacklevel=2)
         mean = (lambda k: sum(float(f.evidence[k]) for f in answered) / n) if n else (lambda k: float("nan"))
         return {"probes": len(self.flags), "answered": n, "failed": len(self.flags) - n,
                 "dropped": sum(self.dropped.values()), "exact_match": mean("exact_match"),

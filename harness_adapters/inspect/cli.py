@@ -88,6 +88,7 @@ def _plan(params: dict[str, Any], options: FilterOptions) -> None:
                          f"({len(tasks)} given)")
     model = params.get("model") or os.environ.get("INSPECT_EVAL_MODEL") or ""
     samples = [s for task in tasks for s in task.dataset]
+    known = [instance_id_of(s) for s in samples]
     wanted = [p.strip() for p in params["sample_id"].split(",")] if params.get("sample_id") else None
     if wanted is not None:
         samples = [s for s in samples if any(fnmatch.fnmatch(str(s.id), p) for p in wanted)]
@@ -96,7 +97,7 @@ def _plan(params: dict[str, Any], options: FilterOptions) -> None:
         samples = samples[slice(*limit) if isinstance(limit, tuple) else slice(0, limit)]
     ids = list(dict.fromkeys(instance_id_of(s) for s in samples))
     selection = run_filter(options, hints=hints, model_candidates=model_candidates(model),
-                           instance_ids=ids)
+                           instance_ids=ids, known_ids=known)
     echo(selection.summary())
     if options.mode is not Mode.BOTH:
         chosen = set(selection.selected)

@@ -116,8 +116,9 @@ def annotate_log(location: str | os.PathLike[str], options: FilterOptions
     meta = dict(log.eval.metadata or {})
     hints = [str(meta["benchmark"])] if meta.get("benchmark") else [log.eval.task]
     ids = list(dict.fromkeys(instance_id_of(s) for s in log.samples))
+    # known_ids=(): the CLI checked the flags against the whole dataset; a log holds a subset.
     selection = run_filter(options, hints=hints, model_candidates=model_candidates(log.eval.model),
-                           instance_ids=ids)
+                           instance_ids=ids, known_ids=())
     for sample in log.samples:
         iid = instance_id_of(sample)
         sample.metadata = {**(sample.metadata or {}), "benchchecker": {

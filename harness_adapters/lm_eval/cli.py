@@ -180,8 +180,12 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
         return list(dict.fromkeys(instance_id_of(i, docs[t][i], task=t, benchmark=benchmark)
                                   for t in docs for i in indices[t]))
 
+    def all_ids(benchmark: str) -> set[str]:
+        return {instance_id_of(i, d, task=t, benchmark=benchmark)
+                for t in docs for i, d in enumerate(docs[t])}
+
     selection = run_filter(options, hints=hints, model_candidates=_model_candidates(cfg),
-                           instance_ids=run_ids)
+                           instance_ids=run_ids, known_ids=all_ids)
     echo(selection.summary())
     if options.mode is not Mode.BOTH:
         chosen = set(selection.selected)

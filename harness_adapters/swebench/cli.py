@@ -138,12 +138,12 @@ def plan_run(argv: Sequence[str]) -> RunPlan:
     if len(models) != 1:
         raise InputError(f"{ns.predictions_path}: predictions name {len(models)} models "
                          f"({', '.join(models[:3])}); filter one model per run")
-    ids = [str(p["instance_id"]) for p in preds]
+    ids = known = [str(p["instance_id"]) for p in preds]
     if ns.instance_ids:
         wanted = set(ns.instance_ids)
         ids = [i for i in ids if i in wanted]
     selection = run_filter(options, hints=[ns.dataset_name], model_candidates=models,
-                           instance_ids=ids)
+                           instance_ids=ids, known_ids=known)
     if options.mode is not Mode.BOTH:
         harness = _strip(harness, {"-i", "--instance_ids"}, nargs_plus=True)
         harness += ["--instance_ids", *selection.selected]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -77,8 +76,8 @@ def tiny_lm(tmp_path_factory: pytest.TempPathFactory, mmlu_rows: list[dict[str, 
                          [" ".join(r.values()) for r in mmlu_rows])
 
 
-def make_flags(path: Path, benchmark: str, verdicts: dict[str, bool | None],
-               model: str = "*") -> Path:
+def _make_flags(path: Path, benchmark: str, verdicts: dict[str, bool | None],
+                model: str = "*") -> Path:
     """Write one flags file: ``verdicts`` maps instance id -> contaminated (True/False/None)."""
     flags = [ContaminationFlag(benchmark=benchmark, instance_id=iid, model=model,
                                method="test.fixture", contaminated=c,
@@ -87,14 +86,44 @@ def make_flags(path: Path, benchmark: str, verdicts: dict[str, bool | None],
     return write_flags(path, flags)
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+@pytest.fixture
+def make_flags():
+    """``make_flags(path, benchmark, {instance_id: True/False/None}, model="*") -> path``."""
+    return _make_flags
 
 
-def file_state(root: Path) -> dict[str, bytes]:
-    """Every file under ``root`` with its bytes (to show a harness's files are untouched)."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
+@pytest.fixture
+def read_jsonl():
+    def read(path: Path) -> list[dict]:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+    return read
 
 
-os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+@pytest.fixture(scope="session")
+def mmlu_csv(tmp_path_factory: pytest.TempPathFactory, mmlu_rows: list[dict[str, str]]) -> Path:
+    """The MMLU rows as a local CSV with ``subject`` and ``benchmark`` columns (what the lm-eval /
+    Inspect tasks of the tests read)."""
+    path = tmp_path_factory.mktemp("mmlu_slice") / "abstract_algebra.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, fieldnames=[*mmlu_rows[0], "subject", "benchmark"])
+        writer.writeheader()
+        for row in mmlu_rows:
+            writer.writerow({**row, "subject": MMLU_SUBJECT, "benchmark": "mmlu"})
+    return path
+
+
+def mmlu_id(i: int) -> str:
+    return f"{MMLU_SUBJECT}/{i}"
+
+
+@pytest.fixture
+def cli():
+    """Invoke ``benchchecker ARGS`` in-process; returns click's Result (stderr kept apart)."""
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+
+    def invoke(*args: str):
+        return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+    return invoke

@@ -25,7 +25,7 @@ def _data(n=300, seed=0):
 
 def test_each_resample_equals_sklearn_on_the_explicit_resample():
     y, s, flags = _data()
-    prep, flag_sorted = _prepare(y, s, None, extra=flags)
+    prep, flag_sorted = _prepare(y, s, None, extra=flags, need_order=True)
     key = seed_key(11)
     boots = _kernels.bootstrap_metrics(prep.ends, prep.y, prep.w, flag_sorted, 0.1, 25, key)
     counts = _kernels.count_matrix(len(y), 0, 25, key)

@@ -36,7 +36,7 @@ def build_tiny_lm(folder: Path, vocab_texts: Sequence[str], memorise: Sequence[s
                         bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id)
     model = GPT2LMHeadModel(config)
     if memorise:
-        opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+        opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
         batch = fast(list(memorise), return_tensors="pt", padding=True)
         labels = batch["input_ids"].masked_fill(batch["attention_mask"] == 0, -100)
         model.train()
@@ -51,42 +51,11 @@ def build_tiny_lm(folder: Path, vocab_texts: Sequence[str], memorise: Sequence[s
     return folder
 
 
-class GreedyHF:
-    """Stand-in TextModel over a local folder (batch of one, greedy, stops at ``params.stop``),
-    used only while ``benchchecker_plugin.models.get_model`` is not available."""
+def text_model(folder: Path, batch_size: int = 1):  # type: ignore[no-untyped-def]
+    """The tiny model through the model layer (``hf/<folder>``)."""
+    from benchchecker_plugin.models import get_model
 
-    def __init__(self, folder: Path) -> None:
-        from transformers import AutoModelForCausalLM, AutoTokenizer
-
-        self.spec = f"hf/{folder}"
-        self.tok = AutoTokenizer.from_pretrained(folder)
-        self.model = AutoModelForCausalLM.from_pretrained(folder).eval()
-
-    def generate(self, prompts, params):  # type: ignore[no-untyped-def]
-        import torch
-
-        from benchchecker_plugin.models import Completion
-
-        out = []
-        for prompt in prompts:
-            ids = self.tok(prompt, return_tensors="pt")
-            with torch.no_grad():
-                gen = self.model.generate(**ids, max_new_tokens=params.max_tokens, do_sample=False,
-                                          pad_token_id=self.tok.eos_token_id)
-            text = self.tok.decode(gen[0, ids["input_ids"].shape[1]:], skip_special_tokens=True)
-            for s in params.stop:
-                text = text.split(s)[0]
-            out.append(Completion(text))
-        return out
-
-
-def text_model(folder: Path):  # type: ignore[no-untyped-def]
-    """``get_model("hf/<folder>")`` when the model layer has it, else :class:`GreedyHF`."""
-    from benchchecker_plugin import models
-
-    if hasattr(models, "get_model"):
-        return models.get_model(f"hf/{folder}")
-    return GreedyHF(folder)
+    return get_model(f"hf/{folder}", batch_size=batch_size)
 
 
 def load_helper():  # type: ignore[no-untyped-def]

@@ -1,0 +1,25 @@
+"""The controlled membership evaluation: Stage I vs logit baselines on a GPT-2 trained here."""
+
+from .corpus import CANDIDATE_PACKAGES, Corpus, Repo, build_corpus, package_repo
+from .evaluate import FULL, QUICK, EvalConfig, method_metrics, run_membership, score_repos
+from .local_lm import LocalCausalLM
+from .train import TrainConfig, Trained, train_gpt2, train_tokenizer
+
+__all__ = [
+    "CANDIDATE_PACKAGES",
+    "FULL",
+    "QUICK",
+    "Corpus",
+    "EvalConfig",
+    "LocalCausalLM",
+    "Repo",
+    "TrainConfig",
+    "Trained",
+    "build_corpus",
+    "method_metrics",
+    "package_repo",
+    "run_membership",
+    "score_repos",
+    "train_gpt2",
+    "train_tokenizer",
+]

@@ -1,0 +1,153 @@
+"""The controlled membership evaluation (the paper's Table 2 in miniature).
+
+Members and non-members are installed packages' source trees (:mod:`.corpus`); a GPT-2 is trained
+from scratch on the members (:mod:`.train`); Stage I and the four logit baselines score every
+repository under two memorisation strengths — *strong* (the final model) and *weak* (an early
+checkpoint) — and the scorer turns scores into AUC, TPR, FPR and TPR at 5% FPR.
+
+Stage I's TPR/FPR come from its own decision (binomial test at ``alpha``); the baselines have no
+threshold of their own, so theirs use the in-sample threshold that keeps FPR <= 5% (the
+highest-scoring 5% of non-members), which flatters them. AUC is threshold-free for all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import warnings
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..baselines import METHODS, baseline_flags, repo_logit_scores
+from ..flags import ContaminationFlag, write_flags
+from ..models.base import LogprobModel, TextModel
+from ..scoring import rates_at_threshold, roc_auc_score, tpr_at_fpr
+from ..stage1 import Query, build_queries, presence_flags, repo_presence
+from .corpus import Repo, build_corpus
+from .train import TrainConfig, train_gpt2
+
+__all__ = ["EvalConfig", "QUICK", "FULL", "method_metrics", "run_membership", "score_repos"]
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Sizes of one evaluation run."""
+
+    n_repos: int = 8            # per set (members, non-members)
+    repo_bytes: int = 8000
+    n_queries: int = 40         # Stage I queries per repository (at most)
+    n_samples: int = 3
+    train: TrainConfig = TrainConfig(vocab_size=2048, n_layer=3, n_embd=192, n_head=4, n_ctx=128,
+                                     batch_size=16, steps=300, weak_step=60, lr=3e-3)
+    seed: int = 0
+
+
+QUICK = EvalConfig(n_repos=6, repo_bytes=3000, n_queries=30, n_samples=3,
+                   train=TrainConfig(vocab_size=1024, n_layer=2, n_embd=128, n_head=4, n_ctx=128,
+                                     batch_size=8, steps=200, weak_step=40, lr=3e-3))
+FULL = EvalConfig()
+
+
+def method_metrics(labels: Sequence[int], scores: Sequence[float],
+                   decisions: Sequence[bool] | None = None, *, fpr: float = 0.05) -> dict[str, Any]:
+    """AUC, TPR@``fpr`` and the TPR/FPR of ``decisions`` (or of the in-sample threshold that keeps
+    FPR <= ``fpr`` when no decisions are given). Repositories with a ``nan`` score are dropped."""
+    y = np.asarray(labels, dtype=int)
+    s = np.asarray(scores, dtype=float)
+    ok = np.isfinite(s)
+    y, s = y[ok], s[ok]
+    out: dict[str, Any] = {"n": int(ok.sum()), "dropped_nan": int((~ok).sum())}
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        out["auc"] = roc_auc_score(y, s)
+        out["tpr_at_5fpr"] = tpr_at_fpr(y, s, fpr)
+        if decisions is not None:
+            d = np.asarray(decisions, dtype=bool)[ok]
+            rates = rates_at_threshold(y, flags=d.astype(int))
+            out["threshold"] = "binomial test at alpha"
+        else:
+            neg = np.sort(s[y == 0])
+            k = int(math.floor(fpr * neg.size))  # non-members allowed above the threshold
+            thr = np.nextafter(neg[neg.size - 1 - k], np.inf) if neg.size else math.inf
+            rates = rates_at_threshold(y, s, threshold=float(thr))
+            out["threshold"] = float(thr)
+    out["tpr"], out["fpr"] = rates.tpr, rates.fpr
+    return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in out.items()}
+
+
+def score_repos(model: TextModel, members: Sequence[Repo], nonmembers: Sequence[Repo], *,
+                queries: dict[str, list[Query]], n_samples: int, regime: str,
+                alpha: float = 0.05, p0: float | None = None, seed: int = 0,
+                ) -> tuple[dict[str, Any], list[ContaminationFlag]]:
+    """Stage I (+ the baselines when ``model`` scores tokens) on every repository; metrics+flags."""
+    repos = list(members) + list(nonmembers)
+    labels = [1] * len(members) + [0] * len(nonmembers)
+    flags: list[ContaminationFlag] = []
+    stage1 = []
+    t0 = time.perf_counter()
+    for r in repos:
+        res = repo_presence(model, r.files, queries=queries[r.name], n_samples=n_samples,
+                            alpha=alpha, p0=p0, seed=seed, name=r.name)
+        stage1.append(res)
+        flags.extend(presence_flags(res))
+    t_stage1 = time.perf_counter() - t0
+    methods = {"stage1": method_metrics(labels, [r.score for r in stage1],
+                                        [bool(r.test.contaminated) for r in stage1])}
+    methods["stage1"]["hit_rate_members"] = _mean([r.test.hit_rate for r in stage1[:len(members)]])
+    methods["stage1"]["hit_rate_nonmembers"] = _mean([r.test.hit_rate for r in stage1[len(members):]])
+    methods["stage1"]["queries_per_repo"] = _mean([r.test.queries for r in stage1])
+    timing = {"stage1_seconds": round(t_stage1, 1)}
+    if isinstance(model, LogprobModel):
+        t0 = time.perf_counter()
+        logit = repo_logit_scores(model, {r.name: [f.text for f in r.files] for r in repos})
+        timing["baselines_seconds"] = round(time.perf_counter() - t0, 1)
+        for m in METHODS:
+            methods[m] = method_metrics(labels, [x.scores[m] for x in logit])
+        flags.extend(baseline_flags(logit, model=model.spec))
+    return {"regime": regime, "model": model.spec, "methods": methods, "timing": timing}, flags
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    v = [x for x in values if x is not None and not math.isnan(x)]
+    return float(np.mean(v)) if v else None
+
+
+def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = FULL,
+                   alpha: float = 0.05) -> dict[str, Any]:
+    """Build the corpus, train, score both regimes; write ``membership.json`` and
+    ``membership_flags.jsonl`` into ``out_dir``; return the JSON document."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    corpus = build_corpus(config.n_repos, config.repo_bytes, seed=config.seed)
+    texts = [f.text for r in corpus.members for f in r.files]
+    trained = train_gpt2(texts, config.train)
+    queries = {r.name: build_queries(list(r.files), n_queries=config.n_queries, seed=config.seed)
+               for r in corpus.members + corpus.nonmembers}
+    runs, flags = [], []
+    for regime, model in (("strong", trained.strong), ("weak", trained.weak)):
+        run, fl = score_repos(model, corpus.members, corpus.nonmembers, queries=queries,
+                              n_samples=config.n_samples, regime=regime, alpha=alpha,
+                              seed=config.seed)
+        runs.append(run)
+        flags.extend(fl)
+    doc = {
+        "runs": runs,
+        "setup": {
+            "members": [r.name for r in corpus.members],
+            "nonmembers": [r.name for r in corpus.nonmembers],
+            "repo_chars": config.repo_bytes, "n_queries": config.n_queries,
+            "n_samples": config.n_samples, "alpha": alpha, "p0": 0.08, "seed": config.seed,
+            "training": trained.record,
+            "queries_per_repo": {k: len(v) for k, v in queries.items()},
+        },
+        "total_seconds": round(time.perf_counter() - t0, 1),
+    }
+    (out / "membership.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    write_flags(flags, out / "membership_flags.jsonl")
+    return doc

@@ -1,0 +1,144 @@
+"""``benchchecker score / rescore / leaderboard`` through click's CliRunner, including the acceptance
+run on the 82 real SWE-bench Verified submissions."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from benchchecker_plugin.cli import main
+from benchchecker_plugin.flags import ContaminationFlag, write_flags
+from benchchecker_plugin.scoring import LEADERBOARD_COLUMNS
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+EXPERIMENTS = DATA / "swebench_experiments"
+COMPOSITE = DATA / "swebench_verified" / "swebench_verified_composite.jsonl"
+needs_data = pytest.mark.skipif(not EXPERIMENTS.is_dir(), reason="../shared/data not present")
+
+
+def _rule_flags(ids, path, benchmark="swe-bench-verified"):
+    """Deterministic stand-in for a detector: every 3rd instance contaminated, every 17th undecided."""
+    flags = [ContaminationFlag(benchmark=benchmark, instance_id=i, model="*", method="rule",
+                               contaminated=None if k % 17 == 0 else k % 3 == 0,
+                               score=float(k % 7)) for k, i in enumerate(ids)]
+    return write_flags(path, flags)
+
+
+def _run(args):
+    result = CliRunner().invoke(main, args, catch_exceptions=False)
+    return result
+
+
+@needs_data
+@pytest.mark.slow
+def test_leaderboard_acceptance_on_real_submissions(tmp_path):
+    ids = json.loads((EXPERIMENTS / "verified_instance_ids.json").read_text())
+    flags = _rule_flags(ids, tmp_path / "flags.jsonl")
+    out = tmp_path / "pub"
+    result = _run(["leaderboard", "--submissions", str(EXPERIMENTS), "--flags", str(flags),
+                   "--tiers", str(COMPOSITE), "--model-map",
+                   str(DATA / "model_cutoffs" / "submission_models.csv"), "--out", str(out),
+                   "--n-boot", "200", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    table = pd.read_csv(out / "leaderboard.csv", dtype={"date": str})
+    assert tuple(table.columns) == LEADERBOARD_COLUMNS
+    assert {p.name for p in out.iterdir()} == {"leaderboard.csv", "leaderboard.md", "index.html"}
+    assert table["submission"].nunique() == 82
+    assert set(table["tier"]) == {"all", "<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours"}
+    everything = table[table["tier"] == "all"].set_index("submission")
+    for sub in EXPERIMENTS.iterdir():
+        res = sub / "results" / "results.json"
+        if res.is_file():
+            n_resolved = len(json.loads(res.read_text())["resolved"])
+            assert everything.loc[sub.name, "original_rate"] == n_resolved / 500, sub.name
+            assert everything.loc[sub.name, "n_instances"] == 500
+    # 30 of 500 ids are undecided (k % 17 == 0), reported, never silently dropped
+    assert (everything["n_undecided"] == 30).all()
+    assert any("undecided" in n for n in payload["notes"])
+    # --json prints the same numbers as the CSV
+    rows = pd.DataFrame(payload["rows"])[list(LEADERBOARD_COLUMNS)]
+    for col in LEADERBOARD_COLUMNS:
+        for a, b in zip(rows[col], table[col]):
+            if col in ("submission", "model", "date", "tier"):
+                assert str(a) == ("" if isinstance(b, float) and math.isnan(b) else str(b))
+            elif isinstance(b, float) and math.isnan(b):
+                assert a is None or (isinstance(a, float) and math.isnan(a))
+            elif isinstance(b, float):
+                assert a == pytest.approx(b, rel=1e-12)
+            else:
+                assert str(a) == str(b)
+    html = (out / "index.html").read_text()
+    assert html.count("<tr>") >= 82
+
+
+def _small_run(tmp_path):
+    ids = [f"o__r-{k}" for k in range(20)]
+    pd.DataFrame({"instance_id": ids, "difficulty": ["<15 min fix", "1-4 hours"] * 10}).to_csv(
+        tmp_path / "tiers.csv", index=False)
+    report = {"resolved_ids": ids[:8], "submitted_ids": ids, "error_ids": []}
+    (tmp_path / "org__m.run1.json").write_text(json.dumps(report))
+    flags = _rule_flags(ids, tmp_path / "flags.jsonl")
+    return ids, flags
+
+
+def test_rescore_text_json_and_csv_agree(tmp_path):
+    ids, flags = _small_run(tmp_path)
+    base = ["rescore", "--results", str(tmp_path / "org__m.run1.json"), "--flags", str(flags),
+            "--tiers", str(tmp_path / "tiers.csv"), "--n-boot", "100"]
+    result = _run(base + ["--json", "--out", str(tmp_path / "r.csv")])
+    assert result.exit_code == 0
+    payload = json.loads(result.stdout)
+    assert payload["model"] == "org/m" and payload["submission"] == "org__m.run1"
+    table = pd.read_csv(tmp_path / "r.csv")
+    assert table["tier"].tolist() == ["all", "<15 min fix", "1-4 hours"]
+    assert [r["original_rate"] for r in payload["rows"]] == pytest.approx(table["original_rate"].tolist())
+    assert payload["rows"][0]["original_rate"] == 8 / 20
+    assert [r["drop_ci_low"] for r in payload["rows"]] == pytest.approx(table["drop_ci_low"].tolist())
+    text = _run(base)
+    assert text.exit_code == 0 and "<15 min fix" in text.stdout and "relative_drop" in text.stdout
+
+
+def test_pinned_cli_errors(tmp_path):
+    ids, _ = _small_run(tmp_path)
+    other = _rule_flags(ids, tmp_path / "mmlu.jsonl", benchmark="mmlu")
+    result = CliRunner().invoke(main, ["rescore", "--results", str(tmp_path / "org__m.run1.json"),
+                                       "--flags", str(other), "--tiers", str(tmp_path / "tiers.csv")])
+    assert result.exit_code == 2
+    assert "no flags for benchmark swe-bench-verified (the file holds: mmlu)" in result.stderr
+    (tmp_path / "bad.json").write_text(json.dumps({"resolved_ids": ["zz"]}))
+    result = CliRunner().invoke(main, ["rescore", "--results", str(tmp_path / "bad.json"),
+                                       "--flags", str(tmp_path / "flags.jsonl"),
+                                       "--tiers", str(tmp_path / "tiers.csv")])
+    assert result.exit_code == 2
+    assert ("submission bad: 1 resolved instance ids are not in the benchmark's instance list: zz"
+            in result.stderr)
+
+
+def test_score_against_labels(tmp_path):
+    ids = [f"i{k}" for k in range(60)]
+    flags = [ContaminationFlag(benchmark="mmlu", instance_id=i, model="m", method="ts",
+                               contaminated=None if k == 0 else k % 2 == 0, score=float(k % 2) + k / 100)
+             for k, i in enumerate(ids)]
+    write_flags(tmp_path / "f.jsonl", flags)
+    pd.DataFrame({"instance_id": ids, "label": ["contaminated" if k % 2 == 0 else "clean"
+                                                for k in range(60)]}).to_csv(tmp_path / "l.csv", index=False)
+    result = _run(["score", "--flags", str(tmp_path / "f.jsonl"), "--labels", str(tmp_path / "l.csv"),
+                   "--n-boot", "200", "--json"])
+    assert result.exit_code == 0
+    [row] = json.loads(result.stdout)["rows"]
+    # positives (even k) have score k/100, negatives 1 + k/100: every negative outranks every positive
+    assert row["auc"] == 0.0 and row["n"] == 60 and row["n_undecided"] == 1
+    assert row["tpr"] == pytest.approx(29 / 30) and row["fpr"] == 0.0 and row["precision"] == 1.0
+    assert row["auc_ci_low"] == 0.0 and row["auc_ci_high"] == 0.0
+
+
+@pytest.mark.parametrize("cmd", ["score", "rescore", "leaderboard"])
+def test_help_teaches(cmd):
+    result = _run([cmd, "--help"])
+    assert result.exit_code == 0 and "Example:" in result.stdout and "--flags" in result.stdout

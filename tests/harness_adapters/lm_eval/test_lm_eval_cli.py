@@ -1,0 +1,156 @@
+"""``benchchecker lm-eval run``: the real lm-eval ``run`` on a local task (6 real MMLU rows) with
+a tiny local ``hf`` model, in each contamination mode, plus bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from benchchecker_plugin.leaderboard.harness_logs import load_lm_eval_samples
+
+TASK = "abstract_algebra"   # instance ids <task>/<doc_id> = the flags' MMLU ids <subject>/<index>
+FLAGGED = {f"{TASK}/0": True, f"{TASK}/1": False, f"{TASK}/2": True, f"{TASK}/3": False,
+           f"{TASK}/4": None, f"{TASK}/50": True}   # doc 5 unflagged; /50 is not in the slice
+SUBSET = {"both": [0, 1, 2, 3, 4, 5], "clean": [1, 3], "contaminated": [0, 2]}
+
+
+@pytest.fixture(scope="module")
+def task_dir(tmp_path_factory: pytest.TempPathFactory, mmlu_csv: Path) -> Path:
+    folder = tmp_path_factory.mktemp("lm_eval_tasks")
+    (folder / f"{TASK}.yaml").write_text(f"""\
+task: {TASK}
+dataset_path: csv
+dataset_kwargs:
+  data_files:
+    test: {mmlu_csv}
+test_split: test
+output_type: multiple_choice
+doc_to_text: "{{{{question}}}}\\nAnswer:"
+doc_to_choice: "{{{{[choice0, choice1, choice2, choice3]}}}}"
+doc_to_target: answer
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+""")
+    return folder
+
+
+@pytest.fixture
+def run_args(tiny_lm: Path, task_dir: Path, tmp_path: Path) -> list[str]:
+    return ["lm-eval", "run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+            "--device", "cpu", "--include_path", str(task_dir), "--tasks", TASK,
+            "--output_path", str(tmp_path / "out")]
+
+
+def _only(folder: Path, pattern: str) -> Path:
+    [path] = sorted(folder.rglob(pattern))
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.model
+@pytest.mark.parametrize("mode", ["both", "clean", "contaminated"])
+def test_each_mode_runs_the_subset_annotates_and_equals_rescore(
+        mode: str, cli, run_args, make_flags, read_jsonl, tmp_path: Path) -> None:
+    flags = make_flags(tmp_path / "flags.jsonl", "mmlu", FLAGGED)
+    result = cli(*run_args, "--contamination-filter", flags, "--contamination-mode", mode)
+    assert result.exit_code == 0, result.output
+    assert "1 flagged instance id(s) are not in this run's dataset" in result.stderr
+
+    samples = _only(tmp_path / "out", "samples_*.jsonl")
+    results = _only(tmp_path / "out", "results_*.json")
+    ours = _only(tmp_path / "out", "benchchecker_*.json")
+    assert ours.parent == results.parent
+    assert ours.name == results.name.replace("results_", "benchchecker_")
+    lines = read_jsonl(samples)
+    assert [line["doc_id"] for line in lines] == SUBSET[mode]          # lm-eval ran the subset
+    groups = {i: ("unflagged" if f"{TASK}/{i}" not in FLAGGED else
+                  {True: "contaminated", False: "clean", None: "undecided"}[FLAGGED[f"{TASK}/{i}"]])
+              for i in range(6)}
+    for line in lines:
+        assert line["benchchecker"] == {"instance_id": f"{TASK}/{line['doc_id']}",
+                                        "benchmark": "mmlu", "model": "*",
+                                        "group": groups[line["doc_id"]]}
+    # lm-eval's own fields are intact: its task hash over the samples still matches.
+    from lm_eval.utils import hash_string
+    digest = hash_string("".join(s["doc_hash"] + s["prompt_hash"] + s["target_hash"] for s in lines))
+    assert json.loads(results.read_text())["task_hashes"][TASK] == digest
+
+    [row] = json.loads(ours.read_text())["scores"]
+    ids = tmp_path / "ids.json"
+    ids.write_text(json.dumps([f"{TASK}/{i}" for i in SUBSET[mode]]))
+    again = cli("rescore", "--results", samples, "--flags", flags, "--instances", ids,
+                "--benchmark", "mmlu", "--json")
+    assert again.exit_code == 0, again.output
+    [want] = json.loads(again.stdout)["rows"]
+    acc = {line["doc_id"]: line["acc"] for line in lines}
+    assert row["n_instances"] == want["n_instances"] == len(SUBSET[mode])
+    if mode == "both":
+        assert (row["full"], row["clean"], row["contaminated"], row["relative_drop"],
+                row["drop_ci_low"], row["drop_ci_high"]) == (
+            want["original_rate"], want["clean_rate"], want["contaminated_rate"],
+            want["relative_drop"], want["drop_ci_low"], want["drop_ci_high"])
+        assert row["full"] == pytest.approx(sum(acc.values()) / 6)
+        assert row["clean"] == pytest.approx((acc[1] + acc[3]) / 2)
+        assert (row["n_clean"], row["n_contaminated"], row["n_undecided"]) == (2, 2, 2)
+    else:
+        assert row[mode] == want[f"{mode}_rate"] == pytest.approx(sum(acc.values()) / 2)
+        assert row["full"] is None
+    printed = f"|{TASK}|none|acc|all|{len(SUBSET[mode])}|"
+    assert printed in result.stdout
+    # the submission the scorer reads from the annotated file has the same ids
+    assert load_lm_eval_samples(samples).submitted == {f"{TASK}/{i}" for i in SUBSET[mode]}
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_without_filter_it_is_plain_lm_eval(cli, run_args, read_jsonl, tmp_path: Path) -> None:
+    result = cli(*run_args, "--log_samples", "--limit", "2")
+    assert result.exit_code == 0, result.output
+    assert not list((tmp_path / "out").rglob("benchchecker_*"))
+    assert all("benchchecker" not in line
+               for line in read_jsonl(_only(tmp_path / "out", "samples_*.jsonl")))
+
+
+BAD = {
+    "another benchmark": ("truthfulqa", {"q/0": True}, "both",
+                          "has no flags for benchmark 'mmlu'"),
+    "unknown ids": ("mmlu", {"anatomy/0": True, "anatomy/1": False}, "both",
+                    "none of the 2 instance ids flagged for mmlu / '*' is in this run"),
+    "excludes everything": ("mmlu", {f"{TASK}/{i}": True for i in range(6)}, "clean",
+                            "empty subset: "),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_flags_stop_before_running(case: str, cli, run_args, make_flags,
+                                       tmp_path: Path) -> None:
+    benchmark, verdicts, mode, message = BAD[case]
+    flags = make_flags(tmp_path / "f.jsonl", benchmark, verdicts)
+    result = cli(*run_args, "--contamination-filter", flags, "--contamination-mode", mode)
+    assert result.exit_code == 2
+    assert message in result.stderr and len(result.stderr.strip().splitlines()) <= 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_malformed_flags_and_missing_output_path(cli, run_args, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    result = cli(*run_args, "--contamination-filter", bad)
+    assert result.exit_code == 2
+    assert f"Error: {bad}:1: invalid JSON" in result.stderr
+    no_out = [a for a in run_args if a not in ("--output_path", str(tmp_path / "out"))]
+    result = cli(*no_out, "--contamination-filter", bad)
+    assert result.exit_code == 2 and "needs --output_path" in result.stderr
+
+
+def test_help_is_lm_evals_with_our_options(cli) -> None:
+    result = cli("lm-eval", "run", "--help")
+    assert result.exit_code == 0
+    assert "--model_args" in result.stdout                       # lm-eval's own options
+    assert "benchchecker contamination filter:" in result.stdout
+    assert "--contamination-mode {both,clean,contaminated}" in result.stdout

@@ -1,0 +1,84 @@
+"""Grouped scores: hand-computed cases, and equality with the scorer's ``rescore``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from benchchecker_plugin.flags import Verdict
+from benchchecker_plugin.scoring import rescore
+from harness_adapters.common import Group, Mode, Selection
+from harness_adapters.scores import format_table, grouped_scores, verdicts_of
+
+GROUPS = {"i0": Group.CLEAN, "i1": Group.CLEAN, "i2": Group.CLEAN, "i3": Group.CONTAMINATED,
+          "i4": Group.CONTAMINATED, "i5": Group.UNDECIDED, "i6": Group.UNFLAGGED}
+
+
+def selection(mode: Mode = Mode.BOTH, groups=GROUPS) -> Selection:
+    return Selection("mmlu", "*", mode, dict(groups))
+
+
+def test_binary_metric_hand_computed() -> None:
+    values = {"i0": 1.0, "i1": 0.0, "i2": 0.0, "i3": 1.0, "i4": 1.0, "i5": 1.0, "i6": 0.0}
+    [s] = grouped_scores(values, selection(), task="t", metric="acc", n_boot=0)
+    assert (s.n_instances, s.n_clean, s.n_contaminated, s.n_undecided) == (7, 3, 2, 2)
+    assert s.full == pytest.approx(4 / 7)
+    assert s.clean == pytest.approx(1 / 3)
+    assert s.contaminated == pytest.approx(1.0)
+    assert s.relative_drop == pytest.approx((4 / 7 - 1 / 3) / (4 / 7))
+
+
+def test_binary_metric_equals_scorer_rescore_with_tiers() -> None:
+    rng = np.random.default_rng(3)
+    ids = [f"i{k}" for k in range(40)]
+    groups = {i: [Group.CLEAN, Group.CONTAMINATED, Group.UNDECIDED, Group.UNFLAGGED][k % 4]
+              for k, i in enumerate(ids)}
+    values = {i: float(rng.integers(0, 2)) for i in ids}
+    tiers = {i: ["easy", "medium", "hard"][k % 3] for k, i in enumerate(ids)}
+    got = grouped_scores(values, selection(groups=groups), task="t", metric="acc", tiers=tiers)
+    verdicts = {i: Verdict.CLEAN if g is Group.CLEAN else Verdict.CONTAMINATED
+                for i, g in groups.items() if g in (Group.CLEAN, Group.CONTAMINATED)}
+    verdicts.update({i: Verdict.UNDECIDED for i, g in groups.items() if g is Group.UNDECIDED})
+    want = rescore([i for i in ids if values[i] == 1.0], ids, verdicts, tiers, submission="t")
+    assert [s.tier for s in got] == list(want["tier"])
+    for s, (_, row) in zip(got, want.iterrows()):
+        assert (s.n_instances, s.n_clean, s.n_contaminated, s.n_undecided) == (
+            row.n_instances, row.n_clean, row.n_contaminated, row.n_undecided)
+        np.testing.assert_array_equal(
+            [s.full, s.clean, s.contaminated, s.relative_drop, s.drop_ci_low, s.drop_ci_high],
+            [row.original_rate, row.clean_rate, row.contaminated_rate, row.relative_drop,
+             row.drop_ci_low, row.drop_ci_high])
+
+
+def test_graded_metric_is_a_mean_per_group() -> None:
+    values = {"i0": 0.5, "i1": 0.25, "i2": 0.0, "i3": 1.0, "i4": 0.5, "i5": 0.75, "i6": 0.0}
+    [s] = grouped_scores(values, selection(), task="t", metric="rougeL")
+    assert s.full == pytest.approx(3.0 / 7)
+    assert s.clean == pytest.approx(0.25)
+    assert s.contaminated == pytest.approx(0.75)
+    assert s.relative_drop == pytest.approx((3 / 7 - 0.25) / (3 / 7))
+    assert math.isnan(s.drop_ci_low)
+
+
+def test_single_group_mode_reports_only_that_group() -> None:
+    groups = {"i0": Group.CLEAN, "i1": Group.CLEAN}
+    [s] = grouped_scores({"i0": 1.0, "i1": 0.0}, selection(Mode.CLEAN, groups), task="t",
+                         metric="acc", n_boot=0)
+    assert s.clean == 0.5 and math.isnan(s.full) and math.isnan(s.relative_drop)
+    assert s.to_dict()["full"] is None
+
+
+def test_verdicts_leave_unflagged_out() -> None:
+    assert verdicts_of(selection()) == {"i0": Verdict.CLEAN, "i1": Verdict.CLEAN,
+                                        "i2": Verdict.CLEAN, "i3": Verdict.CONTAMINATED,
+                                        "i4": Verdict.CONTAMINATED, "i5": Verdict.UNDECIDED}
+
+
+def test_table_shows_every_row() -> None:
+    scores = grouped_scores({i: 1.0 for i in GROUPS}, selection(), task="t", metric="acc",
+                            n_boot=0)
+    text = format_table(scores, title="T")
+    assert text.splitlines()[0] == "T"
+    assert "|t||acc|all|7|3|2|2|1.0000|1.0000|1.0000|0.0000|-|" in text

@@ -1,0 +1,87 @@
+"""The hf/ backend on the real SmolLM2-135M: batching, stop strings, seeds, chat, token scores."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from benchchecker_plugin.models import GenerationParams
+from benchchecker_plugin.models.hf import HFModel, prompt_seed
+
+pytestmark = pytest.mark.model
+
+PROMPTS = [
+    "The capital of France is",
+    "def fibonacci(n):",
+    "Once upon a time, in a small village by the sea, there lived",
+    "1, 2, 3,",
+    "import numpy as np\nimport",
+]
+
+
+def test_batched_equals_one_at_a_time_under_greedy(smollm2: HFModel) -> None:
+    params = GenerationParams(max_tokens=8)
+    batched = smollm2.generate(PROMPTS, params)
+    single = [smollm2.generate([p], params)[0] for p in PROMPTS]
+    assert [c.text for c in batched] == [c.text for c in single]
+    assert all(c.ok and c.text for c in batched)
+    assert batched[3].text.startswith(" 4, 5")  # the model really continues the prompt
+
+
+def test_stop_string_ends_the_answer(smollm2: HFModel) -> None:
+    free = smollm2.generate(["def fibonacci(n):"], GenerationParams(max_tokens=8))[0]
+    assert "\n" in free.text and free.finish_reason == "length"
+    stopped = smollm2.generate(["def fibonacci(n):"], GenerationParams(max_tokens=8, stop=("if",)))[0]
+    assert stopped.finish_reason == "stop"
+    assert stopped.text == free.text[:free.text.index("if")]
+
+
+def test_sampling_is_seeded_per_prompt(smollm2: HFModel) -> None:
+    params = GenerationParams(max_tokens=6, temperature=1.0, seed=7)
+    first = smollm2.generate(["Tell me a joke", "Name a color"], params)
+    again = smollm2.generate(["Name a color", "Tell me a joke"], params)
+    assert [c.text for c in first] == [c.text for c in reversed(again)]
+    other_seed = [smollm2.generate(["Tell me a joke"], GenerationParams(max_tokens=6, temperature=1.0,
+                                                                        seed=s))[0].text for s in range(4)]
+    assert len(set(other_seed)) > 1
+    assert prompt_seed(7, "a") != prompt_seed(7, "b") and prompt_seed(7, "a") == prompt_seed(7, "a")
+
+
+def test_chat_template_is_applied_only_with_chat(smollm2: HFModel) -> None:
+    assert smollm2._format("Hi") == "Hi"
+    smollm2.chat = True
+    try:
+        formatted = smollm2._format("Hi")
+        answer = smollm2.generate(["What is the capital of France?"], GenerationParams(max_tokens=10))[0]
+    finally:
+        smollm2.chat = False
+    assert formatted.startswith("<|im_start|>system") and formatted.endswith("<|im_start|>assistant\n")
+    assert "Paris" in answer.text
+
+
+def test_token_scores_match_a_manual_forward_pass(smollm2: HFModel) -> None:
+    import torch
+
+    texts = ["Hello world, this is a test.", "x", "The quick brown fox jumps over the lazy dog again"]
+    scores = smollm2.token_scores(texts)
+    tok, model = smollm2.tokenizer, smollm2.model
+    for text, s in zip(texts, scores):
+        ids = tok(text)["input_ids"]
+        assert len(s.tokens) == len(s.offsets) == len(s.logprobs) == len(s.mu) == len(s.sigma) == len(ids) - 1
+        assert list(s.tokens) == tok.convert_ids_to_tokens(ids[1:])
+        ends = [b for _, b in s.offsets]
+        assert ends == sorted(ends) and (not ends or ends[-1] == len(text))
+        assert all(a < b for a, b in s.offsets)
+        if len(ids) < 2:
+            continue
+        with torch.inference_mode():
+            logits = model(torch.tensor([ids])).logits[0].double()
+        logp = torch.log_softmax(logits, -1).numpy()
+        expected = np.array([logp[i, ids[i + 1]] for i in range(len(ids) - 1)])
+        np.testing.assert_allclose(s.logprobs, expected, atol=2e-4)  # batched (padded) vs alone
+        p = np.exp(logp[:-1])
+        mu = (p * logp[:-1]).sum(-1)
+        np.testing.assert_allclose(s.mu, mu, atol=2e-4)
+        np.testing.assert_allclose(s.sigma, np.sqrt((p * (logp[:-1] - mu[:, None]) ** 2).sum(-1)), atol=2e-4)
+        assert np.all(s.logprobs <= 0) and np.all(s.sigma > 0)
+    assert scores[1].logprobs.shape == (0,)  # one token: nothing to score

@@ -1,0 +1,80 @@
+"""The self-contained HTML page: escaping, no external resources, and in headless Chromium:
+it renders, has one row per submission, and sorting by a column works."""
+
+from __future__ import annotations
+
+import re
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchchecker_plugin.report import HtmlPage, write_leaderboard_report
+from benchchecker_plugin.scoring import rate_table
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def _table(n_sub=7, seed=0):
+    rng = np.random.default_rng(seed)
+    ids = [f"i{k}" for k in range(60)]
+    tiers = {i: ["<15 min fix", "15 min - 1 hour", "1-4 hours"][k % 3] for k, i in enumerate(ids)}
+    resolved = {f"sub-{s}": {i for i in ids if rng.random() < 0.1 * (s + 1)} for s in range(n_sub)}
+    verdicts = {i: bool(k % 2) for k, i in enumerate(ids)}
+    dates = {s: f"2024-{k % 12 + 1:02d}-01" for k, s in enumerate(resolved)}
+    return rate_table(resolved, ids, verdicts, tiers, dates=dates, n_boot=50)
+
+
+def test_page_escapes_and_is_self_contained(tmp_path):
+    page = HtmlPage("A <b> title")
+    page.paragraph("x < y & z").table(pd.DataFrame({"name": ["<script>"], "v": [0.5]}))
+    text = page.render()
+    assert "A &lt;b&gt; title" in text and "x &lt; y &amp; z" in text and "&lt;script&gt;" in text
+    paths = write_leaderboard_report(_table(), tmp_path)
+    html = paths["html"].read_text()
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
+    assert html.count("<svg") == 2
+    assert paths["csv"].stat().st_mode & 0o044  # published files are readable by others
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium not installed (apt-get install -y chromium)")
+def test_page_in_headless_chromium(tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright (pip) drives the system Chromium")
+    table = _table(n_sub=7)
+    paths = write_leaderboard_report(table, tmp_path)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+            "--disable-component-update", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(paths["html"].as_uri())
+            assert page.title() == "Leaderboard re-scored without contaminated instances"
+            rows = page.locator("#submissions tbody tr")
+            assert rows.count() == 7
+            assert page.locator("svg").count() == 2
+            headers = page.locator("#submissions thead th").all_inner_texts()
+            col = headers.index("original")
+
+            def column():
+                return [float(t.rstrip("%")) for t in
+                        page.locator(f"#submissions tbody tr td:nth-child({col + 1})").all_inner_texts()]
+
+            page.locator("#submissions thead th").nth(col).click()
+            asc = column()
+            assert asc == sorted(asc) and len(set(asc)) > 1
+            page.locator("#submissions thead th").nth(col).click()
+            desc = column()
+            assert desc == sorted(desc, reverse=True)
+            page.locator("#submissions thead th").nth(0).click()
+            names = page.locator("#submissions tbody tr td:nth-child(1)").all_inner_texts()
+            assert names == sorted(names)
+            assert all(u.startswith("file:") for u in requests)
+            page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
+        finally:
+            browser.close()

@@ -1,0 +1,50 @@
+"""Fixtures of the harness task tests: a tiny GPT-2 that has memorised half of a few real MMLU
+probes (the "contaminated" half), and the same items' flags from ``benchchecker ts-guess``."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+HELPER = Path(__file__).resolve().parents[1] / "tsguessing" / "tiny_lm.py"
+SUBJECT = "astronomy"
+N_PROBES = 6
+
+
+def _helper():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("tsguessing_tiny_lm_tasks", HELPER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+tiny_lm = _helper()
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.setenv(var, "1")
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    monkeypatch.setenv("BENCHCHECKER_PROGRESS", "0")
+
+
+@pytest.fixture(scope="session")
+def mmlu_dir() -> Path:
+    path = tiny_lm.DATA / "mmlu"
+    if not path.exists():
+        pytest.skip(f"shared data not present: {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def memorising_lm(tmp_path_factory: pytest.TempPathFactory, mmlu_dir: Path) -> Path:
+    """Model folder: trained on the first 3 of the first 6 astronomy multichoice probes."""
+    from benchchecker_plugin.tsguessing import load_mmlu, prepare_probes
+
+    probes = prepare_probes(load_mmlu(mmlu_dir, subjects=[SUBJECT]), "multichoice").probes
+    vocab = [p.prompt + " " + p.target for p in probes]
+    memorise = [p.prompt + " " + p.target + "\n" for p in probes[: N_PROBES // 2]]
+    return tiny_lm.build_tiny_lm(tmp_path_factory.mktemp("tsg_lm"), vocab, memorise, steps=120)

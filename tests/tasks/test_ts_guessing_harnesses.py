@@ -1,0 +1,89 @@
+"""The lm-eval and Inspect TS-Guessing tasks run for real on a tiny local model and give the same
+flags as ``benchchecker ts-guess`` on the same items and model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from benchchecker_plugin.cli import main
+from benchchecker_plugin.flags import read_flags
+
+from conftest import N_PROBES, SUBJECT  # type: ignore[import-not-found]
+
+REPO = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.slow, pytest.mark.model]
+
+
+def _comparable(path: Path) -> dict[str, dict]:
+    out = {}
+    for f in read_flags(path):
+        d = f.to_dict()
+        d.pop("created_at")
+        out[f.instance_id] = d
+    return out
+
+
+@pytest.fixture(scope="module")
+def cli_flags(memorising_lm: Path, mmlu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "flags.jsonl"
+    res = CliRunner().invoke(main, [
+        "ts-guess", "--benchmark", "mmlu", "--mode", "multichoice", "--model", f"hf/{memorising_lm}",
+        "--data", str(mmlu_dir), "--subject", SUBJECT, "--limit", str(N_PROBES), "--batch-size", "1",
+        "--model-name", "tiny", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+def test_cli_flags_separate_memorised_from_unseen(cli_flags: Path) -> None:
+    flags = read_flags(cli_flags)
+    assert len(flags) == N_PROBES and {f.method for f in flags} == {"ts_guessing.multichoice"}
+    assert all(f.instance_id.startswith(f"{SUBJECT}/") for f in flags)
+    seen = [f.score for f in flags[: N_PROBES // 2]]
+    unseen = [f.score for f in flags[N_PROBES // 2:]]
+    assert min(seen) > max(unseen), (seen, unseen)
+    assert sum(bool(f.contaminated) for f in flags[: N_PROBES // 2]) >= 2
+    assert not any(f.contaminated for f in flags[N_PROBES // 2:])
+
+
+def test_lm_eval_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, cli_flags: Path,
+                                           tmp_path: Path) -> None:
+    env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    metadata = json.dumps({"data": str(mmlu_dir), "subjects": [SUBJECT]})
+    cmd = [sys.executable, "-m", "lm_eval", "run", "--include_path", str(REPO / "tasks" / "lm_eval"),
+           "--tasks", "ts_guessing_mmlu_multichoice", "--model", "hf",
+           "--model_args", f"pretrained={memorising_lm}", "--metadata", metadata, "--limit", str(N_PROBES),
+           "--batch_size", "1", "--log_samples", "--output_path", str(tmp_path / "out")]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "ts_guessing_mmlu_multichoice" in proc.stdout and "rouge_l" in proc.stdout
+    samples = sorted((tmp_path / "out").rglob("samples_ts_guessing_mmlu_multichoice_*.jsonl"))
+    assert len(samples) == 1
+    out = tmp_path / "lm_eval_flags.jsonl"
+    res = CliRunner().invoke(main, ["flags", "from-lm-eval", str(samples[0]), "--model", "tiny", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert f"{N_PROBES} flags from 1 file(s)" in res.output
+    assert _comparable(out) == _comparable(cli_flags)
+
+
+def test_inspect_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, cli_flags: Path,
+                                           tmp_path: Path) -> None:
+    from inspect_ai import eval as inspect_eval
+
+    logs = inspect_eval("benchchecker_plugin/ts_guessing_mmlu_multichoice", model=f"benchchecker/hf/{memorising_lm}",
+                        model_args={"batch_size": 1},
+                        task_args={"data": str(mmlu_dir), "subjects": SUBJECT}, limit=N_PROBES,
+                        log_dir=str(tmp_path / "logs"), display="none")
+    assert logs[0].status == "success", logs[0].error
+    scores = {s.name: s.metrics for s in logs[0].results.scores}
+    assert set(scores) >= {"exact_match", "rouge_l"}
+    out = tmp_path / "inspect_flags.jsonl"
+    res = CliRunner().invoke(main, ["flags", "from-inspect", logs[0].location, "--model", "tiny", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert _comparable(out) == _comparable(cli_flags)

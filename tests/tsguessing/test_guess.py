@@ -1,0 +1,73 @@
+"""Running probes through a TextModel: batching, per-item failures, summary."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from benchchecker_plugin.models import Completion
+from benchchecker_plugin.tsguessing import BenchmarkItem, Mode, prepare_probes, run_probes, ts_guess
+
+ITEMS = [BenchmarkItem("mmlu", f"anatomy/{i}", f"Which structure number {i} is described here?",
+                       (f"alpha{i}", f"bravo{i}", f"charlie{i}", f"delta{i}"), 0, {"subject": "anatomy"})
+         for i in range(5)]
+
+
+class EchoTarget:
+    """A fake backend that answers the masked option for even items, fails item 3, and records
+    how prompts were batched."""
+
+    spec = "fake/echo"
+
+    def __init__(self, targets: dict[str, str]) -> None:
+        self.targets = targets
+        self.calls: list[int] = []
+
+    def generate(self, prompts, params):
+        self.calls.append(len(prompts))
+        out = []
+        for p in prompts:
+            iid = next(k for k in self.targets if f"number {k.split('/')[1]} " in p)
+            n = int(iid.split("/")[1])
+            if n == 3:
+                out.append(Completion("", error="RuntimeError: boom"))
+            else:
+                out.append(Completion(" " + (self.targets[iid] if n % 2 == 0 else "no idea")))
+        return out
+
+
+class Broken:
+    spec = "fake/broken"
+
+    def generate(self, prompts, params):
+        raise ConnectionError("server down")
+
+
+def test_batches_failures_and_summary() -> None:
+    probes = prepare_probes(ITEMS, Mode.MULTICHOICE).probes
+    model = EchoTarget({p.instance_id: p.target for p in probes})
+    result = ts_guess(model, ITEMS, "multichoice", batch_size=2)
+    assert model.calls == [2, 2, 1]
+    assert [f.contaminated for f in result.flags] == [True, False, True, None, True]
+    assert result.flags[3].evidence["error"] == "RuntimeError: boom"
+    s = result.summary()
+    assert (s["probes"], s["answered"], s["failed"], s["contaminated"]) == (5, 4, 1, 3)
+    assert s["exact_match"] == pytest.approx(3 / 4)
+    assert all(f.model == "fake/echo" for f in result.flags)
+
+
+def test_a_failing_batch_fails_its_items_only() -> None:
+    probes = prepare_probes(ITEMS, Mode.MULTICHOICE).probes
+    flags = run_probes(Broken(), probes, batch_size=4, model_name="named")
+    assert [f.contaminated for f in flags] == [None] * 5
+    assert flags[0].evidence["error"] == "ConnectionError: server down" and flags[0].model == "named"
+
+
+def test_limit_and_empty_summary_is_nan() -> None:
+    result = ts_guess(Broken(), ITEMS, "question", limit=2)
+    assert len(result.flags) == 2
+    with pytest.warns(RuntimeWarning, match="no probe was answered"):
+        assert math.isnan(result.summary()["exact_match"])
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        run_probes(Broken(), [], batch_size=0)
