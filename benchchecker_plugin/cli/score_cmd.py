@@ -322,9 +322,12 @@ def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | Non
              f"{flags_path}; {n_boot} bootstrap resamples (seed {seed})."] + notes
     paths = write_leaderboard_report(table, out_dir, notes=notes)
     if as_json:
+        from ..scoring import timeline
+
         _emit_json({"benchmark": benchmark, "n_submissions": len(subs), "denominator": denom,
                     "n_boot": n_boot, "seed": seed, "ci": 0.95, "notes": notes,
-                    "files": {k: str(v) for k, v in paths.items()}, "rows": _records(table)})
+                    "files": {k: str(v) for k, v in paths.items()}, "rows": _records(table),
+                    "timeline": _records(timeline(table))})
         return
     for note in notes:
         click.echo(f"note: {note}", err=True)

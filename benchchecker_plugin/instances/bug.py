@@ -8,6 +8,9 @@ from typing import Any, Mapping
 
 __all__ = ["BugInstance"]
 
+_HARNESS = ("version", "environment_setup_commit", "image", "eval_script", "log_parser", "eval_type",
+            "image_assets")
+
 
 @dataclass(frozen=True)
 class BugInstance:
@@ -50,6 +53,5 @@ class BugInstance:
             "instance_id": self.instance_id, "repo": self.repo, "base_commit": self.base_commit,
             "patch": self.patch, "test_patch": self.test_patch,
             "FAIL_TO_PASS": list(self.fail_to_pass), "PASS_TO_PASS": list(self.pass_to_pass),
-            "created_at": self.created_at, **{k: v for k, v in self.extra.items()
-                                               if k in ("version", "environment_setup_commit")},
+            "created_at": self.created_at, **{k: v for k, v in self.extra.items() if k in _HARNESS},
         }

@@ -14,7 +14,9 @@ from .bug import BugInstance
 __all__ = ["instance_from_swebench", "load_swebench"]
 
 _REQUIRED = ("instance_id", "repo", "base_commit", "patch")
-_EXTRA = ("version", "environment_setup_commit", "problem_statement", "hints_text", "difficulty")
+_EXTRA = ("version", "environment_setup_commit", "problem_statement", "hints_text", "difficulty",
+          # swebench 5 harness fields (the SWE-bench/* datasets carry them)
+          "image", "eval_script", "log_parser", "eval_type", "image_assets")
 
 
 def _test_list(value: Any, where: str, name: str) -> tuple[str, ...]:

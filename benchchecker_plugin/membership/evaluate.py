@@ -149,5 +149,5 @@ def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = FULL
         "total_seconds": round(time.perf_counter() - t0, 1),
     }
     (out / "membership.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    write_flags(flags, out / "membership_flags.jsonl")
+    write_flags(out / "membership_flags.jsonl", flags)
     return doc

@@ -12,6 +12,7 @@ that position (Min-K%++) and the token's character span (fast tokenizer offset m
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import threading
 from pathlib import Path
@@ -68,6 +69,13 @@ class HFModel:
         if self.tokenizer.eos_token_id is not None:
             eos_ids.add(self.tokenizer.eos_token_id)
         self._eos_ids = eos_ids
+
+    def with_chat(self, chat: bool = True) -> "HFModel":
+        """The same loaded model with ``chat`` switched (shares weights and lock; nothing reloads)."""
+        twin = copy.copy(self)
+        twin.chat = chat
+        twin.cache_identity = self.identity_for(self.spec, chat=chat)
+        return twin
 
     @staticmethod
     def identity_for(spec: str, *, chat: bool = False) -> str:
@@ -144,8 +152,8 @@ class HFModel:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
         else:
             kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p, top_k=None)
-        with torch.inference_mode(), torch.random.fork_rng(devices=[] if self.device == "cpu"
-                                                            else [torch.device(self.device)]):
+        cuda = [torch.device(self.device)] if self.device.startswith("cuda") else []
+        with torch.inference_mode(), torch.random.fork_rng(devices=cuda):
             if params.temperature > 0 and params.seed is not None:
                 torch.manual_seed(prompt_seed(params.seed, prompts[0]))
             generated = self.model.generate(**enc, **kwargs)

@@ -38,7 +38,7 @@ class InspectModel:
         try:
             self._model = inspect_get_model(provider_model, base_url=base_url, api_key=api_key,
                                             memoize=False,
-                                            config=GenerateConfig(**self._base_config),  # type: ignore[arg-type]
+                                            config=GenerateConfig(**self._base_config),  # type: ignore
                                             **model_args)
         except (ValueError, KeyError, ImportError, OSError, RuntimeError) as exc:
             raise ModelSpecError(f"{spec}: Inspect cannot build model {provider_model!r}: {exc}") from exc

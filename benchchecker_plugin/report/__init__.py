@@ -2,12 +2,14 @@
 
 from .html import HtmlPage
 from .leaderboard import write_leaderboard_report
-from .plots import drop_by_tier_svg, timeline_svg
+from .plots import drop_by_tier_svg, figure_to_svg, pyplot, timeline_svg
 from .tables import to_markdown, wide_summary, write_csv
 
 __all__ = [
     "HtmlPage",
     "drop_by_tier_svg",
+    "figure_to_svg",
+    "pyplot",
     "timeline_svg",
     "to_markdown",
     "wide_summary",

@@ -30,7 +30,7 @@ h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid 
 table.bc{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}
 table.bc th,table.bc td{border:1px solid #ddd;padding:.25em .5em;text-align:right;white-space:nowrap}
 table.bc td.t,table.bc th.t{text-align:left}
-table.bc td.t{white-space:normal;min-width:8em;max-width:24em;overflow-wrap:anywhere}
+table.bc td.t{white-space:normal;min-width:12em;max-width:24em;overflow-wrap:anywhere}
 table.bc th{background:#f3f3f3;cursor:pointer;user-select:none;position:sticky;top:0}
 table.bc th[aria-sort=ascending]::after{content:" \\25B2"}
 table.bc th[aria-sort=descending]::after{content:" \\25BC"}

@@ -32,7 +32,9 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = {"csv": write_csv(table, out / "leaderboard.csv")}
-    md = [f"# {title}", ""] + [f"- {n}" for n in notes] + ["", to_markdown(table)]
+    md = ([f"# {title}", ""] + [f"- {n}" for n in notes] + ["", to_markdown(table), "",
+          "## Mean relative drop by submission month (tier: all)", "",
+          to_markdown(timeline(table))])
     paths["md"] = write_text_atomic(out / "leaderboard.md", "\n".join(md))
 
     page = HtmlPage(title)

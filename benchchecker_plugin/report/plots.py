@@ -7,10 +7,11 @@ import io
 import numpy as np
 import pandas as pd
 
-__all__ = ["drop_by_tier_svg", "timeline_svg"]
+__all__ = ["drop_by_tier_svg", "figure_to_svg", "pyplot", "timeline_svg"]
 
 
-def _pyplot():
+def pyplot():
+    """``matplotlib.pyplot`` on the Agg backend (no display needed)."""
     import matplotlib
 
     matplotlib.use("Agg", force=False)
@@ -19,17 +20,18 @@ def _pyplot():
     return plt
 
 
-def _to_svg(fig) -> str:
+def figure_to_svg(fig) -> str:
+    """A matplotlib figure as inline SVG markup (closed afterwards)."""
     buf = io.StringIO()
     fig.savefig(buf, format="svg", bbox_inches="tight")
-    _pyplot().close(fig)
+    pyplot().close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]  # drop the XML prolog and doctype: inline in HTML
 
 
 def drop_by_tier_svg(table: pd.DataFrame) -> str:
     """Per tier: each submission's relative drop (dots) and the mean (bar), from a rate table."""
-    plt = _pyplot()
+    plt = pyplot()
     tiers = list(dict.fromkeys(table["tier"]))
     fig, ax = plt.subplots(figsize=(7, 3.6))
     for k, tier in enumerate(tiers):
@@ -43,12 +45,12 @@ def drop_by_tier_svg(table: pd.DataFrame) -> str:
                                       for t in tiers], fontsize=8)
     ax.set_ylabel("relative drop (original - clean) / original")
     ax.set_title("Relative drop per tier (dots: submissions, bar: mean)", fontsize=10)
-    return _to_svg(fig)
+    return figure_to_svg(fig)
 
 
 def timeline_svg(timeline: pd.DataFrame) -> str:
     """Mean relative drop by submission month, from :func:`scoring.timeline`."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.2))
     if len(timeline):
         x = np.arange(len(timeline))
@@ -58,4 +60,9 @@ def timeline_svg(timeline: pd.DataFrame) -> str:
     ax.axhline(0, color="#444", lw=0.8)
     ax.set_ylabel("mean relative drop")
     ax.set_title("Mean relative drop by submission month (tier: all)", fontsize=10)
-    return _to_svg(fig)
+    return figure_to_svg(fig)
+
+
+# names used before they were public (kept for callers such as check/page.py)
+_pyplot = pyplot
+_to_svg = figure_to_svg

@@ -208,30 +208,23 @@ def clf_curve(ends, y_sorted, w_sorted):
 
 
 @njit(cache=True)
-def _metrics_one(ends, y_sorted, w_sorted, flag_sorted, counts, fpr_target, out):
+def _metrics_one(ends, y_sorted, w_sorted, flag_sorted, counts, fpr_target, out, work):
     """AUC, TPR at FPR <= target, and TPR / FPR / precision of flags, under weights
-    ``w * counts``; writes ``out[0:5]`` (nan where undefined)."""
-    tp = 0.0
-    fp = 0.0
-    area = 0.0
+    ``w * counts``; writes ``out[0:5]`` (nan where undefined). ``work`` is a (2, groups) scratch
+    array: one pass over the items fills per-group sums, a short pass over the groups follows."""
     ftp = 0.0
     ffp = 0.0
-    # first pass: totals for normalisation
     p_tot = 0.0
     n_tot = 0.0
-    for i in range(y_sorted.size):
-        w = w_sorted[i] * counts[i]
-        if y_sorted[i]:
-            p_tot += w
-        else:
-            n_tot += w
-    best_tpr = 0.0
     start = 0
     for g in range(ends.size):
         gtp = 0.0
         gfp = 0.0
         for i in range(start, ends[g]):
-            w = w_sorted[i] * counts[i]
+            c = counts[i]
+            if c == 0:
+                continue
+            w = w_sorted[i] * c
             if y_sorted[i]:
                 gtp += w
                 if flag_sorted[i] == 1:
@@ -240,14 +233,25 @@ def _metrics_one(ends, y_sorted, w_sorted, flag_sorted, counts, fpr_target, out)
                 gfp += w
                 if flag_sorted[i] == 1:
                     ffp += w
+        work[0, g] = gtp
+        work[1, g] = gfp
+        p_tot += gtp
+        n_tot += gfp
+        start = ends[g]
+    tp = 0.0
+    fp = 0.0
+    area = 0.0
+    best_tpr = 0.0
+    for g in range(ends.size):
+        gtp = work[0, g]
+        gfp = work[1, g]
         area += gfp * (tp + tp + gtp) * 0.5
         tp += gtp
         fp += gfp
-        if n_tot > 0.0 and fp / n_tot <= fpr_target and p_tot > 0.0:
+        if n_tot > 0.0 and p_tot > 0.0 and fp / n_tot <= fpr_target:
             t = tp / p_tot
             if t > best_tpr:
                 best_tpr = t
-        start = ends[g]
     if p_tot > 0.0 and n_tot > 0.0:
         out[0] = area / (p_tot * n_tot)
         out[1] = best_tpr
@@ -263,7 +267,8 @@ def _metrics_one(ends, y_sorted, w_sorted, flag_sorted, counts, fpr_target, out)
 def metrics(ends, y_sorted, w_sorted, flag_sorted, fpr_target):
     """The five metrics of :func:`_metrics_one` on the data as given (all counts 1)."""
     out = np.empty(5, np.float64)
-    _metrics_one(ends, y_sorted, w_sorted, flag_sorted, np.ones(y_sorted.size), fpr_target, out)
+    _metrics_one(ends, y_sorted, w_sorted, flag_sorted, np.ones(y_sorted.size, np.int32),
+                 fpr_target, out, np.empty((2, ends.size), np.float64))
     return out
 
 
@@ -278,14 +283,14 @@ def _mix(z):
 def _fill_counts(n, seed, b, counts):
     """Multinomial(n, uniform) resample counts of stream ``b`` into ``counts`` (length n)."""
     for i in range(n):
-        counts[i] = 0.0
+        counts[i] = 0
     state = _mix(seed ^ (np.uint64(b) * _STREAM + _GOLDEN))
     nn = np.uint64(n)
     for _ in range(n):
         state = state + _GOLDEN
         r = _mix(state)
         j = np.int64(((r >> np.uint64(32)) * nn) >> np.uint64(32))
-        counts[j] += 1.0
+        counts[j] += 1
 
 
 @njit(cache=True, parallel=True)
@@ -294,9 +299,10 @@ def bootstrap_metrics(ends, y_sorted, w_sorted, flag_sorted, fpr_target, n_boot,
     n = y_sorted.size
     out = np.empty((n_boot, 5), np.float64)
     for b in prange(n_boot):
-        counts = np.empty(n, np.float64)
+        counts = np.empty(n, np.int32)
+        work = np.empty((2, ends.size), np.float64)
         _fill_counts(n, seed, b, counts)
-        _metrics_one(ends, y_sorted, w_sorted, flag_sorted, counts, fpr_target, out[b])
+        _metrics_one(ends, y_sorted, w_sorted, flag_sorted, counts, fpr_target, out[b], work)
     return out
 
 

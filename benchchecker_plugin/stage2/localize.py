@@ -180,16 +180,20 @@ def align(added: Sequence[LogicalLine], removed: Sequence[LogicalLine], location
     queries = [a.text for a in added]
     sims = similarity.matrix(queries, cands)
     rem = [r.text for r in removed]
+    best = [int(np.argmax(sims[i])) for i in range(len(added))]
+    inexact = sorted({j for i, j in enumerate(best) if cands[j] != added[i].text})
+    rivals = dict(zip(inexact, similarity.matrix(rem, [cands[j] for j in inexact]).max(axis=0))) \
+        if rem and inexact else {}
     out = []
     for i, a in enumerate(added):
-        j = int(np.argmax(sims[i]))
+        j = best[i]
         s = float(sims[i, j])
         line = location.lines[j]
         if cands[j] == a.text:
             out.append(LineMatch(a.text, line.raw, (line.start, line.end), 1.0, "exact"))
             continue
         if rem:
-            rival = float(similarity.matrix(rem, [cands[j]]).max())
+            rival = float(rivals[j])
             if rival >= s:
                 out.append(LineMatch(a.text, line.raw, (line.start, line.end), 0.0, "pre-patch"))
                 continue

@@ -18,7 +18,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..errors import RepositoryError
+from ..errors import BenchcheckerError, RepositoryError
 from ..flags import ANY_MODEL, ContaminationFlag
 from ..instances.bug import BugInstance
 from ..models.executor import Executor, LocalExecutor
@@ -148,7 +148,12 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
         return st
 
     def one(inst: BugInstance) -> tuple[Category, float, dict[str, Any]]:
-        return instance_presence(inst, state_for(inst), config, sim)
+        try:
+            return instance_presence(inst, state_for(inst), config, sim)
+        except BenchcheckerError as exc:
+            if f"instance {inst.instance_id!r}" in str(exc):
+                raise
+            raise type(exc)(f"instance {inst.instance_id!r}: {exc}") from exc
 
     runs = (executor or LocalExecutor()).map(one, list(instances), desc="patch presence")
     flags = []

@@ -155,15 +155,18 @@ class RerankSimilarity:
         base = self.first.matrix(queries, candidates)
         if base.size == 0:
             return base
-        out = base * 0.5
-        for i, q in enumerate(queries):
-            row = base[i]
-            if row.max() >= 1.0:
-                out[i] = np.where(row >= 1.0, 1.0, row * 0.5)
-                continue
-            top = np.argsort(-row, kind="stable")[: self.k]
-            scores = self.second.matrix([q], [candidates[j] for j in top])[0]
-            out[i, top] = (row[top] + scores) / 2.0
+        out = np.where(base >= 1.0, 1.0, base * 0.5)
+        rows = [i for i in range(len(queries)) if base[i].max() < 1.0]
+        if not rows:
+            return out
+        tops = {i: np.argsort(-base[i], kind="stable")[: self.k] for i in rows}
+        cols = sorted({int(j) for t in tops.values() for j in t})
+        where = {j: n for n, j in enumerate(cols)}
+        # one call for every shortlisted pair: a single embedding batch
+        second = self.second.matrix([queries[i] for i in rows], [candidates[j] for j in cols])
+        for r, i in enumerate(rows):
+            top = tops[i]
+            out[i, top] = (base[i, top] + second[r, [where[int(j)] for j in top]]) / 2.0
         return out
 
 

@@ -68,9 +68,9 @@ class _Site:
     buggy: str | None  # None: the bug drops the row
 
 
-def _commit(repo: Path, message: str, when: datetime) -> str:
+def _commit(repo: Path, message: str, when: datetime, paths: Sequence[str] = ()) -> str:
     stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
-    git(repo, ["add", "-A"])
+    git(repo, ["add", "-A", "--", *paths] if paths else ["add", "-A"])
     git(repo, ["-c", "user.name=benchchecker", "-c", "user.email=bench@checker.invalid",
                "-c", "commit.gpgsign=false", "commit", "-q", "--allow-empty", "-m", message],
         env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
@@ -176,36 +176,41 @@ def _apply_scenario(repo: Path, site: _Site, scenario: str, rng: random.Random) 
     return site.path
 
 
-def build_history(source: str | os.PathLike[str], repo: str | os.PathLike[str], *,
-                  cutoff: datetime, scenarios: Sequence[str] = SCENARIOS, per_scenario: int = 3,
-                  max_files: int | None = None, seed: int = 0,
+def build_history(source: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+                  repo: str | os.PathLike[str], *, cutoff: datetime,
+                  scenarios: Sequence[str] = SCENARIOS, per_scenario: int = 3,
+                  n_cases: int | None = None, max_files: int | None = None, seed: int = 0,
                   repo_name: str = "synthetic/history") -> list[LabelledCase]:
-    """Build the history in ``repo`` (created; must not exist) from ``source``'s ``.py`` files.
+    """Build the history in ``repo`` (created; must not exist) from the ``.py`` files of
+    ``source`` (one folder or several; each lands in the repository under its own name).
 
+    ``per_scenario`` cases of each scenario, or ``n_cases`` cycling through the scenarios.
     Returns the labelled cases in order; their instances share one base commit.
     """
-    src, dest = Path(source), Path(repo)
+    sources = [Path(source)] if isinstance(source, (str, os.PathLike)) else [Path(s) for s in source]
+    dest = Path(repo)
     if dest.exists():
         raise InputError(f"{dest}: exists; build_history makes a new repository")
-    files = sorted(p for p in src.rglob("*.py") if "__pycache__" not in p.parts)
+    files = [(src, p) for src in sources for p in sorted(src.rglob("*.py")) if "__pycache__" not in p.parts]
     if max_files:
         files = files[:max_files]
     if not files:
-        raise InputError(f"{src}: no Python files to build a history from")
+        raise InputError(f"{', '.join(map(str, sources))}: no Python files to build a history from")
     dest.mkdir(parents=True)
     rels = []
-    for f in files:
-        rel = f.relative_to(src).as_posix()
+    for src, f in files:
+        rel = f"{src.name}/{f.relative_to(src).as_posix()}"
         (dest / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(f, dest / rel)
         rels.append(rel)
     rng = random.Random(seed)
     git(dest, ["init", "-q", "-b", "main"])
-    plan = [s for s in scenarios for _ in range(per_scenario)]
+    plan = ([scenarios[k % len(scenarios)] for k in range(n_cases)] if n_cases
+            else [s for s in scenarios for _ in range(per_scenario)])
     sites = _sites(dest, rels, rng)
     rng.shuffle(sites)
     if len(sites) < len(plan):
-        raise InputError(f"{src}: only {len(sites)} injectable functions for {len(plan)} cases")
+        raise InputError(f"only {len(sites)} injectable functions for {len(plan)} cases")
     sites = sites[: len(plan)]
     for site in sites:  # the buggy tree
         _replace_row(dest, site, site.buggy)
@@ -227,13 +232,14 @@ def build_history(source: str | os.PathLike[str], repo: str | os.PathLike[str], 
         patch = git(dest, ["diff", "--no-color", "--", site.path]).decode()
         when = (cutoff + timedelta(days=10) + n * step if scenario == "after-cutoff"
                 else t0 + timedelta(days=30) + n * step)
-        _commit(dest, f"fix {site.name}", when)
+        touched = [str(Path(site.path).parent)]
+        _commit(dest, f"fix {site.name}", when, touched)
         if scenario == "reverted":
             git(dest, ["revert", "--no-edit", "--no-commit", "HEAD"])
-            _commit(dest, f"revert fix {site.name}", when + step / 2)
+            _commit(dest, f"revert fix {site.name}", when + step / 2, touched)
         elif scenario not in ("persisted", "after-cutoff"):
             _apply_scenario(dest, site, scenario, rng)
-            _commit(dest, f"{scenario} {site.name}", when + step / 2)
+            _commit(dest, f"{scenario} {site.name}", when + step / 2, touched)
         cases[k] = LabelledCase(BugInstance(
             instance_id=f"{repo_name.replace('/', '__')}-{k}", benchmark="swe-bench-verified",
             repo=repo_name, base_commit=base, patch=patch, language="python",

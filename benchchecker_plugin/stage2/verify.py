@@ -33,7 +33,7 @@ from .decide import BlockResult
 from .patch import apply_patch_to_text
 
 __all__ = ["LocalRunner", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
-           "grade_swebench_log", "modified_patch"]
+           "grade_swebench_log", "modified_patch", "swebench_test_spec"]
 
 
 @dataclass(frozen=True)
@@ -149,14 +149,33 @@ class LocalRunner:
                                  round(time.perf_counter() - t0, 3), out)
 
 
+def swebench_test_spec(inst: BugInstance) -> Any:
+    """The swebench ``TestSpec`` of ``inst``: swebench's ``make_test_spec`` when the instance has
+    the harness fields (``image``, ``eval_script``, ``log_parser``, ``eval_type``), else a
+    grading-only spec with the repository's log parser from swebench's own table."""
+    from swebench.harness.utils import make_test_spec
+    from swebench.types import TestSpec
+
+    row = inst.to_swebench()
+    if all(k in row for k in ("image", "eval_script", "log_parser", "eval_type")):
+        return make_test_spec(row)
+    from swebench.harness.log_parsers.python import MAP_REPO_TO_PARSER_PY
+
+    parser = MAP_REPO_TO_PARSER_PY.get(inst.repo)
+    if parser is None:
+        raise ExecutionError(f"instance {inst.instance_id!r}: swebench has no log parser for {inst.repo}")
+    return TestSpec(instance_id=inst.instance_id, image="", eval_script_list=[], repo=inst.repo,
+                    version=str(inst.extra.get("version", "")), FAIL_TO_PASS=list(inst.fail_to_pass),
+                    PASS_TO_PASS=list(inst.pass_to_pass), log_parser=parser.__name__,
+                    eval_type="pass_and_fail")
+
+
 def grade_swebench_log(inst: BugInstance, prediction: dict[str, Any], log_path: str | os.PathLike[str]) -> bool:
     """Whether the swebench test log shows the instance resolved (swebench's ``get_eval_report``)."""
     from swebench.harness.grading import get_eval_report
-    from swebench.harness.utils import make_test_spec
 
-    spec = make_test_spec(inst.to_swebench())
-    report = get_eval_report(test_spec=spec, prediction=prediction, test_log_path=str(log_path),
-                             include_tests_status=True)
+    report = get_eval_report(test_spec=swebench_test_spec(inst), prediction=prediction,
+                             test_log_path=str(log_path), include_tests_status=True)
     return bool(report.get(inst.instance_id, {}).get("resolved", False))
 
 
@@ -170,9 +189,12 @@ def _docker_harness(inst: BugInstance, prediction: dict[str, Any], run_id: str, 
         raise ExecutionError(f"instance {inst.instance_id!r}: Docker is not available for the "
                              f"swebench runner: {exc}") from exc
     from swebench.harness.run_evaluation import LOG_TEST_OUTPUT, RUN_EVALUATION_LOG_DIR, run_instance
-    from swebench.harness.utils import make_test_spec
 
-    run_instance(make_test_spec(inst.to_swebench()), prediction, client, run_id, timeout)
+    spec = swebench_test_spec(inst)
+    if not spec.image:
+        raise ExecutionError(f"instance {inst.instance_id!r}: no swebench image/eval_script fields "
+                             "(load the instances from a SWE-bench/* dataset of swebench 5)")
+    run_instance(spec, prediction, client, run_id, timeout)
     return Path(RUN_EVALUATION_LOG_DIR) / run_id / prediction["model_name_or_path"] / inst.instance_id / LOG_TEST_OUTPUT
 
 

@@ -130,24 +130,31 @@ def instance_id_of(doc_id: int, doc: Any, *, task: str, benchmark: str) -> str:
     return str(doc_id)
 
 
+def _task_manager(cfg: Any) -> Any:
+    """A TaskManager for the run's tasks: only ``--include_path`` when every task is found there
+    (indexing lm-eval's thousands of built-in tasks takes tens of seconds), else the full one."""
+    from lm_eval.tasks import TaskManager
+
+    names = [t for task in (cfg.tasks if isinstance(cfg.tasks, list) else [cfg.tasks])
+             for t in str(task).split(",") if t]
+    if cfg.include_path and names and not any(n.endswith(".yaml") for n in names):
+        local = TaskManager(include_path=cfg.include_path, include_defaults=False,
+                            metadata=cfg.metadata or {})
+        if all(local.match_tasks([n]) for n in names):
+            cfg.tasks = [m for n in names for m in local.match_tasks([n])]
+            return local
+    return cfg.process_tasks(cfg.metadata)
+
+
 def _load_docs(namespace: argparse.Namespace) -> tuple[Any, dict[str, list[Any]]]:
     """lm-eval's config and, per leaf task, its eval docs (loaded the way lm-eval loads them)."""
     from lm_eval.config.evaluate_config import EvaluatorConfig
-    from lm_eval.tasks import get_task_dict
 
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(namespace)))
-    task_manager = cfg.process_tasks(cfg.metadata)
-    leaves: dict[str, list[Any]] = {}
-
-    def walk(node: Mapping[Any, Any]) -> None:
-        for key, value in node.items():
-            if isinstance(value, Mapping):
-                walk(value)
-            else:
-                leaves[value.config.task] = list(value.eval_docs)
-
-    walk(get_task_dict(cfg.tasks, task_manager))
-    return cfg, leaves
+    if not cfg.tasks:
+        raise InputError("--contamination-filter needs --tasks")
+    loaded = _task_manager(cfg).load(cfg.tasks)
+    return cfg, {name: list(task.eval_docs) for name, task in loaded["tasks"].items()}
 
 
 def _model_candidates(cfg: Any) -> list[str]:

@@ -303,4 +303,3 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
         else:
             click.echo(format_table(scores, title="benchchecker: resolution rate by "
                                                   "contamination group"))
-

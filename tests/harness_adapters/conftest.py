@@ -127,3 +127,15 @@ def cli():
     def invoke(*args: str):
         return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
     return invoke
+
+
+@pytest.fixture
+def error_line():
+    """The one ``Error: ...`` line a failed command printed on stderr."""
+    def get(result) -> str:
+        lines = [ln for ln in result.stderr.replace("\r", "\n").splitlines()
+                 if ln.startswith("Error:")]
+        assert len(lines) == 1, result.stderr
+        assert result.exit_code != 0
+        return lines[0]
+    return get

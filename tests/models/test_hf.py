@@ -19,52 +19,52 @@ PROMPTS = [
 ]
 
 
-def test_batched_equals_one_at_a_time_under_greedy(smollm2: HFModel) -> None:
+def test_batched_equals_one_at_a_time_under_greedy(smollm2_model: HFModel) -> None:
     params = GenerationParams(max_tokens=8)
-    batched = smollm2.generate(PROMPTS, params)
-    single = [smollm2.generate([p], params)[0] for p in PROMPTS]
+    batched = smollm2_model.generate(PROMPTS, params)
+    single = [smollm2_model.generate([p], params)[0] for p in PROMPTS]
     assert [c.text for c in batched] == [c.text for c in single]
     assert all(c.ok and c.text for c in batched)
     assert batched[3].text.startswith(" 4, 5")  # the model really continues the prompt
 
 
-def test_stop_string_ends_the_answer(smollm2: HFModel) -> None:
-    free = smollm2.generate(["def fibonacci(n):"], GenerationParams(max_tokens=8))[0]
+def test_stop_string_ends_the_answer(smollm2_model: HFModel) -> None:
+    free = smollm2_model.generate(["def fibonacci(n):"], GenerationParams(max_tokens=8))[0]
     assert "\n" in free.text and free.finish_reason == "length"
-    stopped = smollm2.generate(["def fibonacci(n):"], GenerationParams(max_tokens=8, stop=("if",)))[0]
+    params = GenerationParams(max_tokens=8, stop=("if",))
+    stopped = smollm2_model.generate(["def fibonacci(n):"], params)[0]
     assert stopped.finish_reason == "stop"
     assert stopped.text == free.text[:free.text.index("if")]
 
 
-def test_sampling_is_seeded_per_prompt(smollm2: HFModel) -> None:
+def test_sampling_is_seeded_per_prompt(smollm2_model: HFModel) -> None:
     params = GenerationParams(max_tokens=6, temperature=1.0, seed=7)
-    first = smollm2.generate(["Tell me a joke", "Name a color"], params)
-    again = smollm2.generate(["Name a color", "Tell me a joke"], params)
+    first = smollm2_model.generate(["Tell me a joke", "Name a color"], params)
+    again = smollm2_model.generate(["Name a color", "Tell me a joke"], params)
     assert [c.text for c in first] == [c.text for c in reversed(again)]
-    other_seed = [smollm2.generate(["Tell me a joke"], GenerationParams(max_tokens=6, temperature=1.0,
-                                                                        seed=s))[0].text for s in range(4)]
+    other_seed = [smollm2_model.generate(["Tell me a joke"], GenerationParams(
+        max_tokens=6, temperature=1.0, seed=s))[0].text for s in range(3)]
     assert len(set(other_seed)) > 1
     assert prompt_seed(7, "a") != prompt_seed(7, "b") and prompt_seed(7, "a") == prompt_seed(7, "a")
 
 
-def test_chat_template_is_applied_only_with_chat(smollm2: HFModel) -> None:
-    assert smollm2._format("Hi") == "Hi"
-    smollm2.chat = True
-    try:
-        formatted = smollm2._format("Hi")
-        answer = smollm2.generate(["What is the capital of France?"], GenerationParams(max_tokens=10))[0]
-    finally:
-        smollm2.chat = False
+def test_chat_template_is_applied_only_with_chat(smollm2_model: HFModel) -> None:
+    assert smollm2_model._format("Hi") == "Hi"
+    chat = smollm2_model.with_chat()
+    assert chat.model is smollm2_model.model and not smollm2_model.chat
+    assert chat.cache_identity == "hf/smollm2-135m?chat=1" != smollm2_model.cache_identity
+    formatted = chat._format("Hi")
+    answer = chat.generate(["What is the capital of France?"], GenerationParams(max_tokens=10))[0]
     assert formatted.startswith("<|im_start|>system") and formatted.endswith("<|im_start|>assistant\n")
     assert "Paris" in answer.text
 
 
-def test_token_scores_match_a_manual_forward_pass(smollm2: HFModel) -> None:
+def test_token_scores_match_a_manual_forward_pass(smollm2_model: HFModel) -> None:
     import torch
 
     texts = ["Hello world, this is a test.", "x", "The quick brown fox jumps over the lazy dog again"]
-    scores = smollm2.token_scores(texts)
-    tok, model = smollm2.tokenizer, smollm2.model
+    scores = smollm2_model.token_scores(texts)
+    tok, model = smollm2_model.tokenizer, smollm2_model.model
     for text, s in zip(texts, scores):
         ids = tok(text)["input_ids"]
         assert len(s.tokens) == len(s.offsets) == len(s.logprobs) == len(s.mu) == len(s.sigma) == len(ids) - 1

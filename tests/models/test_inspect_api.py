@@ -21,8 +21,8 @@ def _echo(input: list[Any], tools: Any, tool_choice: Any, config: Any) -> Any:
     prompt = input[-1].text
     if prompt == "explode":
         raise ValueError("provider refused 'explode'")
-    output = ModelOutput.from_content(model="mockllm", content=f"{prompt}|{config.max_tokens}|"
-                                                                f"{config.temperature}|{config.seed}|END more")
+    content = f"{prompt}|{config.max_tokens}|{config.temperature}|{config.seed}|END more"
+    output = ModelOutput.from_content(model="mockllm", content=content)
     output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
     return output
 
@@ -57,17 +57,14 @@ def test_unknown_provider_is_a_spec_error() -> None:
 
 @pytest.mark.slow
 @pytest.mark.model
-def test_inspect_hf_provider_matches_our_chat_model(smollm2_folder: Path, smollm2: HFModel) -> None:
+def test_inspect_hf_provider_matches_our_chat_model(smollm2_folder: Path,
+                                                    smollm2_model: HFModel) -> None:
     """Inspect's own hf/ provider on the exported folder answers like our hf/ backend with chat."""
     model = get_model(f"inspect/hf/{smollm2_folder}",
                       model_args={"device": "cpu", "do_sample": False})
     prompts = ["What is the capital of France?", "Name a primary color."]
     params = GenerationParams(max_tokens=8)
     theirs = model.generate(prompts, params)
-    smollm2.chat = True
-    try:
-        ours = smollm2.generate(prompts, params)
-    finally:
-        smollm2.chat = False
+    ours = smollm2_model.with_chat().generate(prompts, params)
     assert all(c.ok for c in theirs), [c.error for c in theirs]
     assert [c.text.strip() for c in theirs] == [c.text.strip() for c in ours]

@@ -64,13 +64,13 @@ def server(smollm2_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> It
 PROMPTS = ["The capital of France is", "1, 2, 3,", "def fibonacci(n):"]
 
 
-def test_completions_match_the_local_model(server: str, smollm2_folder: Path, smollm2: HFModel,
+def test_completions_match_the_local_model(server: str, smollm2_folder: Path, smollm2_model: HFModel,
                                            tmp_path: Path) -> None:
     spec = f"openai-compatible/{smollm2_folder}"
     model = get_model(spec, base_url=server, max_concurrency=2, cache_dir=tmp_path)
     params = GenerationParams(max_tokens=6)
     remote = model.generate(PROMPTS, params)
-    local = smollm2.generate(PROMPTS, params)
+    local = smollm2_model.generate(PROMPTS, params)
     assert all(c.ok for c in remote), [c.error for c in remote]
     assert [c.text for c in remote] == [c.text for c in local]  # same weights, greedy
     assert remote[1].text.startswith(" 4, 5")

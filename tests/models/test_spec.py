@@ -62,7 +62,8 @@ def test_option_of_another_backend_is_refused() -> None:
 
 def test_missing_local_path(tmp_path: Path) -> None:
     missing = tmp_path / "nope"
-    with pytest.raises(ModelSpecError, match=f"^model spec 'hf/{missing}': no such file or folder {missing}$"):
+    with pytest.raises(ModelSpecError,
+                       match=f"^model spec 'hf/{missing}': no such file or folder {missing}$"):
         get_model(f"hf/{missing}")
     text = tmp_path / "weights.bin"
     text.write_bytes(b"x")
@@ -74,8 +75,8 @@ def test_hub_name_offline_fails_with_model_error(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_HOME", str(tmp_path))  # an empty HF cache: the name cannot resolve
     with pytest.raises(ModelError, match=r"^hf/no-such-org/no-such-model: cannot load model "
-                                         r"no-such-org/no-such-model — not a local folder; as a hub name it "
-                                         r"needs network access or a populated HF cache"):
+                                         r"no-such-org/no-such-model — not a local folder; as a hub "
+                                         r"name it needs network access or a populated HF cache"):
         get_model("hf/no-such-org/no-such-model")
 
 

@@ -47,4 +47,4 @@ def memorising_lm(tmp_path_factory: pytest.TempPathFactory, mmlu_dir: Path) -> P
     probes = prepare_probes(load_mmlu(mmlu_dir, subjects=[SUBJECT]), "multichoice").probes
     vocab = [p.prompt + " " + p.target for p in probes]
     memorise = [p.prompt + " " + p.target + "\n" for p in probes[: N_PROBES // 2]]
-    return tiny_lm.build_tiny_lm(tmp_path_factory.mktemp("tsg_lm"), vocab, memorise, steps=120)
+    return tiny_lm.build_tiny_lm(tmp_path_factory.mktemp("tsg_lm"), vocab, memorise, steps=60)

@@ -35,20 +35,20 @@ def find_cooccurrences(files: Sequence[SourceFile], *, min_support: int = 3, min
     """Clusters of lines sharing a closed frequent word sequence.
 
     ``min_support``: lines that must contain the pattern; ``min_length``/``max_length``: words per
-    pattern; at most ``max_patterns`` (the most supported first). Lines are deduplicated by their
-    word sequence before mining so copied blocks do not inflate support; when a tree has more than
+    pattern; at most ``max_patterns`` (the most supported first). Identical lines are counted once
+    so copied blocks do not inflate support; when a tree has more than
     ``max_lines`` distinct word-lines, the support threshold is raised proportionally.
     """
     lines: list[Fragment] = []
     seqs: list[list[str]] = []
-    seen: set[tuple[str, ...]] = set()
+    seen: set[str] = set()
     for f in files:
         pos = 0
         for line in f.text.splitlines(keepends=True):
             words = [w for w in _IDENT.findall(line.split("#", 1)[0]) if len(w) > 1 and w not in _STOP]
             body = line.rstrip("\r\n")
-            if len(words) >= min_length and tuple(words) not in seen:
-                seen.add(tuple(words))
+            if len(words) >= min_length and body.strip() not in seen:
+                seen.add(body.strip())
                 lead = len(body) - len(body.lstrip())
                 lines.append(Fragment(f.path, pos + lead, pos + len(body), body.strip()))
                 seqs.append(words)

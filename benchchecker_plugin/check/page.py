@@ -1,0 +1,95 @@
+"""The HTML report of a pre-release check (one self-contained page)."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+
+from ..flags import Verdict
+from ..report import HtmlPage
+from .pipeline import CheckResult
+
+__all__ = ["verdict_summary", "write_check_report"]
+
+
+def verdict_summary(result: CheckResult) -> pd.DataFrame:
+    """Per benchmark and method: instances, contaminated, clean, undecided, failed."""
+    rows = []
+    groups: dict[tuple[str, str], list] = {}
+    for flags in result.stage_flags.values():
+        for f in flags:
+            groups.setdefault((f.benchmark, f.method), []).append(f)
+    for f in result.merged:
+        groups.setdefault((f.benchmark, "merged"), []).append(f)
+    for (benchmark, method), flags in sorted(groups.items()):
+        c = Counter(f.verdict for f in flags)
+        rows.append({"benchmark": benchmark, "method": method, "instances": len(flags),
+                     "contaminated": c[Verdict.CONTAMINATED], "clean": c[Verdict.CLEAN],
+                     "undecided": c[Verdict.UNDECIDED],
+                     "failed": sum(1 for f in flags if "error" in f.evidence)})
+    return pd.DataFrame(rows, columns=["benchmark", "method", "instances", "contaminated", "clean",
+                                       "undecided", "failed"])
+
+
+def _verdict_svg(summary: pd.DataFrame) -> str:
+    from ..report.plots import _pyplot, _to_svg
+
+    plt = _pyplot()
+    merged = summary[summary["method"] == "merged"]
+    fig, ax = plt.subplots(figsize=(6.5, 0.6 + 0.45 * max(1, len(merged))))
+    left = [0] * len(merged)
+    for col, colour in (("contaminated", "#c0392b"), ("clean", "#27ae60"), ("undecided", "#95a5a6")):
+        vals = merged[col].tolist()
+        ax.barh(merged["benchmark"].tolist(), vals, left=left, color=colour, label=col)
+        left = [a + b for a, b in zip(left, vals)]
+    ax.set_xlabel("instances (merged verdict)")
+    ax.legend(loc="lower right", fontsize=8)
+    fig.tight_layout()
+    return _to_svg(fig)
+
+
+def _fmt_p(p: float) -> str:
+    return "" if p is None or (isinstance(p, float) and math.isnan(p)) else f"{p:.3g}"
+
+
+def write_check_report(result: CheckResult, path: Path, *, max_rows: int = 2000) -> Path:
+    """Write ``index.html``: summary per benchmark, Stage I evidence per repository, TS-Guessing
+    means, and the per-instance table (first ``max_rows`` rows, contaminated first)."""
+    page = HtmlPage(f"Pre-release contamination check: {result.model}")
+    page.paragraph(f"Training cutoff {result.config.cutoff}; benchmarks "
+                   f"{', '.join(result.config.benchmarks)}. Undecided instances are neither clean "
+                   "nor contaminated and are counted separately.", note=True)
+    for note in result.notes:
+        page.paragraph(note, note=True)
+    summary = verdict_summary(result)
+    page.heading("Summary per benchmark")
+    page.table(summary, table_id="summary")
+    if not summary.empty and (summary["method"] == "merged").any():
+        page.figure(_verdict_svg(summary), caption="Merged verdicts per benchmark")
+    if result.repos:
+        page.heading("Stage I: repository presence")
+        page.table(pd.DataFrame([{"benchmark": r.benchmark, "repository": r.repo, "hits": r.hits,
+                                  "queries": r.queries, "failed queries": r.failed_queries,
+                                  "p0": r.p0, "p-value": _fmt_p(r.p_value),
+                                  "verdict": Verdict.from_bool(r.contaminated).value}
+                                 for r in result.repos]), table_id="repos")
+    if result.ts_summaries:
+        page.heading("TS-Guessing")
+        page.table(pd.DataFrame([{"benchmark/mode": k, **v} for k, v in result.ts_summaries.items()]),
+                   table_id="tsguessing", formats={"exact_match": "{:.3f}".format,
+                                                   "rouge_l": "{:.3f}".format})
+    order = {Verdict.CONTAMINATED: 0, Verdict.UNDECIDED: 1, Verdict.CLEAN: 2}
+    rows = sorted(result.merged, key=lambda f: (order[f.verdict], -f.score, f.instance_id))
+    page.heading("Per instance (merged verdicts)")
+    if len(rows) > max_rows:
+        page.paragraph(f"Showing {max_rows} of {len(rows)} instances; all are in flags.jsonl.", note=True)
+    page.table(pd.DataFrame([{"benchmark": f.benchmark, "instance": f.instance_id,
+                              "verdict": f.verdict.value, "score": round(f.score, 4),
+                              "methods": ", ".join(sorted(f.evidence.get("methods", {})))}
+                             for f in rows[:max_rows]],
+                            columns=["benchmark", "instance", "verdict", "score", "methods"]),
+               table_id="instances")
+    return page.write(path)

@@ -1,0 +1,175 @@
+"""The pre-release check: every detector that applies, on every benchmark asked for, one model.
+
+Stage I per repository and Stage II per instance for bug-fixing benchmarks (these need local clones
+in ``repos_dir``), TS-Guessing per item for MMLU and TruthfulQA. Each stage writes its own flags
+file; the merged per-instance verdicts go to ``flags.jsonl``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from ..errors import InputError, RepositoryError
+from ..flags import ContaminationFlag, merge_flags, write_flags
+from ..models.base import LogprobModel, TextModel
+
+__all__ = ["BUG_BENCHMARKS", "QA_BENCHMARKS", "CheckConfig", "CheckResult", "RepoEvidence", "parse_data_options",
+           "run_check"]
+
+BUG_BENCHMARKS = {"swe-bench-verified": "princeton-nlp/SWE-bench_Verified",
+                  "bugsinpy": None, "defects4j": None}
+QA_BENCHMARKS = ("mmlu", "truthfulqa")
+
+
+@dataclass(frozen=True)
+class CheckConfig:
+    """What to check. ``data`` maps a benchmark to a local file/folder (else its hub name is used)."""
+
+    benchmarks: tuple[str, ...]
+    cutoff: str
+    repos_dir: Path | None = None
+    data: dict[str, str] = field(default_factory=dict)
+    limit: int | None = None
+    n_queries: int = 50
+    n_samples: int = 3
+    ts_modes: tuple[str, ...] = ("multichoice",)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        known = set(BUG_BENCHMARKS) | set(QA_BENCHMARKS)
+        unknown = [b for b in self.benchmarks if b not in known]
+        if unknown:
+            raise InputError(f"unknown benchmark(s) {', '.join(unknown)}; choose from "
+                             f"{', '.join(sorted(known))}")
+        if not self.benchmarks:
+            raise InputError("no benchmark given; e.g. --benchmarks mmlu,truthfulqa")
+
+
+@dataclass(frozen=True)
+class RepoEvidence:
+    """Stage I outcome of one repository (what the report shows per repo)."""
+
+    benchmark: str
+    repo: str
+    hits: int
+    queries: int
+    failed_queries: int
+    p0: float
+    p_value: float
+    contaminated: bool | None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    model: str
+    config: CheckConfig
+    stage_flags: dict[str, list[ContaminationFlag]]
+    merged: list[ContaminationFlag]
+    repos: list[RepoEvidence]
+    notes: list[str]
+    ts_summaries: dict[str, dict[str, Any]]
+
+    def write(self, out_dir: Path) -> dict[str, Path]:
+        """Write each stage's flags and the merged flags into ``out_dir/flags``/``out_dir``."""
+        paths = {}
+        for stage, flags in self.stage_flags.items():
+            paths[stage] = write_flags(out_dir / "flags" / f"{stage}.jsonl", flags)
+        paths["merged"] = write_flags(out_dir / "flags.jsonl", self.merged)
+        return paths
+
+
+def _load_bug_instances(benchmark: str, config: CheckConfig) -> list:
+    from ..instances import load_instances
+
+    source = config.data.get(benchmark) or BUG_BENCHMARKS[benchmark]
+    if source is None:
+        raise InputError(f"{benchmark}: give its local folder with --data {benchmark}=PATH")
+    instances = load_instances(source, benchmark=benchmark)
+    return instances[: config.limit] if config.limit else instances
+
+
+def _bug_benchmark(benchmark: str, model: TextModel, model_name: str, config: CheckConfig,
+                   reference: LogprobModel | None, notes: list[str],
+                   repos: list[RepoEvidence]) -> tuple[list[ContaminationFlag], list[ContaminationFlag]]:
+    from ..stage1 import presence_flags, repo_presence
+    from ..stage2 import patch_presence
+    from ..stage2.verify import find_repo
+
+    instances = _load_bug_instances(benchmark, config)
+    if config.repos_dir is None:
+        notes.append(f"{benchmark}: skipped Stage I and II ({len(instances)} instances): they read the "
+                     "repositories; give --repos-dir with local clones (owner__name/ or name/)")
+        return [], []
+    by_repo: dict[str, list] = defaultdict(list)
+    for inst in instances:
+        by_repo[inst.repo].append(inst)
+    stage1: list[ContaminationFlag] = []
+    for repo, insts in sorted(by_repo.items()):
+        try:
+            path = find_repo(config.repos_dir, insts[0])
+        except RepositoryError as exc:
+            notes.append(f"{benchmark}: Stage I skipped for {repo}: {exc}")
+            continue
+        result = repo_presence(model, path, language=insts[0].language, cutoff=config.cutoff,
+                               n_queries=config.n_queries, n_samples=config.n_samples,
+                               reference=reference, seed=config.seed, name=repo)
+        stage1.extend(presence_flags(result, instances=[(benchmark, i.instance_id) for i in insts],
+                                     model=model_name))
+        t = result.test
+        repos.append(RepoEvidence(benchmark, repo, t.hits, t.queries, result.failed_queries, t.p0, t.p_value,
+                                  t.contaminated))
+    stage2 = patch_presence(instances, config.repos_dir, config.cutoff, model=model_name)
+    return stage1, stage2
+
+
+def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None = None,
+              reference: LogprobModel | None = None,
+              on_stage: Callable[[str], None] | None = None) -> CheckResult:
+    """Run every applicable detector for ``model`` on ``config.benchmarks``.
+
+    Stages that cannot run (no ``repos_dir`` for a bug-fixing benchmark, a repository missing from
+    it) are skipped with a note in the result — never silently.
+    """
+    from ..tsguessing import load_items, ts_guess
+
+    name = model_name or model.spec
+    say = on_stage or (lambda _msg: None)
+    stage_flags: dict[str, list[ContaminationFlag]] = defaultdict(list)
+    notes: list[str] = []
+    repos: list[RepoEvidence] = []
+    ts_summaries: dict[str, dict[str, Any]] = {}
+    for benchmark in config.benchmarks:
+        if benchmark in BUG_BENCHMARKS:
+            say(f"{benchmark}: Stage I (repository presence) and Stage II (patch presence)")
+            s1, s2 = _bug_benchmark(benchmark, model, name, config, reference, notes, repos)
+            stage_flags["stage1"].extend(s1)
+            stage_flags["stage2"].extend(s2)
+            continue
+        items = load_items(benchmark, config.data.get(benchmark))
+        for mode in config.ts_modes:
+            say(f"{benchmark}: TS-Guessing ({mode}) on {min(len(items), config.limit or len(items))} items")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                result = ts_guess(model, items, mode, seed=config.seed, limit=config.limit,
+                                  model_name=name)
+                ts_summaries[f"{benchmark}/{mode}"] = result.summary()
+            stage_flags[f"ts_guessing_{mode}"].extend(result.flags)
+    all_flags = [f for flags in stage_flags.values() for f in flags]
+    merged = merge_flags(all_flags) if all_flags else []
+    return CheckResult(name, config, dict(stage_flags), merged, repos, notes, ts_summaries)
+
+
+def parse_data_options(values: Sequence[str]) -> dict[str, str]:
+    """``--data mmlu=PATH`` options → ``{"mmlu": "PATH"}``."""
+    out = {}
+    for value in values:
+        bench, sep, path = value.partition("=")
+        if not sep or not bench or not path:
+            raise InputError(f"--data {value!r}: expected BENCHMARK=PATH, e.g. mmlu=../shared/data/mmlu")
+        out[bench.strip()] = path.strip()
+    return out

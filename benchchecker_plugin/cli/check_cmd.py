@@ -1,0 +1,76 @@
+"""``benchchecker check``: the pre-release contamination check for model teams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from .options import ModelOptions, dry_run_summary, model_options
+
+__all__ = ["check"]
+
+
+@click.command("check")
+@model_options
+@click.option("--cutoff", required=True, metavar="DATE",
+              help="The model's training-data cutoff (YYYY-MM-DD, YYYY-MM or YYYY): Stage I and II read "
+                   "each repository as it was then.")
+@click.option("--benchmarks", default="swe-bench-verified,mmlu,truthfulqa", show_default=True,
+              help="Comma-separated: swe-bench-verified, bugsinpy, defects4j (Stage I + II), mmlu, "
+                   "truthfulqa (TS-Guessing).")
+@click.option("--repos-dir", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="Local clones of the bug-fixing benchmarks' repositories (owner__name/ or name/). "
+                   "Without it, Stage I and II are skipped and the report says so.")
+@click.option("--data", "data", multiple=True, metavar="BENCHMARK=PATH",
+              help="Local data instead of the hub, repeatable: mmlu=../shared/data/mmlu, "
+                   "truthfulqa=.../TruthfulQA.csv, swe-bench-verified=instances.jsonl.")
+@click.option("--limit", type=click.IntRange(min=1), default=None,
+              help="At most this many items/instances per benchmark (a quick look).")
+@click.option("--n-queries", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Stage I probes per repository.")
+@click.option("--ts-modes", default="multichoice", show_default=True,
+              help="TS-Guessing modes, comma-separated: multichoice, question.")
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("benchchecker-report"), show_default=True,
+              help="Report folder: flags.jsonl (merged), flags/<stage>.jsonl, index.html.")
+def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Path | None,
+          data: tuple[str, ...], limit: int | None, n_queries: int, ts_modes: str,
+          out_dir: Path) -> None:
+    """Check a model before release: which benchmark instances has it probably seen?
+
+    Runs Stage I (repository presence) per repository and Stage II (patch presence at --cutoff) per
+    instance of the bug-fixing benchmarks, and TS-Guessing per item of MMLU / TruthfulQA, with one
+    progress bar per stage. Model answers are cached: a run stopped half-way and started again
+    repeats no finished call. --dry-run prints the number of model calls and stops.
+
+    \b
+    Example (offline, on local data):
+      benchchecker check --model hf/smollm2-135m --cutoff 2024-06 \\
+          --benchmarks mmlu,truthfulqa --data mmlu=../shared/data/mmlu \\
+          --data truthfulqa=../shared/data/truthfulqa/TruthfulQA.csv --limit 200 -o report/
+    """
+    from ..check import CheckConfig, parse_data_options, run_check, write_check_report
+    from ..repos import parse_cutoff
+
+    parse_cutoff(cutoff)  # validate early: a bad date is a one-line error before any model loads
+    config = CheckConfig(
+        benchmarks=tuple(b.strip() for b in benchmarks.split(",") if b.strip()), cutoff=cutoff,
+        repos_dir=repos_dir, data=parse_data_options(data), limit=limit, n_queries=n_queries,
+        ts_modes=tuple(m.strip() for m in ts_modes.split(",") if m.strip()))
+    model = model_opts.build()
+    result = run_check(model, config, model_name=model_opts.spec,
+                       on_stage=lambda msg: click.echo(f"-> {msg}", err=True))
+    if model_opts.dry_run:
+        click.echo(dry_run_summary(model))
+        return
+    paths = result.write(out_dir)
+    page = write_check_report(result, out_dir / "index.html")
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    counts = {v: sum(1 for f in result.merged if f.verdict.value == v)
+              for v in ("contaminated", "clean", "undecided")}
+    click.echo(f"{len(result.merged)} merged verdicts: {counts['contaminated']} contaminated, "
+               f"{counts['clean']} clean, {counts['undecided']} undecided")
+    click.echo(f"flags: {paths['merged']}")
+    click.echo(f"report: {page}")

@@ -1,0 +1,61 @@
+"""``benchchecker patch-presence`` through click's CliRunner."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import rich
+from benchchecker_plugin.cli import main
+from benchchecker_plugin.flags import read_flags
+from benchchecker_plugin.stage2.synthetic import build_history
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list]:
+    root = tmp_path_factory.mktemp("cli")
+    repos = root / "repos"
+    cases = build_history(Path(rich.__file__).parent, repos / "synthetic__history",
+                          cutoff=datetime(2024, 1, 1, tzinfo=timezone.utc),
+                          scenarios=("persisted", "after-cutoff", "deleted"), per_scenario=1)
+    rows = [c.instance.to_swebench() for c in cases]
+    rows.append({**rows[0], "instance_id": "broken-1", "patch": "not a diff"})
+    instances = root / "instances.jsonl"
+    instances.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return repos, instances, cases
+
+
+def test_help_teaches() -> None:
+    out = CliRunner().invoke(main, ["patch-presence", "--help"])
+    assert out.exit_code == 0
+    for word in ("--instances", "--repos-dir", "--cutoff", "--verify", "owner__name", "Example"):
+        assert word in out.output
+
+
+def test_run_writes_one_flag_per_instance_and_a_summary(history, tmp_path: Path) -> None:  # noqa: ANN001
+    repos, instances, cases = history
+    out = tmp_path / "flags.jsonl"
+    res = CliRunner().invoke(main, ["patch-presence", "--instances", str(instances), "--repos-dir", str(repos),
+                                    "--cutoff", "2024-01-01", "--model", "m", "--similarity", "difflib",
+                                    "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    flags = read_flags(out)
+    assert [f.instance_id for f in flags] == [c.instance.instance_id for c in cases] + ["broken-1"]
+    assert [f.contaminated for f in flags] == [True, False, None, None]
+    assert flags[-1].evidence["error"].startswith("DataError: instance 'broken-1': malformed diff")
+    assert "4 instances: 1 contaminated, 1 clean, 1 undecided, 1 failed" in res.stderr
+    assert "failed broken-1" in res.stderr
+
+
+def test_bad_options_exit_non_zero(history, tmp_path: Path) -> None:  # noqa: ANN001
+    repos, instances, _ = history
+    res = CliRunner().invoke(main, ["patch-presence", "--instances", str(instances), "--repos-dir", str(repos),
+                                    "--cutoff", "last year", "-o", str(tmp_path / "f.jsonl")])
+    assert res.exit_code == 2 and "'last year' is not an ISO date" in res.stderr
+    res = CliRunner().invoke(main, ["patch-presence", "--instances", str(tmp_path / "none.jsonl"),
+                                    "--repos-dir", str(repos), "--cutoff", "2024-01-01", "-o", str(tmp_path / "f.jsonl")])
+    assert res.exit_code == 2 and "none.jsonl: instances file not found" in res.stderr

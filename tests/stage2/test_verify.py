@@ -1,0 +1,130 @@
+"""Test-suite verification: the modified diff, the local runner, the swebench runner's grading."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from benchchecker_plugin.errors import ExecutionError
+from benchchecker_plugin.instances import BugInstance, load_swebench
+from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.stage2 import (LocalRunner, PresenceConfig, SwebenchRunner, grade_swebench_log,
+                                        patch_presence)
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+BUGGY = "def add_one(x):\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
+FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
+# at the cutoff the fix is there, rewritten: one line matches, the other does not
+REFACTORED = "def add_one(x):\n    if x is None:\n        return int(0)\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
+PATCH = """--- a/calc.py
++++ b/calc.py
+@@ -1,4 +1,6 @@
+ def add_one(x):
++    if x is None:
++        return 0
+     return int(x) + 1
+ 
+ 
+"""
+TEST = "python -c \"import calc; assert calc.add_one(None) == 0 and calc.add_one(1) == 2\""
+
+
+def _commit(repo: Path, when: str) -> str:
+    stamp = f"{when}T00:00:00+0000"
+    git(repo, ["add", "-A"])
+    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
+        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    return git(repo, ["rev-parse", "HEAD"]).decode().strip()
+
+
+@pytest.fixture()
+def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, BugInstance]:
+    repo = tmp_path / "repos" / "o__calc"
+    repo.mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    (repo / "calc.py").write_text(BUGGY)
+    base = _commit(repo, "2023-01-01")
+    (repo / "calc.py").write_text(FIXED)
+    _commit(repo, "2023-02-01")
+    (repo / "calc.py").write_text(REFACTORED)
+    _commit(repo, "2023-03-01")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    return repo, BugInstance("o__calc-1", "swe-bench-verified", "o/calc", base, PATCH, test_cmd=TEST)
+
+
+def test_inconclusive_instance_is_verified_by_its_tests(setup) -> None:  # noqa: ANN001
+    repo, inst = setup
+    plain = patch_presence([inst], repo.parent, "2023-06-01", config=PresenceConfig(similarity="difflib"))
+    assert plain[0].evidence["category"] == "refactored-inconclusive" and plain[0].contaminated is None
+    status = git(repo, ["status", "--porcelain"])
+    runner = LocalRunner(repo.parent, timeout=60)
+    (flag,) = patch_presence([inst], repo.parent, "2023-06-01",
+                             config=PresenceConfig(similarity="difflib", runner=runner))
+    assert flag.contaminated is True and flag.score == 1.0
+    assert flag.evidence["category"] == "verified-by-tests"
+    assert flag.evidence["verification"]["passed"] is True
+    # nothing written outside the temporary export, which is gone
+    assert git(repo, ["status", "--porcelain"]) == status
+    assert list(Path(tempfile.tempdir).iterdir()) == []
+
+
+def test_failing_tests_leave_it_inconclusive(setup) -> None:  # noqa: ANN001
+    repo, inst = setup
+    runner = LocalRunner(repo.parent, test_cmd="python -c \"import calc; assert calc.add_one(None) == 5\"")
+    (flag,) = patch_presence([inst], repo.parent, "2023-06-01",
+                             config=PresenceConfig(similarity="difflib", runner=runner))
+    assert flag.contaminated is None and flag.evidence["verification"]["passed"] is False
+    assert "AssertionError" in flag.evidence["verification"]["log_tail"]
+
+
+def test_timeout_and_missing_command(setup) -> None:  # noqa: ANN001
+    repo, inst = setup
+    out = LocalRunner(repo.parent, test_cmd="sleep 5", timeout=0.5).run(inst, "")
+    assert not out.passed and out.detail == "timeout after 0.5 s"
+    bare = BugInstance("o__calc-2", "swe-bench-verified", "o/calc", inst.base_commit, PATCH)
+    with pytest.raises(ExecutionError, match="instance 'o__calc-2': no test command"):
+        LocalRunner(repo.parent).run(bare, "")
+
+
+@pytest.mark.skipif(not DATA.is_dir(), reason="shared data not staged")
+def test_swebench_runner_up_to_the_harness_and_grading(tmp_path: Path) -> None:
+    from swebench.harness.constants import END_TEST_OUTPUT, START_TEST_OUTPUT
+
+    insts = [i for i in load_swebench(DATA / "swebench_verified" / "swebench_verified_fullfields_subset.jsonl")
+             if i.repo == "astropy/astropy"]
+    inst = insts[0]
+    seen: dict = {}
+
+    def harness(instance, prediction, run_id, timeout):  # noqa: ANN001, ANN202
+        seen.update(prediction=prediction, run_id=run_id)
+        status = "PASSED" if "resolve" in prediction["model_patch"] else "FAILED"
+        lines = [f"{status} {t}" for t in instance.fail_to_pass] + [f"PASSED {t}" for t in instance.pass_to_pass]
+        log = tmp_path / f"{status}.txt"
+        log.write_text("\n".join(["+ pytest", START_TEST_OUTPUT, *lines, END_TEST_OUTPUT]) + "\n")
+        return log
+
+    runner = SwebenchRunner(harness=harness)
+    ok = runner.run(inst, "diff that should resolve")
+    assert ok.passed and ok.runner == "swebench"
+    assert seen["prediction"] == {"instance_id": inst.instance_id, "model_name_or_path": runner.model_name,
+                                  "model_patch": "diff that should resolve"}
+    assert not runner.run(inst, "diff that fails").passed
+    assert not grade_swebench_log(inst, seen["prediction"], tmp_path / "FAILED.txt")
+
+
+def test_swebench_runner_without_docker_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import docker
+
+    def no_docker():  # noqa: ANN202
+        raise docker.errors.DockerException("no socket")
+
+    monkeypatch.setattr(docker, "from_env", no_docker)
+    inst = BugInstance("x-1", "swe-bench-verified", "o/x", "abc", PATCH)
+    with pytest.raises(ExecutionError, match="instance 'x-1': Docker is not available"):
+        SwebenchRunner().run(inst, PATCH)
