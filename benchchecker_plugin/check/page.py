@@ -35,9 +35,9 @@ def verdict_summary(result: CheckResult) -> pd.DataFrame:
 
 
 def _verdict_svg(summary: pd.DataFrame) -> str:
-    from ..report.plots import _pyplot, _to_svg
+    from ..report.plots import figure_to_svg, pyplot
 
-    plt = _pyplot()
+    plt = pyplot()
     merged = summary[summary["method"] == "merged"]
     fig, ax = plt.subplots(figsize=(6.5, 0.6 + 0.45 * max(1, len(merged))))
     left = [0] * len(merged)
@@ -48,7 +48,7 @@ def _verdict_svg(summary: pd.DataFrame) -> str:
     ax.set_xlabel("instances (merged verdict)")
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
-    return _to_svg(fig)
+    return figure_to_svg(fig)
 
 
 def _fmt_p(p: float) -> str:

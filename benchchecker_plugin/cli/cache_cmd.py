@@ -52,8 +52,11 @@ def stats(cache_dir: Path | None) -> None:
       benchchecker cache stats --cache-dir ~/.cache/benchchecker
     """
     folder = cache_dir if cache_dir is not None else default_cache_dir()
+    models = folder / "models"
     if not (folder / DB_NAME).is_file():
         click.echo(f"cache: {folder / DB_NAME} (empty: no model call cached yet)")
+        if models.is_dir():
+            click.echo(f"exported models: {_human(_dir_size(models))} in {models}")
         return
     store = ResponseCache(folder)
     try:
@@ -65,7 +68,6 @@ def stats(cache_dir: Path | None) -> None:
                f"retried on the next run)")
     click.echo(f"token scores: {s.token_score_entries}")
     click.echo(f"size: {_human(s.size_bytes)}")
-    models = folder / "models"
     if models.is_dir():
         click.echo(f"exported models: {_human(_dir_size(models))} in {models}")
     for identity, n, errors in s.by_model:

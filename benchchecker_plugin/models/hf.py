@@ -62,6 +62,7 @@ class HFModel:
         self.cache_identity = self.identity_for(spec, chat=chat)
         self._lock = threading.Lock()
         self.model, self.tokenizer = self._load(source, gguf_file, dtype)
+        self._check_chat(chat)
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         eos = self.model.generation_config.eos_token_id
@@ -72,6 +73,7 @@ class HFModel:
 
     def with_chat(self, chat: bool = True) -> "HFModel":
         """The same loaded model with ``chat`` switched (shares weights and lock; nothing reloads)."""
+        self._check_chat(chat)
         twin = copy.copy(self)
         twin.chat = chat
         twin.cache_identity = self.identity_for(self.spec, chat=chat)
@@ -107,12 +109,15 @@ class HFModel:
         model.eval()
         return model, tokenizer
 
+    def _check_chat(self, chat: bool) -> None:
+        if chat and not getattr(self.tokenizer, "chat_template", None):
+            raise ModelError(f"{self.spec}: chat=True but the tokenizer of {self.source} has no "
+                             "chat template")
+
     # -- generation ------------------------------------------------------------------------
     def _format(self, prompt: str) -> str:
         if not self.chat:
             return prompt
-        if not self.tokenizer.chat_template:
-            raise ModelError(f"{self.spec}: chat=True but the tokenizer has no chat template")
         return str(self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
                                                       tokenize=False, add_generation_prompt=True))
 

@@ -17,6 +17,7 @@ cache; ``dry_run=True`` gives a :class:`DryRunModel` that loads nothing and coun
 from __future__ import annotations
 
 import enum
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -150,7 +151,13 @@ def _build_hf(parsed: ModelSpec, opts: dict[str, Any]) -> TextModel:
         if export_dir is False:
             return HFModel(parsed.raw, str(gguf.parent), gguf_file=gguf.name, **opts)
         store = Path(export_dir) if export_dir else default_cache_dir() / "models"
-        return HFModel(parsed.raw, str(ensure_exported(gguf, store)), **opts)
+        try:
+            folder = ensure_exported(gguf, store)
+        except OSError as exc:  # read-only or full disk: slower, but still works
+            warnings.warn(f"{parsed.raw}: cannot export the GGUF to {store} ({exc}); loading the GGUF "
+                          f"directly (slower)", stacklevel=3)
+            return HFModel(parsed.raw, str(gguf.parent), gguf_file=gguf.name, **opts)
+        return HFModel(parsed.raw, str(folder), **opts)
     path = Path(name).expanduser()
     if path.is_dir():
         return HFModel(parsed.raw, str(path), **opts)

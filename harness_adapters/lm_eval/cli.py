@@ -175,7 +175,8 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
     indices: dict[str, list[int]] = {}
     for task, task_docs in docs.items():
         n = len(task_docs)
-        keep = range(n) if not limit else range(int(limit if limit >= 1 else math.ceil(limit * n)))
+        keep = range(n) if not limit else range(min(n, int(limit if limit >= 1
+                                                           else math.ceil(limit * n))))
         keep_set = set(given.get(task, keep)) & set(range(n)) if task in given else set(keep)
         indices[task] = sorted(keep_set)
 

@@ -13,6 +13,8 @@ from benchchecker_plugin.models import GenerationParams, get_model
 from benchchecker_plugin.models.hf import HFModel
 from benchchecker_plugin.models.inspect_api import InspectModel
 
+pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
+
 
 def _echo(input: list[Any], tools: Any, tool_choice: Any, config: Any) -> Any:
     """mockllm output: echoes the prompt and the config it got (usage set: no tiktoken download)."""

@@ -74,16 +74,24 @@ def test_lm_eval_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, 
 
 def test_inspect_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, cli_flags: Path,
                                            tmp_path: Path) -> None:
-    from inspect_ai import eval as inspect_eval
+    """``inspect eval`` finds the task through the entry point (package-prefixed name) and the
+    ``benchchecker/`` provider; run outside the repository root, where a stale
+    ``benchchecker_plugin.egg-info`` would hide the editable install from Inspect."""
+    env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
+    cmd = [sys.executable, "-m", "inspect_ai", "eval", "benchchecker_plugin/ts_guessing_mmlu_multichoice",
+           "--model", f"benchchecker/hf/{memorising_lm}", "-M", "batch_size=1", "-T", f"data={mmlu_dir}",
+           "-T", f"subjects={SUBJECT}", "--limit", str(N_PROBES), "--log-dir", str(tmp_path / "logs"),
+           "--display", "none"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
+    logs = sorted((tmp_path / "logs").glob("*.eval"))
+    assert len(logs) == 1
+    from inspect_ai.log import read_eval_log
 
-    logs = inspect_eval("benchchecker_plugin/ts_guessing_mmlu_multichoice", model=f"benchchecker/hf/{memorising_lm}",
-                        model_args={"batch_size": 1},
-                        task_args={"data": str(mmlu_dir), "subjects": SUBJECT}, limit=N_PROBES,
-                        log_dir=str(tmp_path / "logs"), display="none")
-    assert logs[0].status == "success", logs[0].error
-    scores = {s.name: s.metrics for s in logs[0].results.scores}
-    assert set(scores) >= {"exact_match", "rouge_l"}
+    log = read_eval_log(str(logs[0]))
+    assert log.status == "success" and log.eval.model == f"benchchecker/hf/{memorising_lm}"
+    assert {s.name for s in log.results.scores} >= {"exact_match", "rouge_l"}
     out = tmp_path / "inspect_flags.jsonl"
-    res = CliRunner().invoke(main, ["flags", "from-inspect", logs[0].location, "--model", "tiny", "-o", str(out)])
+    res = CliRunner().invoke(main, ["flags", "from-inspect", str(logs[0]), "--model", "tiny", "-o", str(out)])
     assert res.exit_code == 0, res.output
     assert _comparable(out) == _comparable(cli_flags)

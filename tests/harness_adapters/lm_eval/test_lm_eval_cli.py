@@ -144,3 +144,36 @@ def test_help_is_lm_evals_with_our_options(cli) -> None:
     assert "--model_args" in result.stdout                       # lm-eval's own options
     assert "benchchecker contamination filter:" in result.stdout
     assert "--contamination-mode {both,clean,contaminated}" in result.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_ts_guessing_task_clean_mode(cli, tiny_lm: Path, make_flags, read_jsonl,
+                                     tmp_path: Path) -> None:
+    """The project's own lm-eval task (tasks/lm_eval, docs carry ``instance_id``) on the real
+    MMLU abstract_algebra file: only clean docs run; EM (0/1, via the scorer) and Rouge-L (graded,
+    a mean) are grouped."""
+    root = Path(__file__).resolve().parents[3]
+    data = root / ".." / "shared" / "data" / "mmlu" / "test"
+    if not data.is_dir():
+        pytest.skip(f"shared data not present: {data}")
+    include = root / "tasks" / "lm_eval"
+    verdicts = {f"{TASK}/{i}": i % 3 == 0 for i in range(100)}
+    flags = make_flags(tmp_path / "flags.jsonl", "mmlu", verdicts)
+    result = cli("lm-eval", "run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+                 "--device", "cpu", "--include_path", include, "--tasks",
+                 "ts_guessing_mmlu_multichoice", "--metadata",
+                 json.dumps({"data": str(data), "subjects": TASK}), "--gen_kwargs",
+                 "max_gen_toks=4", "--output_path", tmp_path / "out",
+                 "--contamination-filter", flags, "--contamination-mode", "clean")
+    assert result.exit_code == 0, result.output
+    lines = read_jsonl(_only(tmp_path / "out", "samples_*.jsonl"))
+    assert lines and all(line["benchchecker"]["group"] == "clean" for line in lines)
+    assert all(line["benchchecker"]["instance_id"] == line["doc"]["instance_id"]
+               and verdicts[line["doc"]["instance_id"]] is False for line in lines)
+    scores = {s["metric"]: s for s in
+              json.loads(_only(tmp_path / "out", "benchchecker_*.json").read_text())["scores"]}
+    for metric in ("exact_match", "rouge_l"):
+        assert scores[metric]["n_clean"] == len(lines)
+        assert scores[metric]["clean"] == pytest.approx(
+            sum(line[metric] for line in lines) / len(lines))

@@ -1,0 +1,267 @@
+"""``benchchecker repo-presence`` (Stage I, with its ``calibrate`` sub-form) and
+``benchchecker baselines`` (logit membership-inference scores)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import InputError
+
+__all__ = ["baselines", "repo_presence"]
+
+_LANGS = click.Choice(["python", "java"])
+
+
+def _model(spec: str, cache_dir: Path | None, no_cache: bool, dry_run: bool, batch_size: int) -> Any:
+    from ..models import get_model
+
+    return get_model(spec, cache_dir=None if no_cache else cache_dir,
+                     use_cache=False if no_cache else (True if cache_dir is None else None),
+                     dry_run=dry_run, batch_size=batch_size)
+
+
+def _p0(value: str | None) -> float | None:
+    """``--p0`` is a number or a calibration JSON written by ``repo-presence calibrate``."""
+    if value is None:
+        return None
+    try:
+        p = float(value)
+    except ValueError:
+        path = Path(value)
+        if not path.is_file():
+            raise InputError(f"--p0 {value!r} is neither a number nor a calibration file") from None
+        try:
+            p = float(json.loads(path.read_text(encoding="utf-8"))["p0"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"{value}: not a calibration file (needs a numeric 'p0'): {exc}") from exc
+    if not 0 < p < 1:
+        raise InputError(f"--p0 must lie in (0, 1), got {p}")
+    return p
+
+
+def _instances_of(source: str, repo_path: Path, repo_name: str | None) -> list[tuple[str, str]]:
+    from ..instances import load_instances
+
+    name = repo_name or repo_path.resolve().name
+    keys = [(i.benchmark, i.instance_id) for i in load_instances(source)
+            if i.repo == name or i.repo.split("/")[-1] == name or i.repo.replace("/", "__") == name]
+    if not keys:
+        raise InputError(f"{source}: no instance has repository {name!r} (set --repo-name owner/name)")
+    return keys
+
+
+_common = [
+    click.option("--language", type=_LANGS, default="python", show_default=True,
+                 help="Source language mined (and default p0: 0.08 python, 0.2 java)."),
+    click.option("--n-queries", type=click.IntRange(min=1), default=100, show_default=True,
+                 help="Queries per repository (at most; small repositories give fewer)."),
+    click.option("--samples", "n_samples", type=click.IntRange(min=1), default=5, show_default=True,
+                 help="Samples per query; a query is a hit when at least half reproduce the target."),
+    click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True),
+    click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True,
+                 help="Tokens generated per sample (targets are at most 40 characters)."),
+    click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True),
+    click.option("--seed", type=int, default=0, show_default=True,
+                 help="Seed of query sampling and of the first sample (sample i uses seed+i)."),
+    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                 help="SQLite response cache (default: the user cache folder); a re-run answers "
+                      "from it without calling the model."),
+    click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
+]
+
+
+def _with_common(fn: Any) -> Any:
+    for opt in reversed(_common):
+        fn = opt(fn)
+    return fn
+
+
+@click.group("repo-presence", invoke_without_command=True)
+@click.option("--model", "model_spec", metavar="SPEC", help="Model to probe: hf/..., "
+              "openai-compatible/..., inspect/... (text outputs are enough).")
+@click.option("--repo", "repo", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              help="The repository: a folder of source files, or a git clone (with --cutoff).")
+@click.option("--cutoff", metavar="DATE", default=None,
+              help="Read a git repository as of this date (YYYY-MM-DD); default: the working tree.")
+@_with_common
+@click.option("--reference", metavar="SPEC", default=None,
+              help="hf/ model that scores target entropy (max sub-token loss); the highest-entropy "
+                   "targets are kept and hits are weighted by it. Default: no entropy ranking.")
+@click.option("--min-entropy", type=float, default=0.0, show_default=True,
+              help="Drop targets whose entropy (nats) is below this (needs --reference).")
+@click.option("--p0", "p0_arg", metavar="P|FILE", default=None,
+              help="Chance hit probability: a number or a calibration JSON from "
+                   "'repo-presence calibrate' (default 0.08 python, 0.2 java).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Significance level of the decision.")
+@click.option("--instances", metavar="FILE_OR_DATASET", default=None,
+              help="Benchmark instances (any format patch-presence reads): one flag per instance "
+                   "of this repository instead of one flag for the repository.")
+@click.option("--repo-name", default=None, help="owner/name of --repo, to match --instances "
+              "(default: the folder name).")
+@click.option("--dry-run", is_flag=True, help="Mine and build queries, print the number of "
+              "queries and model calls (cached ones counted apart); call no model, write nothing.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="Flags file to write (JSON Lines).")
+@click.pass_context
+def repo_presence(ctx: click.Context, model_spec: str | None, repo: Path | None, cutoff: str | None,
+                  language: str, n_queries: int, n_samples: int, temperature: float, max_tokens: int,
+                  batch_size: int, seed: int, cache_dir: Path | None, no_cache: bool,
+                  reference: str | None, min_entropy: float, p0_arg: str | None, alpha: float,
+                  instances: str | None, repo_name: str | None, dry_run: bool,
+                  output: Path | None) -> None:
+    """Stage I: was the model trained on this repository? (text outputs only)
+
+    Mines recurring patterns in the repository (tree-sitter clones, simhash near-duplicates,
+    PrefixSpan co-occurrences), turns each into a query (the code before a slot) and a target (what
+    the slot holds here but differs elsewhere), keeps distinctive, context-independent,
+    non-duplicate pairs, samples the model at temperature 1.0 and counts exact reproductions. A
+    one-sided binomial test against p0 decides.
+
+    Writes flags with method benchchecker.stage1: benchmark "repo" and instance_id = the
+    repository name, or one per --instances instance of the repository. score = -log10(p-value)
+    (capped at 300), p_value = the binomial p-value; hits, queries, hit rate and the
+    entropy-weighted p-value are in evidence.
+
+    \b
+    Examples:
+      benchchecker repo-presence --model hf/smollm2-135m --repo ./flask -o flask.jsonl
+      benchchecker repo-presence --model openai-compatible/llama --repo ./django \\
+          --cutoff 2023-06-30 --instances swebench_verified.jsonl --repo-name django/django \\
+          --p0 calib.json -o stage1.jsonl
+      benchchecker repo-presence calibrate --model hf/smollm2-135m --repo new1/ --repo new2/ \\
+          -o calib.json
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    if model_spec is None or repo is None:
+        raise click.UsageError("repo-presence needs --model and --repo (or the calibrate sub-form)")
+    if output is None and not dry_run:
+        raise click.UsageError("give -o/--output (or --dry-run)")
+    from ..flags import write_flags
+    from ..stage1 import build_queries, presence_flags, read_sources, repo_presence as run
+
+    p0 = _p0(p0_arg)
+    keys = _instances_of(instances, repo, repo_name) if instances else None
+    files = read_sources(repo, language=language, cutoff=cutoff)
+    if not files:
+        raise InputError(f"{repo}: no {language} source files")
+    ref = _model(reference, cache_dir, no_cache, False, batch_size) if reference else None
+    queries = build_queries(files, language=language, n_queries=n_queries, reference=ref,
+                            min_entropy=min_entropy, seed=seed)
+    model = _model(model_spec, cache_dir, no_cache, dry_run, batch_size)
+    name = repo_name or repo.resolve().name
+    result = run(model, files, language=language, queries=queries, n_samples=n_samples,
+                 temperature=temperature, max_tokens=max_tokens, batch_size=batch_size, p0=p0,
+                 alpha=alpha, seed=seed, name=name)
+    if dry_run:
+        click.echo(f"{len(queries)} queries x {n_samples} samples; {model.summary()}")
+        return
+    flags = presence_flags(result, instances=keys, model=model_spec)
+    write_flags(output, flags)
+    t = result.test
+    verdict = {True: "PRESENT", False: "not detected", None: "undecided"}[t.contaminated]
+    click.echo(f"{name}: {t.hits}/{t.queries} hits (p0={t.p0:.3g}), p={t.p_value:.3g} -> {verdict}; "
+               f"{result.failed_queries} failed queries; wrote {len(flags)} flag(s) to "
+               f"{os.fspath(output)}", err=True)
+
+
+@repo_presence.command("calibrate")
+@click.option("--model", "model_spec", required=True, metavar="SPEC", help="Model to calibrate.")
+@click.option("--repo", "repos", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              multiple=True, required=True,
+              help="A repository known to be EXCLUDED from the model's training data (created "
+                   "after its cutoff). Repeatable; more repositories give a tighter p0.")
+@_with_common
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="Calibration JSON to write (pass it to repo-presence --p0).")
+def calibrate(model_spec: str, repos: tuple[Path, ...], language: str, n_queries: int,
+              n_samples: int, temperature: float, max_tokens: int, batch_size: int, seed: int,
+              cache_dir: Path | None, no_cache: bool, output: Path) -> None:
+    """Estimate p0 (the chance hit rate) of a model from repositories it cannot have seen.
+
+    Probes each repository exactly as repo-presence does and pools hits over queries:
+    p0 = (hits + 0.5) / (queries + 1); the 95% Clopper-Pearson upper bound is reported too.
+
+    \b
+    Example:
+      benchchecker repo-presence calibrate --model hf/smollm2-135m \\
+          --repo pkgs/new_a --repo pkgs/new_b -o calib.json
+      benchchecker repo-presence --model hf/smollm2-135m --repo ./flask --p0 calib.json -o f.jsonl
+    """
+    from ..stage1 import build_queries, calibrate_p0, read_sources, repo_presence as run
+
+    model = _model(model_spec, cache_dir, no_cache, False, batch_size)
+    per_repo = []
+    for r in repos:
+        files = read_sources(r, language=language)
+        queries = build_queries(files, language=language, n_queries=n_queries, seed=seed)
+        res = run(model, files, language=language, queries=queries, n_samples=n_samples,
+                  temperature=temperature, max_tokens=max_tokens, batch_size=batch_size, seed=seed,
+                  name=r.resolve().name)
+        per_repo.append({"repo": res.repo, "hits": res.test.hits, "queries": res.test.queries,
+                         "failed_queries": res.failed_queries})
+    cal = calibrate_p0([(x["hits"], x["queries"]) for x in per_repo])
+    doc = {"model": model_spec, "language": language, "p0": cal.p0, "upper": cal.upper,
+           "hits": cal.hits, "queries": cal.queries, "n_samples": n_samples,
+           "temperature": temperature, "repos": per_repo}
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    click.echo(f"p0 = {cal.p0:.4f} (95% upper {cal.upper:.4f}) from {cal.hits}/{cal.queries} hits "
+               f"in {cal.repos} repositories; wrote {os.fspath(output)}", err=True)
+
+
+@click.command("baselines")
+@click.option("--model", "model_spec", required=True, metavar="SPEC",
+              help="A local hf/ model (log-probabilities are needed).")
+@click.option("--repo", "repos", type=click.Path(exists=True, file_okay=False, path_type=Path),
+              multiple=True, required=True, help="Repository folder (repeatable).")
+@click.option("--language", type=_LANGS, default="python", show_default=True)
+@click.option("--k", "k", type=click.FloatRange(0, 1, min_open=True), default=0.2, show_default=True,
+              help="Fraction of lowest-scoring tokens for Min-K% and Min-K%++.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="SQLite response cache (default: the user cache folder).")
+@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
+@click.option("--dry-run", is_flag=True, help="Print the number of texts to score (model calls), "
+              "call nothing.")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="Flags file (methods benchchecker.baseline.{loss,zlib,min_k,min_k_pp}).")
+def baselines(model_spec: str, repos: tuple[Path, ...], language: str, k: float, batch_size: int,
+              cache_dir: Path | None, no_cache: bool, dry_run: bool, output: Path | None) -> None:
+    """Logit membership-inference scores of repositories: loss, zlib, Min-K% and Min-K%++.
+
+    One forward pass per file gives all four; a repository's score is the token-weighted mean
+    over its files. Higher means "more likely trained on" for every column. These need a model
+    with log-probabilities (hf/...); compare them with the text-only repo-presence.
+
+    \b
+    Example:
+      benchchecker baselines --model hf/smollm2-135m --repo ./flask --repo ./new_pkg -o b.jsonl
+    """
+    from ..baselines import METHODS, baseline_flags, repo_logit_scores
+    from ..flags import write_flags
+    from ..models import LogprobModel
+    from ..stage1 import read_sources
+
+    texts = {r.resolve().name: [f.text for f in read_sources(r, language=language)] for r in repos}
+    if len(texts) != len(repos):
+        raise InputError("two --repo folders have the same name; rename one")
+    model = _model(model_spec, cache_dir, no_cache, dry_run, batch_size)
+    if not isinstance(model, LogprobModel):
+        raise InputError(f"--model {model_spec}: this backend gives no log-probabilities (use hf/...)")
+    results = repo_logit_scores(model, texts, k=k, batch_size=batch_size)
+    if dry_run:
+        click.echo(f"{sum(len(v) for v in texts.values())} files to score; {model.summary()}")
+        return
+    click.echo("repo\tfiles\ttokens\t" + "\t".join(METHODS))
+    for r in results:
+        click.echo(f"{r.repo}\t{r.files}\t{r.n_tokens}\t" + "\t".join(f"{r.scores[m]:.5g}" for m in METHODS))
+    if output is not None:
+        write_flags(output, baseline_flags(results, model=model_spec))
+        click.echo(f"wrote {os.fspath(output)}", err=True)

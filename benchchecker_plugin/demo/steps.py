@@ -1,0 +1,190 @@
+"""The demo's steps: each runs one part of the pipeline offline and returns its headline numbers.
+
+Every step is a plain function ``(ctx) -> StepResult``; a step that cannot run here (no data
+folder, a missing optional package) is *skipped with a reason*, never reported as a success.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+
+from ..errors import BenchcheckerError
+from ..flags import ContaminationFlag, write_flags
+
+__all__ = ["DemoContext", "STEPS", "StepResult", "run_step"]
+
+
+@dataclass(frozen=True)
+class DemoContext:
+    out_dir: Path
+    data_dir: Path | None
+    quick: bool
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """What one step shows: ``headline`` (name → number or text), an optional table, files."""
+
+    name: str
+    title: str
+    status: str  # "ok" | "skipped" | "failed"
+    seconds: float
+    headline: dict[str, Any] = field(default_factory=dict)
+    table: pd.DataFrame | None = None
+    files: dict[str, str] = field(default_factory=dict)
+    note: str = ""
+
+
+class _Skip(Exception):
+    """Raised by a step that cannot run here; carries the reason."""
+
+
+def _metrics_rows(method_metrics: dict[str, Any]) -> pd.DataFrame:
+    rows = []
+    for method, m in method_metrics.items():
+        rows.append({"method": method, **{k: m.get(k) for k in ("auc", "tpr", "fpr", "tpr_at_5fpr")}})
+    return pd.DataFrame(rows)
+
+
+def membership_step(ctx: DemoContext) -> StepResult:
+    """Stage I + four logit baselines on repositories a freshly trained GPT-2 did / did not see."""
+    from ..membership import FULL, QUICK, run_membership
+
+    out = ctx.out_dir / "membership"
+    doc = run_membership(out, config=QUICK if ctx.quick else FULL)
+    tables, headline = [], {}
+    for run in doc["runs"]:
+        t = _metrics_rows(run["methods"])
+        t.insert(0, "regime", run["regime"])
+        tables.append(t)
+        for method, m in run["methods"].items():
+            headline[f"AUC {method} ({run['regime']})"] = m.get("auc")
+    return StepResult("membership", "Stage I vs logit baselines on a model whose training set is known",
+                      "ok", 0.0, headline, pd.concat(tables, ignore_index=True),
+                      {"membership.json": str(out / "membership.json")})
+
+
+def _installed_source(package: str) -> Path:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise BenchcheckerError(f"package {package!r} is not installed: no source tree to build from")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def stage2_step(ctx: DemoContext) -> StepResult:
+    """Stage II on labelled git histories built from an installed package's real source."""
+    from datetime import datetime, timezone
+
+    from ..scoring import detection_metrics
+    from ..stage2 import patch_presence
+    from ..stage2.synthetic import build_history
+
+    root = ctx.out_dir / "stage2"
+    repo = root / "repos" / "synthetic__history"
+    if repo.exists():
+        import shutil
+
+        shutil.rmtree(repo)
+    cutoff = datetime(2024, 6, 1, tzinfo=timezone.utc)
+    cases = build_history(_installed_source("rich"), repo, cutoff=cutoff,
+                          per_scenario=2 if ctx.quick else 4, seed=ctx.seed)
+    flags = patch_presence([c.instance for c in cases], root / "repos", cutoff, model="*")
+    write_flags(root / "stage2_flags.jsonl", flags)
+    labels = [c.label for c in cases]
+    scores = [f.score for f in flags]
+    decided = [bool(f.contaminated) for f in flags]
+    m = detection_metrics(labels, scores, flags=decided, n_boot=200, seed=ctx.seed)
+    table = pd.DataFrame([{"scenario": c.scenario, "label (fix in snapshot)": c.label,
+                           "verdict": f.verdict.value, "score": round(f.score, 3),
+                           "category": f.evidence.get("category", "")}
+                          for c, f in zip(cases, flags)])
+    return StepResult("stage2", "Stage II on labelled histories (fix persisted / after cutoff / reverted / "
+                      "reformatted / renamed / moved / deleted)", "ok", 0.0,
+                      {"AUC stage2": m.auc.estimate, "TPR stage2": m.tpr.estimate, "FPR stage2": m.fpr.estimate,
+                       "cases": len(cases)}, table, {"flags": str(root / "stage2_flags.jsonl")})
+
+
+def _verified_rows(data: Path) -> list[dict[str, Any]]:
+    comp = data / "swebench_verified" / "swebench_verified_composite.jsonl"
+    full = data / "swebench_verified" / "swebench_verified_fullfields_subset.jsonl"
+    dated = {}
+    with open(full, encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            dated[row["instance_id"]] = row.get("created_at")
+    rows = []
+    with open(comp, encoding="utf-8") as fh:
+        for line in fh:
+            row = json.loads(line)
+            rows.append({"instance_id": row["instance_id"], "repo": row["repo"],
+                         "created_at": row.get("created_at") or dated.get(row["instance_id"])})
+    return rows
+
+
+def leaderboard_step(ctx: DemoContext) -> StepResult:
+    """Patch-date flags for SWE-bench Verified per model, then the 82 real submissions re-scored."""
+    from ..cli import main
+    from ..patch_dates import fix_dates, patch_date_flags, read_model_cutoffs
+
+    data = ctx.data_dir
+    if data is None:
+        raise _Skip("no data folder (../shared/data) with SWE-bench Verified and its submissions")
+    out = ctx.out_dir / "leaderboard"
+    flags = patch_date_flags(fix_dates(_verified_rows(data)),
+                             read_model_cutoffs(data / "model_cutoffs" / "model_cutoffs.csv"))
+    flags_path = write_flags(out / "patch_date_flags.jsonl", flags)
+    with contextlib.redirect_stdout(io.StringIO()):  # the table is in the report, not the console
+        main.main(["leaderboard", "--submissions", str(data / "swebench_experiments"),
+                   "--flags", str(flags_path),
+                   "--tiers", str(data / "swebench_verified" / "swebench_verified_composite.jsonl"),
+                   "--model-map", str(data / "model_cutoffs" / "submission_models.csv"),
+                   "--n-boot", "200" if ctx.quick else "1000", "--out", str(out)],
+                  standalone_mode=False)
+    table = pd.read_csv(out / "leaderboard.csv")
+    # A relative drop means little on a handful of clean instances: average over the rows whose
+    # clean subset has at least 10 instances, and show how many rows that is.
+    usable = table[(table["n_clean"] >= 10) & table["relative_drop"].notna()]
+    by_tier = (table.groupby("tier", sort=False)
+               .agg(rows=("submission", "size"), mean_n_clean=("n_clean", "mean"),
+                    mean_n_contaminated=("n_contaminated", "mean"),
+                    mean_n_undecided=("n_undecided", "mean"), mean_original=("original_rate", "mean"))
+               .join(usable.groupby("tier").agg(rows_with_10_clean=("submission", "size"),
+                                                mean_relative_drop=("relative_drop", "mean")))
+               .reset_index())
+    by_tier["rows_with_10_clean"] = by_tier["rows_with_10_clean"].fillna(0).astype(int)
+    headline = {f"mean relative drop, {r.tier} ({r.rows_with_10_clean} submissions with "
+                f">= 10 clean)": r.mean_relative_drop for r in by_tier.itertuples()}
+    return StepResult("leaderboard", "SWE-bench Verified leaderboard (82 submissions) re-scored without "
+                      "instances whose fix was public before each model's cutoff", "ok", 0.0, headline,
+                      by_tier, {"leaderboard": str(out / "index.html"), "csv": str(out / "leaderboard.csv")})
+
+
+def run_step(fn: Callable[[DemoContext], StepResult], ctx: DemoContext, name: str,
+             title: str) -> StepResult:
+    """Run one step, timing it; a skip or a failure is reported as such (never as success)."""
+    start = time.perf_counter()
+    try:
+        result = fn(ctx)
+    except _Skip as why:
+        return StepResult(name, title, "skipped", time.perf_counter() - start, note=str(why))
+    except BenchcheckerError as exc:
+        return StepResult(name, title, "failed", time.perf_counter() - start, note=str(exc))
+    return StepResult(result.name, result.title, result.status, time.perf_counter() - start,
+                      result.headline, result.table, result.files, result.note)
+
+
+STEPS: list[tuple[str, str, Callable[[DemoContext], StepResult]]] = [
+    ("membership", "Stage I + logit baselines, controlled membership", membership_step),
+    ("stage2", "Stage II on labelled histories", stage2_step),
+    ("leaderboard", "Leaderboard re-scored", leaderboard_step),
+]

@@ -1,0 +1,76 @@
+"""``benchchecker ts-guess`` end to end on a tiny local model, and its input errors."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from benchchecker_plugin.cli import main
+from benchchecker_plugin.flags import read_flags
+
+HELPER = Path(__file__).resolve().parents[1] / "tsguessing" / "tiny_lm.py"
+_spec = importlib.util.spec_from_file_location("tsguessing_tiny_lm_cli", HELPER)
+tiny_lm = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tiny_lm)
+TQA = tiny_lm.DATA / "truthfulqa" / "TruthfulQA.csv"
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.setenv(var, "1")
+    monkeypatch.setenv("BENCHCHECKER_PROGRESS", "0")
+
+
+@pytest.fixture(scope="module")
+def untrained_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    if not TQA.exists():
+        pytest.skip(f"shared data not present: {TQA}")
+    return tiny_lm.build_tiny_lm(tmp_path_factory.mktemp("tsg_cli_lm"), [TQA.read_text(encoding="utf-8")[:20000]])
+
+
+@pytest.mark.model
+def test_truthfulqa_question_mode_writes_flags_and_summary(untrained_lm: Path, tmp_path: Path) -> None:
+    out = tmp_path / "f.jsonl"
+    res = CliRunner().invoke(main, ["ts-guess", "--benchmark", "truthfulqa", "--mode", "question",
+                                    "--model", f"hf/{untrained_lm}", "--data", str(TQA), "--limit", "3",
+                                    "--max-tokens", "4", "--cache-dir", str(tmp_path / "cache"), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.strip().splitlines()
+    assert lines[0] == ("truthfulqa question: 817 items, 84 dropped (meaningless_category 53, "
+                        "no_content_word 6, too_short 25), 3 asked, 0 failed")
+    assert lines[1].startswith("exact match ") and lines[1].endswith(f"-> {out}")
+    flags = read_flags(out)
+    assert [f.instance_id for f in flags] == ["0", "1", "2"]
+    assert {f.method for f in flags} == {"ts_guessing.question"} and flags[0].model == f"hf/{untrained_lm}"
+    assert flags[0].evidence["target"] == "watermelon" and "[MASK]" in flags[0].evidence["masked_item"]
+
+
+def test_help_teaches() -> None:
+    res = CliRunner().invoke(main, ["ts-guess", "--help"])
+    assert res.exit_code == 0
+    for text in ("--benchmark", "--mode", "--data", "--limit", "Example:", "ts_guessing.multichoice"):
+        assert text in res.output
+
+
+def test_bad_inputs_exit_non_zero_with_one_line(tmp_path: Path) -> None:
+    runner = CliRunner()
+    missing = tmp_path / "nope.csv"
+    missing.write_text("Type,Question\n")
+    res = runner.invoke(main, ["ts-guess", "--benchmark", "truthfulqa", "--data", str(missing), "-o",
+                               str(tmp_path / "o.jsonl")])
+    assert res.exit_code == 2
+    assert "missing column(s) Category, Best Answer, Incorrect Answers" in res.output
+    if (tiny_lm.DATA / "mmlu").exists():
+        res = runner.invoke(main, ["ts-guess", "--benchmark", "mmlu", "--data", str(tiny_lm.DATA / "mmlu"),
+                                   "--subject", "astrology", "-o", str(tmp_path / "o.jsonl")])
+        assert res.exit_code == 2 and "--subject astrology: not a subject of mmlu" in res.output
+    res = runner.invoke(main, ["ts-guess", "--benchmark", "gsm8k", "-o", "x"])
+    assert res.exit_code == 2 and "gsm8k" in res.output
+    res = runner.invoke(main, ["ts-guess", "--benchmark", "truthfulqa", "--data", str(TQA), "--model", "nope/x",
+                               "-o", str(tmp_path / "o.jsonl")])
+    if TQA.exists():
+        assert res.exit_code == 2 and "model spec 'nope/x' is not recognised" in res.output

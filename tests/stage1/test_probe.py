@@ -1,0 +1,57 @@
+"""Probe counting, with a scripted stand-in for a model backend (the Protocol's input side)."""
+
+from dataclasses import dataclass, field
+
+import pytest
+
+from benchchecker_plugin.models import Completion, GenerationParams
+from benchchecker_plugin.stage1 import Query, probe
+
+
+@dataclass
+class ScriptedModel:
+    """Answers from a table keyed by (prompt, seed); records calls and batch sizes."""
+
+    answers: dict
+    spec: str = "scripted"
+    batches: list = field(default_factory=list)
+
+    def generate(self, prompts, params: GenerationParams):
+        self.batches.append(len(prompts))
+        out = []
+        for p in prompts:
+            a = self.answers.get((p, params.seed), self.answers.get(p))
+            out.append(Completion("", error="boom") if a is None else Completion(a))
+        return out
+
+
+Q1 = Query("a.py", 1, "q1", "alpha_one", "p")
+Q2 = Query("a.py", 2, "q2", "beta_two", "p")
+Q3 = Query("a.py", 3, "q3", "gamma_three", "p")
+
+
+def test_hits_majority_and_failures():
+    model = ScriptedModel({("q1", 0): " alpha_one(", ("q1", 1): " alpha_one", ("q1", 2): " nope",
+                           "q2": " beta_twoo", })
+    res = probe(model, [Q1, Q2, Q3], n_samples=3, batch_size=2)
+    r1, r2, r3 = res
+    assert (r1.hits, r1.ok, r1.hit) == (2, 3, True)
+    assert (r2.hits, r2.hit) == (0, False)
+    assert r3.failed and not r3.hit and r3.errors == 3
+    assert model.batches == [2, 1, 2, 1, 2, 1]  # 3 seeds x 2 batches
+
+
+def test_a_crashing_batch_is_recorded_as_errors():
+    class Crashing(ScriptedModel):
+        def generate(self, prompts, params):
+            if params.seed == 1:
+                raise RuntimeError("server down")
+            return super().generate(prompts, params)
+
+    res = probe(Crashing({"q1": "alpha_one"}), [Q1], n_samples=2)
+    assert res[0].errors == 1 and res[0].hits == 1 and res[0].ok == 1
+
+
+def test_probe_validates():
+    with pytest.raises(ValueError, match="n_samples"):
+        probe(ScriptedModel({}), [Q1], n_samples=0)
