@@ -73,9 +73,12 @@ _NUMERIC_TOKEN = re.compile(
     r"through|between|from|than|less|more|about|approximately|[a-z]{1,3}|[a-z]{1,3}/[a-z]{1,3}|"
     r"[-\u2013\u2014,;:()\[\]^*=<>.]+)$", re.IGNORECASE)
 _DIGIT_OR_ROMAN = re.compile(r"\d|^[ivx]+$", re.IGNORECASE)
+_ANY_DIGIT_OR_ROMAN = re.compile(r"\d|\b[ivx]+\b", re.IGNORECASE)
 
 
 def _is_numeric(option: str) -> bool:
+    if not _ANY_DIGIT_OR_ROMAN.search(option):
+        return False
     tokens = re.findall(r"[^\s,;()\[\]]+", option.strip())
     if not tokens or not any(_DIGIT_OR_ROMAN.search(t.strip(".:")) for t in tokens):
         return False
@@ -103,7 +106,7 @@ def similar(a: str, b: str, threshold: float = SIMILARITY_THRESHOLD) -> bool:
     called only when that bound reaches the threshold.
     """
     (na, ca), (nb, cb) = _bag(a), _bag(b)
-    if not na or not nb:
+    if not na or not nb or 2 * min(na, nb) / (na + nb) < threshold:
         return False
     overlap = sum((ca & cb).values())
     if 2 * overlap / (na + nb) < threshold:

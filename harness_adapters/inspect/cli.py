@@ -45,7 +45,7 @@ def inspect_group() -> None:
 
     \b
     Example:
-      benchchecker inspect eval benchchecker_plugin/ts_guessing_mmlu --model hf/gpt2 \\
+      benchchecker inspect eval benchchecker_plugin/ts_guessing_mmlu_multichoice --model hf/gpt2 \\
           --contamination-filter flags.jsonl --contamination-mode clean
     """
 
@@ -93,7 +93,7 @@ def _plan(params: dict[str, Any], options: FilterOptions) -> None:
     if wanted is not None:
         samples = [s for s in samples if any(fnmatch.fnmatch(str(s.id), p) for p in wanted)]
     limit = parse_samples_limit(params.get("limit"))
-    if limit is not None and options.mode is not Mode.BOTH:
+    if limit is not None and wanted is None:   # Inspect ignores --limit beside --sample-id
         samples = samples[slice(*limit) if isinstance(limit, tuple) else slice(0, limit)]
     ids = list(dict.fromkeys(instance_id_of(s) for s in samples))
     selection = run_filter(options, hints=hints, model_candidates=model_candidates(model),

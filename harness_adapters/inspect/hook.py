@@ -33,11 +33,11 @@ from inspect_ai.hooks import Hooks, TaskEnd, hooks
 
 from benchchecker_plugin.errors import ExecutionError
 
-from ..common import FilterOptions, Selection, run_filter
+from ..common import FilterOptions, Mode, Selection, run_filter
 from ..scores import GroupedScore, grouped_scores
 
-__all__ = ["ANNOTATED", "ENV_FLAGS", "ENV_MODE", "ENV_MODEL", "ContaminationHook", "annotate_log",
-           "instance_id_of", "options_from_env"]
+__all__ = ["ANNOTATED", "ContaminationHook", "ENV_FLAGS", "ENV_MODE", "ENV_MODEL", "annotate_log",
+           "instance_id_of", "model_candidates", "options_from_env"]
 
 ENV_FLAGS = "BENCHCHECKER_FLAGS"
 ENV_MODE = "BENCHCHECKER_CONTAMINATION_MODE"
@@ -119,6 +119,13 @@ def annotate_log(location: str | os.PathLike[str], options: FilterOptions
     # known_ids=(): the CLI checked the flags against the whole dataset; a log holds a subset.
     selection = run_filter(options, hints=hints, model_candidates=model_candidates(log.eval.model),
                            instance_ids=ids, known_ids=())
+    if options.mode is not Mode.BOTH:
+        other = [i for i, g in selection.groups.items() if g.value != options.mode.value]
+        if other:
+            raise ExecutionError(
+                f"{path}: {ENV_MODE}={options.mode.value} but the log holds {len(other)} other "
+                f"sample(s) (e.g. '{other[0]}'); run the subset with `benchchecker inspect eval "
+                "--contamination-mode`")
     for sample in log.samples:
         iid = instance_id_of(sample)
         sample.metadata = {**(sample.metadata or {}), "benchchecker": {

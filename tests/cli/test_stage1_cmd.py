@@ -100,7 +100,7 @@ def test_dry_run_without_cache_counts_calls(tiny_model, repo, tmp_path):
 def test_instances_give_one_flag_per_instance(tiny_model, repo, tmp_path):
     inst = tmp_path / "inst.jsonl"
     rows = [{"instance_id": f"acme__shopapp-{i}", "repo": "acme/shopapp", "base_commit": "0" * 40,
-             "patch": "", "test_patch": "", "FAIL_TO_PASS": "[]", "PASS_TO_PASS": "[]"}
+             "patch": "--- a/h.py\n+++ b/h.py\n@@ -1 +1 @@\n-a\n+b\n", "test_patch": "", "FAIL_TO_PASS": "[]", "PASS_TO_PASS": "[]"}
             for i in (1, 2)]
     rows.append(dict(rows[0], instance_id="other__x-1", repo="other/x"))
     inst.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
@@ -141,7 +141,7 @@ def test_baselines_table_and_flags(tiny_model, repo, tmp_path):
     res = _run(["baselines", "--model", tiny_model, "--repo", str(repo), "--repo", str(other),
                 "--no-cache", "-o", str(out)])
     assert res.exit_code == 0, res.output
-    lines = [l for l in res.output.splitlines() if "\t" in l]
+    lines = [l for l in res.stdout.splitlines() if "\t" in l]
     assert lines[0].split("\t") == ["repo", "files", "tokens", "loss", "zlib", "min_k", "min_k_pp"]
     assert [l.split("\t")[0] for l in lines[1:]] == ["shopapp", "other"]
     assert len(read_flags(out)) == 8

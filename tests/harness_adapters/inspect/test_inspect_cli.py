@@ -122,11 +122,21 @@ def test_hook_alone_annotates_a_plain_inspect_eval(task_file: Path, tiny_lm: Pat
     [log] = inspect_eval(f"{task_file}@local_mmlu", model=f"hf/{tiny_lm}", max_tokens=2,
                          log_dir=str(tmp_path / "logs"), display="none", sample_id=[
                              f"{SUBJECT}/0", f"{SUBJECT}/1"])
-    _, on_disk = _log(tmp_path / "logs")
+    path, on_disk = _log(tmp_path / "logs")
     assert [s.metadata["benchchecker"]["group"] for s in on_disk.samples] == [
         "contaminated", "clean"]
     assert on_disk.results.metadata["benchchecker"]["counts"]["clean"] == 1
     assert log.eval.task == on_disk.eval.task
+    # A mode the log does not match is refused, and the log is left as it was.
+    from benchchecker_plugin.errors import ExecutionError
+    from harness_adapters.common import FilterOptions, Mode
+    from harness_adapters.inspect.hook import annotate_log
+
+    before = path.read_bytes()
+    with pytest.raises(ExecutionError, match=r"BENCHCHECKER_CONTAMINATION_MODE=clean but the log "
+                                             r"holds 1 other sample\(s\) \(e.g. 'abstract_alg"):
+        annotate_log(path, FilterOptions(flags, Mode.CLEAN))
+    assert path.read_bytes() == before
 
 
 def test_hook_is_registered_through_the_entry_point() -> None:
