@@ -1,0 +1,53 @@
+"""The demo command: steps run, skips say why, failures fail, and the report names every step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from benchchecker_plugin.cli import main
+from benchchecker_plugin.demo import DemoContext, StepResult, run_step
+from benchchecker_plugin.errors import DataError
+
+DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+
+
+@pytest.mark.skipif(not (DATA / "swebench_experiments").is_dir(), reason="../shared/data not present")
+def test_leaderboard_step_rescores_the_real_submissions(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["demo", "--only", "leaderboard", "-o", str(tmp_path),
+                                    "--data-dir", str(DATA)])
+    assert res.exit_code == 0, res.output
+    table = pd.read_csv(tmp_path / "leaderboard" / "leaderboard.csv")
+    assert table["submission"].nunique() == 82
+    assert "mean relative drop, all" in res.output
+    html = (tmp_path / "index.html").read_text()
+    assert "leaderboard/index.html" in html
+
+
+def test_steps_without_data_are_skipped_not_passed(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BENCHCHECKER_DATA_DIR", str(tmp_path / "none"))
+    monkeypatch.chdir(tmp_path)
+    from benchchecker_plugin.demo.steps import leaderboard_step
+
+    ctx = DemoContext(out_dir=tmp_path / "o", data_dir=None, quick=True)
+    result = run_step(leaderboard_step, ctx, "leaderboard", "t")
+    assert result.status == "skipped"
+    assert result.note == "no data folder (../shared/data) with SWE-bench Verified and its submissions"
+
+
+def test_a_failing_step_is_reported_as_failed(tmp_path: Path) -> None:
+    def broken(ctx: DemoContext) -> StepResult:
+        raise DataError("x.jsonl: broken on purpose")
+
+    result = run_step(broken, DemoContext(tmp_path, None, True), "broken", "Broken")
+    assert (result.status, result.note) == ("failed", "x.jsonl: broken on purpose")
+
+
+def test_unknown_step_is_a_usage_error(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["demo", "--only", "nope", "-o", str(tmp_path)])
+    assert res.exit_code == 2
+    assert "unknown step(s) nope; steps: membership, stage2, tsguessing, leaderboard" in res.output \
+        or "unknown step(s) nope; steps: membership, stage2, leaderboard" in res.output
