@@ -37,7 +37,8 @@ def prepare_timing(mmlu: Path) -> None:
         prep = prepare_probes(items, mode)
         dt = time.perf_counter() - t0
         print(f"prepare {mode:11s}: {len(items)} items -> {len(prep.probes)} probes "
-              f"({sum(prep.dropped.values())} dropped) in {dt:.2f} s (goal <= 10 s: {'met' if dt <= 10 else 'NOT met'})")
+              f"({sum(prep.dropped.values())} dropped) in {dt:.2f} s "
+              f"(goal <= 10 s: {'met' if dt <= 10 else 'NOT met'})")
 
 
 def generation_timing(args: argparse.Namespace, mmlu: Path) -> None:
@@ -64,12 +65,14 @@ def generation_timing(args: argparse.Namespace, mmlu: Path) -> None:
     print(f"{args.model} on {args.device}, {len(probes)} probes, {args.threads} thread(s):")
     print(f"  one prompt at a time : {len(probes) / t_one:7.2f} items/s ({t_one:.1f} s)")
     print(f"  batched ({args.batch_size:3d})        : {len(probes) / t_many:7.2f} items/s ({t_many:.1f} s)")
-    print(f"  speed-up             : {t_one / t_many:7.2f}x (goal >= 5x: {'met' if t_one / t_many >= 5 else 'NOT met'}); "
+    ratio = t_one / t_many
+    print(f"  speed-up             : {ratio:7.2f}x (goal >= 5x: {'met' if ratio >= 5 else 'NOT met'}); "
           f"answers {'identical' if same else 'DIFFER'}")
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="hf/smollm2-135m")
     parser.add_argument("--mmlu", type=Path, default=DATA / "mmlu")
     parser.add_argument("--n", type=int, default=32, help="probes to generate for")

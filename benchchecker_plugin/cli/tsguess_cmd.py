@@ -81,11 +81,12 @@ def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, subj
         items = [i for i in items if i.metadata.get("subject") in subjects]
     model = _get_model(model_spec, batch_size, cache_dir)
     result = tsguessing.ts_guess(model, items, mode, seed=seed, hints=hints, limit=limit,
-                      params=generation_params(max_tokens), batch_size=batch_size,
-                      model_name=model_name or model_spec, threshold=threshold)
+                                 params=generation_params(max_tokens), batch_size=batch_size,
+                                 model_name=model_name or model_spec, threshold=threshold)
     write_flags(output, result.flags)
     s = result.summary()
-    dropped = ", ".join(f"{r.value} {n}" for r, n in sorted(result.dropped.items(), key=lambda kv: kv[0].value))
+    reasons = sorted(result.dropped.items(), key=lambda kv: kv[0].value)
+    dropped = ", ".join(f"{r.value} {n}" for r, n in reasons)
     click.echo(f"{benchmark} {mode}: {len(items)} items, {s['dropped']} dropped ({dropped or 'none'}), "
                f"{s['probes']} asked, {s['failed']} failed")
     click.echo(f"exact match {s['exact_match']:.3f}, Rouge-L {s['rouge_l']:.3f}, "

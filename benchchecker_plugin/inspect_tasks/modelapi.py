@@ -35,7 +35,8 @@ class BenchcheckerModelAPI(ModelAPI):
                        config: GenerateConfig) -> ModelOutput:
         prompt = "\n\n".join(m.text for m in input)
         params = GenerationParams(max_tokens=config.max_tokens or 32, temperature=config.temperature or 0.0,
-                                  stop=tuple(config.stop_seqs or ()), seed=config.seed if config.seed is not None else 0,
+                                  stop=tuple(config.stop_seqs or ()),
+                                  seed=config.seed if config.seed is not None else 0,
                                   top_p=config.top_p if config.top_p is not None else 1.0)
         completion = (await asyncio.to_thread(self._model.generate, [prompt], params))[0]
         if completion.error is not None:

@@ -34,7 +34,12 @@ def _lm_eval_value(record: Mapping[str, Any], metric: str | None, where: str) ->
 
 def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
                          id_field: str | None = None, name: str | None = None) -> Submission:
-    """One run from a ``samples_<task>_<timestamp>.jsonl`` file, or every such file in a folder."""
+    """One run from a ``samples_<task>_<timestamp>.jsonl`` file, or every such file in a folder.
+
+    Instance ids, first match wins: ``doc[id_field]`` when ``id_field`` is given; the id our lm-eval
+    wrapper wrote into the line (``record["benchchecker"]["instance_id"]``); ``doc["instance_id"]``;
+    else ``<task>/<doc_id>``.
+    """
     root = Path(path)
     files = sorted(root.glob("samples_*.jsonl")) if root.is_dir() else [root]
     if not files or not files[0].is_file():
@@ -54,8 +59,13 @@ def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
                 except json.JSONDecodeError as exc:
                     raise DataError(f"{where}: malformed JSON ({exc.msg})") from None
                 doc = record.get("doc") if isinstance(record.get("doc"), Mapping) else {}
+                note = record.get("benchchecker") if isinstance(record.get("benchchecker"), Mapping) else {}
                 if id_field and id_field in doc:
                     iid = str(doc[id_field])
+                elif note.get("instance_id"):  # written by the lm-eval wrapper
+                    iid = str(note["instance_id"])
+                elif doc.get("instance_id"):    # our TS-Guessing tasks carry the flag id in the doc
+                    iid = str(doc["instance_id"])
                 elif "doc_id" in record:
                     iid = f"{task}/{record['doc_id']}"
                 else:

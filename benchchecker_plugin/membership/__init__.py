@@ -1,6 +1,6 @@
 """The controlled membership evaluation: Stage I vs logit baselines on a GPT-2 trained here."""
 
-from .corpus import CANDIDATE_PACKAGES, Corpus, Repo, build_corpus, package_repo
+from .corpus import CANDIDATE_PACKAGES, Corpus, Repo, build_corpus, folder_repo, package_repo
 from .evaluate import FULL, QUICK, EvalConfig, method_metrics, run_membership, score_repos
 from .local_lm import LocalCausalLM
 from .train import TrainConfig, Trained, train_gpt2, train_tokenizer
@@ -16,6 +16,7 @@ __all__ = [
     "TrainConfig",
     "Trained",
     "build_corpus",
+    "folder_repo",
     "method_metrics",
     "package_repo",
     "run_membership",

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import DataError
 from ..stage1.sources import SourceFile, read_sources
 
-__all__ = ["CANDIDATE_PACKAGES", "Corpus", "Repo", "build_corpus", "package_repo"]
+__all__ = ["CANDIDATE_PACKAGES", "Corpus", "Repo", "build_corpus", "folder_repo", "package_repo"]
 
 # Pure-Python packages that this project's dependencies install; sorted.
 CANDIDATE_PACKAGES = (
@@ -59,7 +59,13 @@ def package_repo(package: str, repo_bytes: int, *, min_file_bytes: int = 1500) -
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
         return None
-    root = Path(list(spec.submodule_search_locations)[0])
+    return folder_repo(package, Path(list(spec.submodule_search_locations)[0]), repo_bytes,
+                       min_file_bytes=min_file_bytes)
+
+
+def folder_repo(name: str, root: Path, repo_bytes: int, *, min_file_bytes: int = 1500) -> Repo | None:
+    """The first ``repo_bytes`` characters of the Python files under ``root`` (same rules as
+    :func:`package_repo`), or ``None`` when there is too little code."""
     files = [f for f in read_sources(root)
              if len(f.text) >= min_file_bytes and "test" not in f.path.lower()
              and not f.text.lstrip().startswith(("# This file was generated", "# Generated"))]
@@ -72,11 +78,11 @@ def package_repo(package: str, repo_bytes: int, *, min_file_bytes: int = 1500) -
             cut = text.rfind("\n", 0, repo_bytes - total)
             text = text[:cut + 1] if cut > 0 else ""
         if text:
-            out.append(SourceFile(f"{package}/{f.path}", text))
+            out.append(SourceFile(f"{name}/{f.path}", text))
             total += len(text)
     if total < 0.9 * repo_bytes:
         return None
-    return Repo(package, tuple(out))
+    return Repo(name, tuple(out))
 
 
 def build_corpus(n_per_set: int, repo_bytes: int, *, seed: int = 0,

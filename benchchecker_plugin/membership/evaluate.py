@@ -13,6 +13,7 @@ highest-scoring 5% of non-members), which flatters them. AUC is threshold-free f
 from __future__ import annotations
 
 import json
+import logging
 import math
 import os
 import time
@@ -30,6 +31,8 @@ from ..scoring import rates_at_threshold, roc_auc_score, tpr_at_fpr
 from ..stage1 import Query, build_queries, presence_flags, repo_presence
 from .corpus import Repo, build_corpus
 from .train import TrainConfig, train_gpt2
+
+_log = logging.getLogger(__name__)
 
 __all__ = ["EvalConfig", "QUICK", "FULL", "method_metrics", "run_membership", "score_repos"]
 
@@ -126,9 +129,13 @@ def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = FULL
     t0 = time.perf_counter()
     corpus = build_corpus(config.n_repos, config.repo_bytes, seed=config.seed)
     texts = [f.text for r in corpus.members for f in r.files]
+    _log.info("corpus: %d+%d repositories of %d chars", len(corpus.members), len(corpus.nonmembers),
+              config.repo_bytes)
     trained = train_gpt2(texts, config.train)
+    _log.info("trained: %s", trained.record)
     queries = {r.name: build_queries(list(r.files), n_queries=config.n_queries, seed=config.seed)
                for r in corpus.members + corpus.nonmembers}
+    _log.info("queries per repository: %s", {k: len(v) for k, v in queries.items()})
     runs, flags = [], []
     for regime, model in (("strong", trained.strong), ("weak", trained.weak)):
         run, fl = score_repos(model, corpus.members, corpus.nonmembers, queries=queries,
@@ -136,6 +143,7 @@ def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = FULL
                               seed=config.seed)
         runs.append(run)
         flags.extend(fl)
+        _log.info("%s: %s", regime, json.dumps(run))
     doc = {
         "runs": runs,
         "setup": {

@@ -4,7 +4,7 @@ Localisation, first hit wins:
 
 1. ``same-name``: the block's file (followed through renames since the base commit) holds a
    function with the same qualified name (or, failing that, the same name);
-2. ``moved``: another file of the same language holds a function of that name (``git grep``);
+2. ``moved``: another file of the same language holds a function of that name (identifier index);
 3. ``subtree``: GumTree-style matching (:mod:`.subtree`) of the post-patch function against the
    functions of the block's file and of files that mention the block's rarest identifiers;
 4. ``module``: a block outside any function is looked for among the file's module-level lines.
@@ -20,6 +20,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..errors import DataError
 from ..repos.snapshot import Snapshot
 from .languages import get_language
 from .normalize import LogicalLine, ParsedSource, Scope, parse_source
@@ -30,6 +31,7 @@ from .subtree import SubtreeIndex, dice, index_node
 __all__ = ["LineMatch", "Location", "SnapshotIndex", "align", "localize"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _KEYWORDS = frozenset("""self None True False return import from class def elif else while
 for with assert raise lambda yield pass break continue print super this null true false new
 public private protected static final void int long boolean double float char byte short string
@@ -66,15 +68,20 @@ class LineMatch:
 
 
 class SnapshotIndex:
-    """Parses snapshot files on demand and caches what localisation needs (thread-unsafe)."""
+    """Parses snapshot files on demand and caches what localisation needs (thread-unsafe).
 
-    def __init__(self, snapshot: Snapshot, *, preprocess: bool = True, max_files: int = 30) -> None:
+    ``files_with(word)`` answers from an inverted index of identifiers (built once per language
+    on first use, from the files read through ``git cat-file``), so a run of hundreds of
+    instances does not pay one ``git grep`` over thousands of files per lookup.
+    """
+
+    def __init__(self, snapshot: Snapshot, *, preprocess: bool = True, max_files: int = 10) -> None:
         self.snapshot = snapshot
         self.preprocess = preprocess
         self.max_files = max_files
         self._parsed: dict[str, ParsedSource | None] = {}
         self._subtrees: dict[tuple[str, int], SubtreeIndex] = {}
-        self._grep: dict[tuple[str, str | None], tuple[str, ...]] = {}
+        self._words: dict[str | None, dict[str, list[str]]] = {}
 
     def parsed(self, path: str, language: str | None) -> ParsedSource | None:
         """The parsed snapshot file, ``None`` when it does not exist at the snapshot."""
@@ -86,11 +93,23 @@ class SnapshotIndex:
                                                   preprocess=self.preprocess)
         return self._parsed[path]
 
-    def grep(self, word: str, language: str | None) -> tuple[str, ...]:
-        key = (word, language)
-        if key not in self._grep:
-            self._grep[key] = self.snapshot.grep(word, language)
-        return self._grep[key]
+    def _word_index(self, language: str | None) -> dict[str, list[str]]:
+        index = self._words.get(language)
+        if index is None:
+            index = {}
+            for path in self.snapshot.files(language):
+                try:
+                    text = self.snapshot.read(path)
+                except DataError:
+                    continue  # a non-UTF-8 file cannot hold the code we look for
+                for word in set(_WORD.findall(text)):
+                    index.setdefault(word, []).append(path)
+            self._words[language] = index
+        return index
+
+    def files_with(self, word: str, language: str | None) -> tuple[str, ...]:
+        """Files of ``language`` that contain identifier ``word`` (sorted)."""
+        return tuple(self._word_index(language).get(word, ()))
 
     def subtree(self, path: str, parsed: ParsedSource, scope: Scope) -> SubtreeIndex:
         key = (path, scope.node_id)
@@ -105,17 +124,22 @@ def _scope_location(path: str, parsed: ParsedSource, scope: Scope, how: str,
     return Location(path, scope.qualname, how, parsed.lines_in(scope), score)
 
 
-def _rare_identifiers(block: PatchBlock, limit: int = 2) -> list[str]:
-    words = [w for ln in block.added or block.removed for w in _IDENT.findall(ln.text)
-             if w not in _KEYWORDS]
-    return sorted(dict.fromkeys(words), key=len, reverse=True)[:limit]
+def _rare_identifiers(block: PatchBlock, index: SnapshotIndex, limit: int = 2) -> list[str]:
+    """The block's identifiers found in the fewest snapshot files (but in some)."""
+    words = {w for ln in (*block.added, *block.removed) for w in _IDENT.findall(ln.text)
+             if w not in _KEYWORDS}
+    counted = [(len(index.files_with(w, block.language)), w) for w in sorted(words)]
+    return [w for n, w in sorted(counted) if n > 0][:limit]
 
 
 def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None,
-             post: ParsedSource | None = None, min_dice: float = 0.5) -> Location | None:
+             post: ParsedSource | None = None, min_dice: float = 0.6) -> Location | None:
     """Where ``block`` lives in the snapshot of ``index``; ``None`` when its code is gone.
 
-    ``post`` is the parsed post-patch file (needed for subtree matching).
+    ``post`` is the parsed post-patch file (needed for subtree matching). ``min_dice`` is
+    stricter than GumTree's 0.5: here a match must be *the same function*, renamed or moved,
+    not a sibling that looks alike; functions whose name the post-patch file also has are such
+    siblings and are skipped.
     """
     lang = block.language
     origin = block.source_path or block.path
@@ -130,7 +154,7 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
         if hits:
             return _scope_location(path, parsed, hits[0], "same-name")
     if simple and lang:
-        for other in index.grep(simple, lang)[: index.max_files]:
+        for other in index.files_with(simple, lang)[: index.max_files * 3]:
             if other == path:
                 continue
             cand = index.parsed(other, lang)
@@ -146,17 +170,19 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
     spec = get_language(lang)
     src_index = index_node(post.node(src_scopes[0]), spec.comments if spec else frozenset())
     files = ([path] if parsed is not None else []) + [
-        p for w in _rare_identifiers(block) for p in index.grep(w, lang)[: index.max_files]]
+        p for w in _rare_identifiers(block, index) for p in index.files_with(w, lang)[: index.max_files]]
+    siblings = {sc.name for sc in post.scopes}
     best: tuple[float, str, ParsedSource, Scope] | None = None
+    src_rows = src_scopes[0].end - src_scopes[0].start + 1
     for f in dict.fromkeys(files):
         cand = index.parsed(f, lang)
         if cand is None:
             continue
-        src_rows = src_scopes[0].end - src_scopes[0].start + 1
         for scope in cand.scopes:
             rows = scope.end - scope.start + 1
-            if scope.kind != src_scopes[0].kind or not src_rows / 3 <= rows <= src_rows * 3:
-                continue  # Dice >= 0.5 is out of reach for sizes this far apart
+            if scope.kind != src_scopes[0].kind or scope.name in siblings or not (
+                    src_rows * min_dice / 1.5 <= rows <= src_rows * 1.5 / min_dice):
+                continue  # another function of the file, or a size Dice cannot bridge
             score = dice(src_index, index.subtree(f, cand, scope))
             if score >= min_dice and (best is None or score > best[0]):
                 best = (score, f, cand, scope)
@@ -166,11 +192,14 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
 
 
 def align(added: Sequence[LogicalLine], removed: Sequence[LogicalLine], location: Location,
-          similarity: Similarity) -> tuple[LineMatch, ...]:
+          similarity: Similarity, taken: frozenset[str] = frozenset()) -> tuple[LineMatch, ...]:
     """Align each added line to its most similar candidate line of ``location``.
 
     An aligned line that is at least as similar to one of the ``removed`` lines as to the added
     line (and is not the added line itself) is the pre-patch code: the match counts 0.
+    ``taken``: texts of the unchanged lines around the patch (its post-patch scope); a snapshot
+    line equal to one of them is that line, not a rewritten added line, so it only matches an
+    added line exactly.
     """
     cands = [ln.text for ln in location.lines]
     if not added:
@@ -179,6 +208,12 @@ def align(added: Sequence[LogicalLine], removed: Sequence[LogicalLine], location
         return tuple(LineMatch(a.text, None, None, 0.0, "unmatched") for a in added)
     queries = [a.text for a in added]
     sims = similarity.matrix(queries, cands)
+    if taken:
+        cols = [j for j, c in enumerate(cands) if c in taken]
+        for i, q in enumerate(queries):
+            for j in cols:
+                if cands[j] != q:
+                    sims[i, j] = 0.0
     rem = [r.text for r in removed]
     best = [int(np.argmax(sims[i])) for i in range(len(added))]
     inexact = sorted({j for i, j in enumerate(best) if cands[j] != added[i].text})

@@ -43,7 +43,7 @@ class PresenceConfig:
     preprocess: bool = True
     similarity: Any = "difflib+minilm"
     runner: TestRunner | None = None
-    max_files: int = 30
+    max_files: int = 10
 
     def resolved_similarity(self) -> Similarity:
         return get_similarity(self.similarity) if isinstance(self.similarity, str) else self.similarity
@@ -63,6 +63,18 @@ def _removed_found(block_removed, location, sim: Similarity) -> tuple[float, ...
     cheap = sim if sim.name == "exact" else LexicalSimilarity()
     cands = [ln.text for ln in location.lines]
     return tuple(round(float(row.max()), 6) for row in cheap.matrix([r.text for r in block_removed], cands))
+
+
+def _context(block, posts: dict[str, ParsedSource]) -> frozenset[str]:  # noqa: ANN001
+    """Texts of the post-patch lines of the block's scope that the patch did not add."""
+    post = posts.get(block.path or "")
+    if post is None:
+        return frozenset()
+    scopes = post.find(block.scope) if block.scope else [None]
+    if not scopes:
+        return frozenset()
+    added = {ln.text for ln in block.added}
+    return frozenset(ln.text for ln in post.lines_in(scopes[0]) if ln.text not in added)
 
 
 def _evidence_block(res: BlockResult) -> dict[str, Any]:
@@ -99,7 +111,7 @@ def instance_presence(inst: BugInstance, state: _RepoState, config: PresenceConf
     for block in blocks:
         loc = localize(block, state.index, base_commit=base.commit,
                        post=posts.get(block.path or ""))
-        matches = align(block.added, block.removed, loc, sim) if loc is not None else tuple()
+        matches = align(block.added, block.removed, loc, sim, _context(block, posts)) if loc is not None else ()
         results.append(block_result(block, loc, matches, _removed_found(block.removed, loc, sim),
                                     config.threshold))
     category, score = decide(results)

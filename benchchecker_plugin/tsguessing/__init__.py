@@ -8,14 +8,17 @@ thresholds), ``probes`` (item -> probe -> flag) and ``guess`` (:func:`ts_guess` 
 layer).
 """
 
-from .data import BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_items, load_mmlu, load_truthfulqa
+from .data import (BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_items, load_mmlu,
+                   load_truthfulqa)
 from .filters import (MEANINGLESS_CATEGORIES, MIN_QUESTION_WORDS, SIMILARITY_THRESHOLD, DropReason,
                       option_filter, question_filter, similar)
 from .guess import DEFAULT_PARAMS, TSGuessResult, generation_params, run_probes, ts_guess
-from .masking import MASK, STOP_WORDS, MaskedOption, MaskedWord, content_words, mask_option, mask_word, select_options
+from .masking import (MASK, STOP_WORDS, MaskedOption, MaskedWord, content_words, mask_option, mask_word,
+                      select_options)
 from .probes import Preparation, Probe, prepare_probes, probe_flag
 from .prompts import LETTERS, Mode, benchmark_hint, multichoice_prompt, question_prompt
-from .scoring import MULTICHOICE_THRESHOLD, GuessScore, clean_answer, exact_match, normalize, rouge_l_f1, score_guess
+from .scoring import (MULTICHOICE_THRESHOLD, GuessScore, clean_answer, exact_match, normalize, rouge_l_f1,
+                      score_guess)
 
 __all__ = [
     "BENCHMARKS",

@@ -93,7 +93,10 @@ def _read_mmlu_csv(file: Path, subject: str) -> list[BenchmarkItem]:
                 raise DataError(f"{file}: row {index} has {len(row)} fields, expected 6 "
                                 "(question, four choices, answer)")
             answer = row[5].strip()
-            answer_index = "ABCD".index(answer) if answer in ("A", "B", "C", "D") else _int(answer, file, index)
+            if answer in ("A", "B", "C", "D"):
+                answer_index = "ABCD".index(answer)
+            else:
+                answer_index = _int(answer, file, index)
             items.append(BenchmarkItem("mmlu", f"{subject}/{index}", row[0], tuple(row[1:5]),
                                        answer_index, {"subject": subject}))
     return items

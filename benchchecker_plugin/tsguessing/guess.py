@@ -80,7 +80,8 @@ def run_probes(model: TextModel, probes: Sequence[Probe], *, params: GenerationP
                 continue
             c = completions[i]
             assert c is not None
-            flags.append(probe_flag(probe, c.text if c.ok else None, name, error=c.error, threshold=threshold))
+            flags.append(probe_flag(probe, c.text if c.ok else None, name, error=c.error,
+                                    threshold=threshold))
     return flags
 
 

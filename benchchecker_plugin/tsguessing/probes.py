@@ -102,7 +102,10 @@ def prepare_probes(items: Iterable[BenchmarkItem], mode: Mode | str, *, seed: in
     probes: list[Probe] = []
     dropped: Counter[DropReason] = Counter()
     for item in items:
-        out = _multichoice(item, seed, hints) if mode is Mode.MULTICHOICE else _question(item, hints, reference)
+        if mode is Mode.MULTICHOICE:
+            out = _multichoice(item, seed, hints)
+        else:
+            out = _question(item, hints, reference)
         if isinstance(out, DropReason):
             dropped[out] += 1
         else:

@@ -32,8 +32,9 @@ MULTICHOICE_THRESHOLD = 0.8
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation})
-_PREFIX = re.compile(r"^\s*(?:answer|option\s+[a-d]|hidden option(?:\s+[a-d])?|missing word|[a-d])\s*[:.)]\s*",
-                     re.IGNORECASE)
+_PREFIX = re.compile(
+    r"^\s*(?:answer|option\s+[a-d]|hidden option(?:\s+[a-d])?|hidden word|missing word|[a-d])\s*[:.)]\s*",
+    re.IGNORECASE)
 
 
 @dataclass(frozen=True)

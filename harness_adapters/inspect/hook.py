@@ -4,7 +4,8 @@ Registered with Inspect through the ``inspect_ai`` entry point; active only when
 variable ``BENCHCHECKER_FLAGS`` names a flags file or folder (``benchchecker inspect eval
 --contamination-filter`` sets it; plain ``inspect eval`` works too)::
 
-    BENCHCHECKER_FLAGS=flags.jsonl inspect eval benchchecker_plugin/ts_guessing_mmlu --model hf/...
+    BENCHCHECKER_FLAGS=flags.jsonl inspect eval \\
+        benchchecker_plugin/ts_guessing_mmlu_multichoice --model hf/...
 
 ``BENCHCHECKER_CONTAMINATION_MODE`` (``both``/``clean``/``contaminated``) and
 ``BENCHCHECKER_CONTAMINATION_MODEL`` (the model name the flags use) are optional.

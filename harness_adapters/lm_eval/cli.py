@@ -23,7 +23,6 @@ import json
 import math
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -67,8 +66,9 @@ def run(args: tuple[str, ...]) -> None:
     """Run `lm-eval run ARGS`, optionally filtered by contamination flags.
 
     Reads: every lm-eval `run` argument, a flags file or folder (--contamination-filter).
-    Writes: lm-eval's own output, plus benchchecker_<date>.json beside its results_<date>.json
-    and a "benchchecker" object on each line of the run's samples_*.jsonl.
+    Writes: lm-eval's own output (with a filter, --log_samples is turned on and --output_path is
+    required), plus benchchecker_<date>.json beside its results_<date>.json and a "benchchecker"
+    object on each line of the run's samples_*.jsonl.
 
     \b
     Example:
@@ -102,14 +102,6 @@ def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
                                               "--model/--model_args).")
     parser.epilog = (parser.epilog or "") + "\n" + EPILOG
     return cli, cli._parser.parse_args(["run", *argv])
-
-
-@dataclass(frozen=True)
-class _Docs:
-    """The docs a run evaluates: per task, doc index -> instance id (before our subset)."""
-
-    benchmark_hints: tuple[str, ...]
-    by_task: Mapping[str, Mapping[int, str]]
 
 
 def instance_id_of(doc_id: int, doc: Any, *, task: str, benchmark: str) -> str:
@@ -173,12 +165,15 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
     cfg, docs = _load_docs(namespace)
     limit, given = cfg.limit, cfg.samples or {}
     indices: dict[str, list[int]] = {}
-    for task, task_docs in docs.items():
+    for task, task_docs in docs.items():   # the docs lm-eval would run (--samples, --limit)
         n = len(task_docs)
-        keep = range(n) if not limit else range(min(n, int(limit if limit >= 1
-                                                           else math.ceil(limit * n))))
-        keep_set = set(given.get(task, keep)) & set(range(n)) if task in given else set(keep)
-        indices[task] = sorted(keep_set)
+        if task in given:
+            keep: Any = [i for i in given[task] if 0 <= int(i) < n]
+        elif limit:
+            keep = range(min(n, int(limit if limit >= 1 else math.ceil(limit * n))))
+        else:
+            keep = range(n)
+        indices[task] = sorted({int(i) for i in keep})
 
     hints = list(docs) + [str(d.get("benchmark")) for t in docs.values() for d in t[:1]
                           if isinstance(d, Mapping) and d.get("benchmark")]

@@ -61,7 +61,8 @@ def model_from_results(samples: Path) -> str | None:
 
 
 @click.command("from-lm-eval")
-@click.argument("samples", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("samples", nargs=-1, required=True,
+                type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--model", default=None,
               help="Model name for the flags (default: model_name of the results_*.json beside the samples).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=MULTICHOICE_THRESHOLD, show_default=True,

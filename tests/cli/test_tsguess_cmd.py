@@ -29,7 +29,8 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
 def untrained_lm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if not TQA.exists():
         pytest.skip(f"shared data not present: {TQA}")
-    return tiny_lm.build_tiny_lm(tmp_path_factory.mktemp("tsg_cli_lm"), [TQA.read_text(encoding="utf-8")[:20000]])
+    return tiny_lm.build_tiny_lm(tmp_path_factory.mktemp("tsg_cli_lm"),
+                                 [TQA.read_text(encoding="utf-8")[:20000]])
 
 
 @pytest.mark.model
@@ -37,7 +38,8 @@ def test_truthfulqa_question_mode_writes_flags_and_summary(untrained_lm: Path, t
     out = tmp_path / "f.jsonl"
     res = CliRunner().invoke(main, ["ts-guess", "--benchmark", "truthfulqa", "--mode", "question",
                                     "--model", f"hf/{untrained_lm}", "--data", str(TQA), "--limit", "3",
-                                    "--max-tokens", "4", "--cache-dir", str(tmp_path / "cache"), "-o", str(out)])
+                                    "--max-tokens", "4", "--cache-dir", str(tmp_path / "cache"),
+                                    "-o", str(out)])
     assert res.exit_code == 0, res.output
     lines = res.stdout.strip().splitlines()
     assert lines[0] == ("truthfulqa question: 817 items, 84 dropped (meaningless_category 53, "
@@ -70,7 +72,8 @@ def test_bad_inputs_exit_non_zero_with_one_line(tmp_path: Path) -> None:
         assert res.exit_code == 2 and "--subject astrology: not a subject of mmlu" in res.output
     res = runner.invoke(main, ["ts-guess", "--benchmark", "gsm8k", "-o", "x"])
     assert res.exit_code == 2 and "gsm8k" in res.output
-    res = runner.invoke(main, ["ts-guess", "--benchmark", "truthfulqa", "--data", str(TQA), "--model", "nope/x",
+    res = runner.invoke(main, ["ts-guess", "--benchmark", "truthfulqa", "--data", str(TQA),
+                               "--model", "nope/x",
                                "-o", str(tmp_path / "o.jsonl")])
     if TQA.exists():
         assert res.exit_code == 2 and "model spec 'nope/x' is not recognised" in res.output

@@ -66,7 +66,8 @@ def test_lm_eval_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, 
     samples = sorted((tmp_path / "out").rglob("samples_ts_guessing_mmlu_multichoice_*.jsonl"))
     assert len(samples) == 1
     out = tmp_path / "lm_eval_flags.jsonl"
-    res = CliRunner().invoke(main, ["flags", "from-lm-eval", str(samples[0]), "--model", "tiny", "-o", str(out)])
+    res = CliRunner().invoke(main, ["flags", "from-lm-eval", str(samples[0]), "--model", "tiny",
+                                    "-o", str(out)])
     assert res.exit_code == 0, res.output
     assert f"{N_PROBES} flags from 1 file(s)" in res.output
     assert _comparable(out) == _comparable(cli_flags)

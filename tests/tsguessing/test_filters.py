@@ -8,9 +8,11 @@ import random
 
 import pytest
 
-from benchchecker_plugin.tsguessing import BenchmarkItem, DropReason, option_filter, question_filter, rouge_l_f1, similar
+from benchchecker_plugin.tsguessing import (BenchmarkItem, DropReason, option_filter, question_filter,
+                                            rouge_l_f1, similar)
 
-CLEAN = ["a protruding mandible", "a recessive maxilla", "an enlarged frontal bone", "defective sinus development"]
+CLEAN = ["a protruding mandible", "a recessive maxilla", "an enlarged frontal bone",
+         "defective sinus development"]
 
 
 @pytest.mark.parametrize("options, reason", [

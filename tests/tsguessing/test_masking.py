@@ -12,7 +12,8 @@ from benchchecker_plugin.tsguessing import (MASK, BenchmarkItem, content_words, 
 
 
 def _item(n_options: int = 4, answer: int = 2, iid: str = "anatomy/7") -> BenchmarkItem:
-    return BenchmarkItem("mmlu", iid, "Which bone is largest?", tuple(f"option {i}" for i in range(n_options)),
+    return BenchmarkItem("mmlu", iid, "Which bone is largest?",
+                         tuple(f"option {i}" for i in range(n_options)),
                          answer, {"subject": "anatomy"})
 
 

@@ -1,7 +1,8 @@
 """lm-eval glue for the TS-Guessing tasks; all logic lives in ``benchchecker_plugin.tsguessing``.
 
 Data: pass ``--metadata '{"data": "/path/to/mmlu"}'`` (MMLU folder of <subject>_test.csv, or
-TruthfulQA.csv; ``mmlu_data`` / ``truthfulqa_data`` when running both benchmarks), or set ``BENCHCHECKER_MMLU_DATA`` / ``BENCHCHECKER_TRUTHFULQA_DATA``; otherwise
+TruthfulQA.csv; ``mmlu_data`` / ``truthfulqa_data`` when running both benchmarks), or set
+``BENCHCHECKER_MMLU_DATA`` / ``BENCHCHECKER_TRUTHFULQA_DATA``; otherwise
 ``cais/mmlu`` / ``truthfulqa/truthful_qa`` are loaded with ``datasets``. ``seed`` (default 0),
 ``hints`` (default true) and ``subjects`` (MMLU subjects to keep, default all) can be passed the
 same way.
