@@ -3,11 +3,12 @@ test items, then compare EM / Rouge-L on the contaminated half with the clean ha
 the flags' score for telling them apart.
 
     python benchmarks/tsguessing_contamination.py                  # 200 items, tiny GPT-2
-    python benchmarks/tsguessing_contamination.py --items 300 --epochs 60 --threads 2
+    python benchmarks/tsguessing_contamination.py --items 60 --epochs 80 --threads 2
 
-The "small model" is a GPT-2 built from config (a few hundred thousand parameters, byte-level BPE
-trained on the items' prompts) and trained from scratch on the contaminated half's full prompts
-followed by the masked option, the deliberate-contamination setting of Deng et al. (who report
+The "small model" is a GPT-2 built from config (2 layers, width 128, byte-level BPE with 2,000
+tokens trained on the sampled items' prompts) and trained from scratch on the contaminated half's full prompts
+followed by the masked option (AdamW, lr 1e-2, batch 16), the deliberate-contamination setting
+of Deng et al. (who report
 ~100% EM when the test data is in training). Items are a seeded sample of usable multichoice
 probes across all subjects; halves are split at random with the same seed. The model is asked
 through ``benchchecker_plugin.models`` (``hf/<folder>``), exactly as ``benchchecker ts-guess``
@@ -29,7 +30,8 @@ os.environ.setdefault("BENCHCHECKER_PROGRESS", "0")
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
 
-def build_model(folder: Path, vocab: list[str], train: list[str], epochs: int, batch: int, seed: int) -> None:
+def build_model(folder: Path, vocab: list[str], train: list[str], epochs: int, batch: int, seed: int,
+                lr: float) -> None:
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
@@ -44,7 +46,7 @@ def build_model(folder: Path, vocab: list[str], train: list[str], epochs: int, b
     model = GPT2LMHeadModel(GPT2Config(vocab_size=len(fast), n_positions=1024, n_embd=128, n_layer=2,
                                        n_head=4,
                                        bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id))
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    opt = torch.optim.AdamW(model.parameters(), lr=lr)
     rng = random.Random(seed)
     model.train()
     for epoch in range(epochs):
@@ -73,6 +75,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=200)
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--batch", type=int, default=16)
+    parser.add_argument("--lr", type=float, default=1e-2)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -95,8 +98,8 @@ def main() -> None:
           f"{len(train)} in training")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        build_model(Path(tmp), [p.prompt + " " + p.target for p in all_probes[:3000]] +
-                    [p.prompt + " " + p.target for p in probes], train, args.epochs, args.batch, args.seed)
+        build_model(Path(tmp), [p.prompt + " " + p.target for p in probes], train, args.epochs, args.batch,
+                    args.seed, args.lr)
         print(f"  trained in {time.perf_counter() - t0:.0f} s")
         model = get_model(f"hf/{tmp}", batch_size=16)
         flags = run_probes(model, probes, batch_size=16, model_name="tiny-contaminated")

@@ -67,7 +67,8 @@ def demo(out_dir: Path, data_dir: Path | None, full: bool, only: tuple[str, ...]
         click.echo(f"== {title} ...", err=True)
         result = run_step(fn, ctx, name, title)
         results.append(result)
-        click.echo(f"   {result.status} in {result.seconds:.0f} s" + (f": {result.note}" if result.note else ""))
+        note = f": {result.note}" if result.note else ""
+        click.echo(f"   {result.status} in {result.seconds:.0f} s{note}")
         for key, value in result.headline.items():
             click.echo(f"   {key}: {format_value(value)}")
     page = write_demo_report(results, ctx.out_dir / "index.html")

@@ -38,7 +38,7 @@ def write_demo_report(results: Sequence[StepResult], path: Path) -> Path:
         if r.table is not None and not r.table.empty:
             page.table(r.table.round(4))
         for label, file in r.files.items():
-            rel = Path(file).resolve().relative_to(path.parent.resolve()) if Path(file).resolve().is_relative_to(
-                path.parent.resolve()) else Path(file)
+            target, root = Path(file).resolve(), path.parent.resolve()
+            rel = target.relative_to(root) if target.is_relative_to(root) else target
             page.raw(f'<p><a href="{rel.as_posix()}">{label}</a></p>')
     return page.write(path)

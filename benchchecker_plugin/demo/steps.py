@@ -18,7 +18,7 @@ from typing import Any, Callable
 import pandas as pd
 
 from ..errors import BenchcheckerError
-from ..flags import ContaminationFlag, write_flags
+from ..flags import write_flags
 
 __all__ = ["DemoContext", "STEPS", "StepResult", "run_step"]
 
@@ -110,8 +110,8 @@ def stage2_step(ctx: DemoContext) -> StepResult:
                           for c, f in zip(cases, flags)])
     return StepResult("stage2", "Stage II on labelled histories (fix persisted / after cutoff / reverted / "
                       "reformatted / renamed / moved / deleted)", "ok", 0.0,
-                      {"AUC stage2": m.auc.estimate, "TPR stage2": m.tpr.estimate, "FPR stage2": m.fpr.estimate,
-                       "cases": len(cases)}, table, {"flags": str(root / "stage2_flags.jsonl")})
+                      {"AUC stage2": m.auc.estimate, "TPR stage2": m.tpr.estimate,
+                       "FPR stage2": m.fpr.estimate, "cases": len(cases)}, table, {"flags": str(root / "stage2_flags.jsonl")})
 
 
 def _verified_rows(data: Path) -> list[dict[str, Any]]:

@@ -34,7 +34,8 @@ def git(repo: str | os.PathLike[str], args: Sequence[str], *, check: bool = True
         raise RepositoryError("the 'git' executable was not found on PATH") from exc
     if check and proc.returncode != 0:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RepositoryError(f"{repo}: git {' '.join(args[:3])} failed: {err[-1] if err else proc.returncode}")
+        why = err[-1] if err else f"exit code {proc.returncode}"
+        raise RepositoryError(f"{repo}: git {' '.join(args[:3])} failed: {why}")
     return proc.stdout
 
 

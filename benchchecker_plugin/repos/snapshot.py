@@ -88,6 +88,15 @@ class Snapshot:
         return cls(root, sha, parse_cutoff(cutoff) if cutoff is not None else committed, committed,
                    BlobReader(root))
 
+    def sibling(self, rev: str) -> "Snapshot":
+        """The tree of another commit of the same repository (a base commit, say), sharing this
+        snapshot's reader process; closing this snapshot closes both."""
+        root = self.repo
+        sha = resolve_commit(root, rev)
+        stamp = git(root, ["show", "-s", "--format=%cI", sha]).strip().decode()
+        committed = datetime.fromisoformat(stamp).astimezone(timezone.utc)
+        return Snapshot(root, sha, committed, committed, self._reader)
+
     # ------------------------------------------------------------------ listing and reading
     def files(self, language: str | None = None) -> tuple[str, ...]:
         """Paths of the regular files at this commit (sorted), optionally only one language."""
@@ -122,7 +131,14 @@ class Snapshot:
 
     def read(self, path: str) -> str:
         """The text of ``path`` (UTF-8); :class:`DataError` naming the path when not UTF-8 or absent."""
-        data = self.read_bytes(path)
+        return self._decode(path, self.read_bytes(path))
+
+    def read_if_exists(self, path: str) -> str | None:
+        """Like :meth:`read`, but ``None`` for a path that is not in the tree (no listing needed)."""
+        data = self._reader.read(f"{self.commit}:{path}")
+        return None if data is None else self._decode(path, data)
+
+    def _decode(self, path: str, data: bytes) -> str:
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -18,7 +18,7 @@ class Category(enum.Enum):
 
     PRESENT = "present"                      # every added line is in the snapshot (>= threshold)
     PRE_PATCH_ONLY = "pre-patch-only"        # the snapshot holds the buggy lines, not the fix
-    INCONCLUSIVE = "refactored-inconclusive" # some lines found, some not: maybe refactored
+    INCONCLUSIVE = "refactored-inconclusive"  # some lines found, some not: maybe refactored
     GONE = "file-or-function-gone"           # the file or function is not in the snapshot
     VERIFIED = "verified-by-tests"           # the snapshot code passes the instance's tests
     ERROR = "error"                          # the instance could not be processed

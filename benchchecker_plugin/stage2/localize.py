@@ -136,7 +136,7 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
              post: ParsedSource | None = None, min_dice: float = 0.6) -> Location | None:
     """Where ``block`` lives in the snapshot of ``index``; ``None`` when its code is gone.
 
-    ``post`` is the parsed post-patch file (needed for subtree matching). ``min_dice`` is
+    ``post`` is the parsed post-patch file (needed for subtree matching). ``min_dice`` is a little
     stricter than GumTree's 0.5: here a match must be *the same function*, renamed or moved,
     not a sibling that looks alike; functions whose name the post-patch file also has are such
     siblings and are skipped.

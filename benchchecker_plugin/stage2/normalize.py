@@ -236,14 +236,18 @@ def _group(tokens: list[tuple[int, int, str]], joins: list[tuple[int, int]],
             j += 1
         start, end = (spans[j] if j < len(spans) and spans[j][0] <= row else (row, max(row, erow)))
         if current and start > cur_end:
-            yield LogicalLine(cur_start, cur_end, _join_tokens(current), "\n".join(rows[cur_start:cur_end + 1]))
+            yield _line(cur_start, cur_end, current, rows)
             current = []
         if not current:
             cur_start, cur_end = start, end
         cur_end = max(cur_end, end)
         current.append(text)
     if current:
-        yield LogicalLine(cur_start, cur_end, _join_tokens(current), "\n".join(rows[cur_start:cur_end + 1]))
+        yield _line(cur_start, cur_end, current, rows)
+
+
+def _line(start: int, end: int, tokens: list[str], rows: list[str]) -> LogicalLine:
+    return LogicalLine(start, end, _join_tokens(tokens), "\n".join(rows[start:end + 1]))
 
 
 def _plain_lines(rows: list[str], preprocess: bool) -> list[LogicalLine]:

@@ -93,15 +93,14 @@ def instance_presence(inst: BugInstance, state: _RepoState, config: PresenceConf
                       sim: Similarity) -> tuple[Category, float, dict[str, Any]]:
     """Category, score and evidence of one instance against one repository snapshot."""
     t0 = time.perf_counter()
-    repo = state.snapshot.repo
     try:
-        base = state.base.get(inst.base_commit) or Snapshot.of_commit(repo, inst.base_commit)
+        base = state.base.get(inst.base_commit) or state.snapshot.sibling(inst.base_commit)
     except RepositoryError as exc:
         raise RepositoryError(f"instance {inst.instance_id!r}: {exc}") from exc
     state.base[inst.base_commit] = base
 
     def read_pre(path: str) -> str | None:
-        return base.read(path) if base.exists(path) else None
+        return base.read_if_exists(path)
 
     posts: dict[str, ParsedSource] = {}
     blocks = parse_patch(inst.patch, instance_id=inst.instance_id, read_pre=read_pre, posts=posts,
@@ -111,7 +110,7 @@ def instance_presence(inst: BugInstance, state: _RepoState, config: PresenceConf
     for block in blocks:
         loc = localize(block, state.index, base_commit=base.commit,
                        post=posts.get(block.path or ""))
-        matches = align(block.added, block.removed, loc, sim, _context(block, posts)) if loc is not None else ()
+        matches = () if loc is None else align(block.added, block.removed, loc, sim, _context(block, posts))
         results.append(block_result(block, loc, matches, _removed_found(block.removed, loc, sim),
                                     config.threshold))
     category, score = decide(results)
@@ -180,9 +179,7 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
                                                      "cutoff": when.isoformat()}))
     for st in states.values():
         if isinstance(st, _RepoState):
-            st.snapshot.close()
-            for b in st.base.values():
-                b.close()
+            st.snapshot.close()  # the base-commit snapshots share its reader
     return flags
 
 

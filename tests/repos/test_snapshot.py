@@ -121,3 +121,13 @@ def test_detect_language() -> None:
     assert detect_language("a/b.py") == "python"
     assert detect_language("X.JAVA") == "java"
     assert detect_language("README.md") is None
+
+
+def test_sibling_and_read_if_exists(repo: dict[str, str]) -> None:
+    snap = Snapshot.at(repo["path"], "2024-01-01")
+    base = snap.sibling(repo["c1"])
+    assert base.commit == repo["c1"] and base.read_if_exists("pkg/B.java") is None
+    assert base.read_if_exists("pkg/a.py").startswith("def f():\n    return 1\n")
+    with pytest.raises(DataError, match="not UTF-8"):
+        snap.read_if_exists("latin1.py")
+    snap.close()

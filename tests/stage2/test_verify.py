@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
