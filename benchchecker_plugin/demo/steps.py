@@ -111,7 +111,8 @@ def stage2_step(ctx: DemoContext) -> StepResult:
     return StepResult("stage2", "Stage II on labelled histories (fix persisted / after cutoff / reverted / "
                       "reformatted / renamed / moved / deleted)", "ok", 0.0,
                       {"AUC stage2": m.auc.estimate, "TPR stage2": m.tpr.estimate,
-                       "FPR stage2": m.fpr.estimate, "cases": len(cases)}, table, {"flags": str(root / "stage2_flags.jsonl")})
+                       "FPR stage2": m.fpr.estimate, "cases": len(cases)}, table,
+                      {"flags": str(root / "stage2_flags.jsonl")})
 
 
 def _verified_rows(data: Path) -> list[dict[str, Any]]:

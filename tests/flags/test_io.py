@@ -84,8 +84,8 @@ def test_invalid_json_and_nan_are_refused(tmp_path: Path) -> None:
 
 def test_duplicate_records_are_an_error(tmp_path: Path) -> None:
     path = write_flags(tmp_path / "f.jsonl", [_flag(1), _flag(1)])
-    with pytest.raises(FlagsFormatError,
-                       match="duplicate record for benchmark=swe-bench-verified instance_id=django__django-1001"):
+    expected = "duplicate record for benchmark=swe-bench-verified instance_id=django__django-1001"
+    with pytest.raises(FlagsFormatError, match=expected):
         read_flags(path)
 
 
