@@ -3,14 +3,14 @@ test items, then compare EM / Rouge-L on the contaminated half with the clean ha
 the flags' score for telling them apart.
 
     python benchmarks/tsguessing_contamination.py                  # 200 items, tiny GPT-2
-    python benchmarks/tsguessing_contamination.py --items 60 --epochs 80 --threads 2
+    python benchmarks/tsguessing_contamination.py --items 100 --epochs 150 --batch 25   # reported
 
-The "small model" is a GPT-2 built from config (2 layers, width 128, byte-level BPE with 2,000
-tokens trained on the sampled items' prompts) and trained from scratch on the contaminated half's full prompts
-followed by the masked option (AdamW, lr 1e-2, batch 16), the deliberate-contamination setting
-of Deng et al. (who report
-~100% EM when the test data is in training). Items are a seeded sample of usable multichoice
-probes across all subjects; halves are split at random with the same seed. The model is asked
+The "small model" is a GPT-2 built from config (2 layers, width 64, byte-level BPE with 1,000
+tokens trained on the sampled probes' prompts) and trained from scratch on the contaminated half's
+full prompts followed by the masked option (AdamW, lr 1e-2), the deliberate-contamination setting
+of Deng et al. (who report ~100% EM when the test data is in training). Items are a seeded sample
+of usable multichoice probes (prompts of at most ``--max-chars`` characters, to keep training
+cheap) across all subjects; halves are split at random with the same seed. The model is asked
 through ``benchchecker_plugin.models`` (``hf/<folder>``), exactly as ``benchchecker ts-guess``
 does. AUC comes from ``benchchecker_plugin.scoring.roc_auc_score``.
 """
@@ -31,7 +31,7 @@ DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
 
 def build_model(folder: Path, vocab: list[str], train: list[str], epochs: int, batch: int, seed: int,
-                lr: float) -> None:
+                lr: float, width: int) -> None:
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
@@ -40,11 +40,11 @@ def build_model(folder: Path, vocab: list[str], train: list[str], epochs: int, b
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(vocab, trainers.BpeTrainer(vocab_size=2000, special_tokens=["<|endoftext|>"],
+    tok.train_from_iterator(vocab, trainers.BpeTrainer(vocab_size=1000, special_tokens=["<|endoftext|>"],
                                                        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(fast), n_positions=1024, n_embd=128, n_layer=2,
-                                       n_head=4,
+    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(fast), n_positions=1024, n_embd=width, n_layer=2,
+                                       n_head=2,
                                        bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id))
     opt = torch.optim.AdamW(model.parameters(), lr=lr)
     rng = random.Random(seed)
@@ -76,6 +76,9 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=40)
     parser.add_argument("--batch", type=int, default=16)
     parser.add_argument("--lr", type=float, default=1e-2)
+    parser.add_argument("--width", type=int, default=64, help="GPT-2 n_embd")
+    parser.add_argument("--max-chars", type=int, default=700,
+                        help="sample only probes whose prompt has at most this many characters")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -90,7 +93,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     all_probes = prepare_probes(load_mmlu(args.mmlu), "multichoice").probes
     rng = random.Random(args.seed)
-    probes = rng.sample(list(all_probes), args.items)
+    short = [p for p in all_probes if len(p.prompt) <= args.max_chars]
+    probes = rng.sample(short, args.items)
     contaminated = set(rng.sample(range(args.items), args.items // 2))
     train = [p.prompt + " " + p.target + "\n" for i, p in enumerate(probes) if i in contaminated]
     n_subjects = len({p.details["subject"] for p in probes})
@@ -98,8 +102,8 @@ def main() -> None:
           f"{len(train)} in training")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        build_model(Path(tmp), [p.prompt + " " + p.target for p in probes], train, args.epochs, args.batch,
-                    args.seed, args.lr)
+        vocab = [p.prompt + " " + p.target for p in probes]
+        build_model(Path(tmp), vocab, train, args.epochs, args.batch, args.seed, args.lr, args.width)
         print(f"  trained in {time.perf_counter() - t0:.0f} s")
         model = get_model(f"hf/{tmp}", batch_size=16)
         flags = run_probes(model, probes, batch_size=16, model_name="tiny-contaminated")

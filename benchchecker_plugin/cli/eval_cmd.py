@@ -25,8 +25,8 @@ def eval_group() -> None:
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Folder for membership.json and membership_flags.jsonl (created).")
 @click.option("--quick", is_flag=True,
-              help="Reduced form (6+6 repositories of 3 KB, a 0.4M-parameter GPT-2, 200 steps; "
-                   "what CI runs, a few minutes). Default: 8+8 of 8 KB, 1.8M parameters, 300 steps.")
+              help="Reduced form (5+5 repositories of 4 KB, a 0.5M-parameter GPT-2, 400 steps; "
+                   "what CI runs, a few minutes). Default: 6+6 of 6 KB, 800 steps of twice the batch.")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the corpus split, training and sampling.")
 @click.option("--steps", type=click.IntRange(min=2), default=None,

@@ -1,7 +1,8 @@
 """The controlled membership evaluation (the paper's Table 2 in miniature).
 
 Members and non-members are installed packages' source trees (:mod:`.corpus`); a GPT-2 is trained
-from scratch on the members (:mod:`.train`); Stage I and the four logit baselines score every
+from scratch on the members (:mod:`.train`; its tokenizer is fitted to members and non-members
+alike, so only the model's weights carry membership); Stage I and the four logit baselines score every
 repository under two memorisation strengths — *strong* (the final model) and *weak* (an early
 checkpoint) — and the scorer turns scores into AUC, TPR, FPR and TPR at 5% FPR.
 
@@ -28,7 +29,7 @@ from ..baselines import METHODS, baseline_flags, repo_logit_scores
 from ..flags import ContaminationFlag, write_flags
 from ..models.base import LogprobModel, TextModel
 from ..scoring import rates_at_threshold, roc_auc_score, tpr_at_fpr
-from ..stage1 import Query, build_queries, presence_flags, repo_presence
+from ..stage1 import MiningConfig, Query, build_queries, presence_flags, repo_presence
 from .corpus import Repo, build_corpus
 from .train import TrainConfig, train_gpt2
 
@@ -41,18 +42,18 @@ __all__ = ["EvalConfig", "QUICK", "FULL", "method_metrics", "run_membership", "s
 class EvalConfig:
     """Sizes of one evaluation run."""
 
-    n_repos: int = 8            # per set (members, non-members)
-    repo_bytes: int = 8000
-    n_queries: int = 40         # Stage I queries per repository (at most)
+    n_repos: int = 6            # per set (members, non-members)
+    repo_bytes: int = 6000
+    n_queries: int = 30         # Stage I queries per repository (at most)
     n_samples: int = 3
-    train: TrainConfig = TrainConfig(vocab_size=2048, n_layer=3, n_embd=192, n_head=4, n_ctx=128,
-                                     batch_size=16, steps=300, weak_step=60, lr=3e-3)
+    train: TrainConfig = TrainConfig(vocab_size=1024, n_layer=2, n_embd=128, n_head=4, n_ctx=128,
+                                     batch_size=16, steps=800, weak_step=100, lr=5e-3)
     seed: int = 0
 
 
-QUICK = EvalConfig(n_repos=6, repo_bytes=3000, n_queries=30, n_samples=3,
+QUICK = EvalConfig(n_repos=5, repo_bytes=4000, n_queries=20, n_samples=1,
                    train=TrainConfig(vocab_size=1024, n_layer=2, n_embd=128, n_head=4, n_ctx=128,
-                                     batch_size=8, steps=200, weak_step=40, lr=3e-3))
+                                     batch_size=8, steps=400, weak_step=80, lr=5e-3))
 FULL = EvalConfig()
 
 
@@ -131,9 +132,11 @@ def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = FULL
     texts = [f.text for r in corpus.members for f in r.files]
     _log.info("corpus: %d+%d repositories of %d chars", len(corpus.members), len(corpus.nonmembers),
               config.repo_bytes)
-    trained = train_gpt2(texts, config.train)
+    everyone = texts + [f.text for r in corpus.nonmembers for f in r.files]
+    trained = train_gpt2(texts, config.train, tokenizer_texts=everyone)
     _log.info("trained: %s", trained.record)
-    queries = {r.name: build_queries(list(r.files), n_queries=config.n_queries, seed=config.seed)
+    queries = {r.name: build_queries(list(r.files), n_queries=config.n_queries, seed=config.seed,
+                                     mining=MiningConfig.small())
                for r in corpus.members + corpus.nonmembers}
     _log.info("queries per repository: %s", {k: len(v) for k, v in queries.items()})
     runs, flags = [], []

@@ -69,8 +69,13 @@ def train_tokenizer(texts: Sequence[str], vocab_size: int) -> Any:
 
 
 def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
-               spec: str = "local/gpt2-membership") -> Trained:
-    """Train tokenizer and model on ``texts``; see module docstring."""
+               spec: str = "local/gpt2-membership",
+               tokenizer_texts: Sequence[str] | None = None) -> Trained:
+    """Train the tokenizer on ``tokenizer_texts`` (default: ``texts``) and the model on ``texts``.
+
+    The membership evaluation passes members *and* non-members as ``tokenizer_texts``: a tokenizer
+    fitted to the members alone splits non-member code into rarer pieces, which by itself gives
+    every loss-based score a large, spurious gap. See the module docstring for the schedule."""
     from transformers import GPT2Config, GPT2LMHeadModel
 
     if not texts:
@@ -83,7 +88,7 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
     torch.set_num_threads(config.threads)
     t0 = time.perf_counter()
     try:
-        tok = train_tokenizer(texts, config.vocab_size)
+        tok = train_tokenizer(list(tokenizer_texts or texts), config.vocab_size)
         ids: list[int] = []
         for t in texts:
             ids.extend(tok(t, add_special_tokens=False)["input_ids"])
@@ -123,6 +128,7 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
     record = {
         "config": asdict(config), "parameters": sum(p.numel() for p in model.parameters()),
         "train_tokens": int(data.numel()), "train_chars": sum(len(t) for t in texts),
+        "tokenizer_chars": sum(len(t) for t in (tokenizer_texts or texts)),
         "epochs_strong": config.steps * config.batch_size * config.n_ctx / data.numel(),
         "epochs_weak": config.weak_step * config.batch_size * config.n_ctx / data.numel(),
         "loss_at_weak": float(np.mean(losses[max(0, config.weak_step - 5):config.weak_step])),

@@ -6,7 +6,7 @@ the hit count against chance (:mod:`.test`). :func:`repo_presence` runs it all.
 """
 
 from .entropy import max_subtoken_loss, score_entropy
-from .presence import METHOD, PresenceResult, build_queries, presence_flags, repo_presence
+from .presence import METHOD, MiningConfig, PresenceResult, build_queries, presence_flags, repo_presence
 from .probe import ProbeResult, probe
 from .queries import (Query, drop_near_duplicates, instantiate_queries, is_context_independent,
                       is_distinctive, is_hit, is_repetitive, select_queries)
@@ -18,6 +18,7 @@ __all__ = [
     "DEFAULT_P0",
     "LANGUAGE_EXTENSIONS",
     "METHOD",
+    "MiningConfig",
     "Calibration",
     "PresenceResult",
     "ProbeResult",

@@ -18,15 +18,33 @@ from .queries import Query, instantiate_queries, select_queries
 from .sources import SourceFile, read_sources
 from .test import DEFAULT_P0, TestResult, presence_test
 
-__all__ = ["METHOD", "PresenceResult", "build_queries", "presence_flags", "repo_presence"]
+__all__ = ["METHOD", "MiningConfig", "PresenceResult", "build_queries", "presence_flags",
+           "repo_presence"]
 
 METHOD = "benchchecker.stage1"
 _MAX_SCORE = 300.0  # -log10 of the smallest double is ~308; keep flags finite
 
 
+@dataclass(frozen=True)
+class MiningConfig:
+    """Thresholds of the three miners. The defaults suit whole repositories; :meth:`small` relaxes
+    them for repositories of a few kilobytes (fewer, shorter recurring patterns)."""
+
+    clone_min_tokens: int = 25
+    window: int = 4
+    max_distance: int = 3
+    min_support: int = 3
+    min_length: int = 3
+
+    @classmethod
+    def small(cls) -> "MiningConfig":
+        return cls(clone_min_tokens=12, window=3, max_distance=6, min_support=2, min_length=2)
+
+
 def build_queries(files: Sequence[SourceFile], *, language: str = "python", n_queries: int = 100,
                   reference: LogprobModel | None = None, min_entropy: float = 0.0,
-                  query_chars: int = 512, seed: int = 0, max_clusters: int = 400) -> list[Query]:
+                  query_chars: int = 512, seed: int = 0, max_clusters: int = 400,
+                  mining: MiningConfig = MiningConfig()) -> list[Query]:
     """Mine ``files`` and return at most ``n_queries`` filtered queries.
 
     All three miners run; each cluster becomes a template (at most ``max_clusters`` per miner, a
@@ -38,8 +56,11 @@ def build_queries(files: Sequence[SourceFile], *, language: str = "python", n_qu
         raise ValueError(f"n_queries must be >= 1, got {n_queries}")
     rng = random.Random(seed)
     clusters = []
-    for found in (find_clones(files, language=language), find_near_duplicates(files),
-                  find_cooccurrences(files)):
+    m = mining
+    for found in (find_clones(files, language=language, min_tokens=m.clone_min_tokens),
+                  find_near_duplicates(files, window=m.window, max_distance=m.max_distance,
+                                       min_tokens=12 if m.window >= 4 else 8),
+                  find_cooccurrences(files, min_support=m.min_support, min_length=m.min_length)):
         if len(found) > max_clusters:
             found = rng.sample(found, max_clusters)
         clusters.extend(found)

@@ -67,16 +67,22 @@ def read_sources(root: str | os.PathLike[str], *, language: str = "python", cuto
 
 
 def _from_snapshot(base: Path, cutoff: str, language: str, max_file_bytes: int) -> list[SourceFile]:
-    try:
-        from ..repos import Snapshot  # type: ignore[attr-defined]
-    except ImportError as exc:  # the repos package is optional for plain folders
-        raise InputError(f"--cutoff on a git repository needs benchchecker_plugin.repos.Snapshot "
-                         f"({exc}); pass the folder without --cutoff to read the working tree") from exc
+    from ..repos import Snapshot
+
     snap = Snapshot.at(base, cutoff)
     exts = LANGUAGE_EXTENSIONS[language]
     files = []
-    for path in sorted(p for p in snap.files() if str(p).endswith(exts)):
-        text = snap.read(path)
-        if len(text.encode("utf-8")) <= max_file_bytes:
-            files.append(SourceFile(str(path), text))
+    try:
+        for path in snap.files():
+            if not path.endswith(exts) or any(part in _SKIP_DIRS for part in path.split("/")[:-1]):
+                continue
+            data = snap.read_bytes(path)
+            if len(data) > max_file_bytes:
+                continue
+            try:
+                files.append(SourceFile(path, data.decode("utf-8")))
+            except UnicodeDecodeError:
+                continue
+    finally:
+        snap.close()
     return files

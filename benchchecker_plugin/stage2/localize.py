@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from collections import Counter
+from typing import Mapping, Sequence
 
 import numpy as np
 
@@ -192,43 +193,51 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
 
 
 def align(added: Sequence[LogicalLine], removed: Sequence[LogicalLine], location: Location,
-          similarity: Similarity, taken: frozenset[str] = frozenset()) -> tuple[LineMatch, ...]:
+          similarity: Similarity, taken: Mapping[str, int] | None = None) -> tuple[LineMatch, ...]:
     """Align each added line to its most similar candidate line of ``location``.
 
     An aligned line that is at least as similar to one of the ``removed`` lines as to the added
     line (and is not the added line itself) is the pre-patch code: the match counts 0.
-    ``taken``: texts of the unchanged lines around the patch (its post-patch scope); a snapshot
-    line equal to one of them is that line, not a rewritten added line, so it only matches an
-    added line exactly.
+    ``taken``: texts (with counts) of the unchanged lines around the patch (its post-patch
+    scope); a snapshot line equal to one of them is that line, not a rewritten added line, so it
+    only matches an added line exactly, and only when the snapshot has more copies of the text
+    than the context accounts for (an added duplicate of an existing line is not "present" just
+    because the existing line is).
     """
+    taken = taken or {}
     cands = [ln.text for ln in location.lines]
     if not added:
         return ()
     if not cands:
         return tuple(LineMatch(a.text, None, None, 0.0, "unmatched") for a in added)
     queries = [a.text for a in added]
-    sims = similarity.matrix(queries, cands)
+    rem = [r.text for r in removed]
+    # one call for the added lines and the removed ones (their rows give the rivals below)
+    both = similarity.matrix(queries + rem, cands)
+    sims, rem_sims = both[: len(queries)], both[len(queries):]
     if taken:
         cols = [j for j, c in enumerate(cands) if c in taken]
         for i, q in enumerate(queries):
             for j in cols:
                 if cands[j] != q:
                     sims[i, j] = 0.0
-    rem = [r.text for r in removed]
     best = [int(np.argmax(sims[i])) for i in range(len(added))]
-    inexact = sorted({j for i, j in enumerate(best) if cands[j] != added[i].text})
-    rivals = dict(zip(inexact, similarity.matrix(rem, [cands[j] for j in inexact]).max(axis=0))) \
-        if rem and inexact else {}
+    spare = Counter(cands)
+    spare.subtract(taken)
     out = []
     for i, a in enumerate(added):
         j = best[i]
         s = float(sims[i, j])
         line = location.lines[j]
         if cands[j] == a.text:
-            out.append(LineMatch(a.text, line.raw, (line.start, line.end), 1.0, "exact"))
+            spare[a.text] -= 1
+            if spare[a.text] >= 0:
+                out.append(LineMatch(a.text, line.raw, (line.start, line.end), 1.0, "exact"))
+            else:  # every copy in the snapshot is a context line: the added copy is missing
+                out.append(LineMatch(a.text, line.raw, (line.start, line.end), 0.0, "pre-patch"))
             continue
         if rem:
-            rival = float(rivals[j])
+            rival = float(rem_sims[:, j].max())
             if rival >= s:
                 out.append(LineMatch(a.text, line.raw, (line.start, line.end), 0.0, "pre-patch"))
                 continue

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -65,16 +66,16 @@ def _removed_found(block_removed, location, sim: Similarity) -> tuple[float, ...
     return tuple(round(float(row.max()), 6) for row in cheap.matrix([r.text for r in block_removed], cands))
 
 
-def _context(block, posts: dict[str, ParsedSource]) -> frozenset[str]:  # noqa: ANN001
-    """Texts of the post-patch lines of the block's scope that the patch did not add."""
+def _context(block, posts: dict[str, ParsedSource]) -> Counter:  # noqa: ANN001
+    """Texts (with counts) of the post-patch lines of the block's scope the patch did not add."""
     post = posts.get(block.path or "")
     if post is None:
-        return frozenset()
+        return Counter()
     scopes = post.find(block.scope) if block.scope else [None]
     if not scopes:
-        return frozenset()
-    added = {ln.text for ln in block.added}
-    return frozenset(ln.text for ln in post.lines_in(scopes[0]) if ln.text not in added)
+        return Counter()
+    added = {(ln.start, ln.end) for ln in block.added}
+    return Counter(ln.text for ln in post.lines_in(scopes[0]) if (ln.start, ln.end) not in added)
 
 
 def _evidence_block(res: BlockResult) -> dict[str, Any]:

@@ -1,0 +1,55 @@
+"""Line alignment rules: exact, similar, pre-patch, context lines and duplicates."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from benchchecker_plugin.stage2 import ExactSimilarity, LexicalSimilarity, align
+from benchchecker_plugin.stage2.localize import Location
+from benchchecker_plugin.stage2.normalize import LogicalLine
+
+
+def lines(*texts: str) -> tuple[LogicalLine, ...]:
+    return tuple(LogicalLine(i, i, t, t) for i, t in enumerate(texts))
+
+
+def loc(*texts: str) -> Location:
+    return Location("a.py", "f", "same-name", lines(*texts))
+
+
+def test_exact_similar_and_pre_patch() -> None:
+    sim = LexicalSimilarity()
+    (m,) = align(lines("if x != 1 :"), (), loc("y = 2", "if x != 1 :"), sim)
+    assert (m.kind, m.similarity, m.snapshot_rows) == ("exact", 1.0, (1, 1))
+    # the snapshot holds the removed (buggy) line: pre-patch, counts 0
+    (m,) = align(lines("if x != 1 :"), lines("if x == 1 :"), loc("y = 2", "if x == 1 :"), sim)
+    assert (m.kind, m.similarity) == ("pre-patch", 0.0)
+    # a rewritten fix, closer to the added line than to the removed one
+    (m,) = align(lines("if x != 1 :"), lines("if y == 7 :"), loc("if x != 1 and True :"), sim)
+    assert m.kind == "similar" and 0.7 < m.similarity < 1.0
+
+
+def test_context_lines_do_not_stand_in_for_added_ones() -> None:
+    sim = LexicalSimilarity()
+    snapshot = loc("a = foo ( x )", "b = foo ( y )")
+    added = lines("c = foo ( x )")
+    (m,) = align(added, (), snapshot, sim)
+    assert m.kind == "similar" and m.similarity > 0.7  # without context: a look-alike line
+    (m,) = align(added, (), snapshot, sim, taken=Counter(["a = foo ( x )", "b = foo ( y )"]))
+    assert m.similarity == 0.0  # both look-alikes are the function's unchanged lines
+
+
+def test_an_added_duplicate_needs_its_own_copy() -> None:
+    """Regression: a fix that adds a second copy of an existing line was called present when
+    the snapshot held only the first copy (9 false positives in 500 synthetic instances)."""
+    dup = "assert result . name == expected . name"
+    context = Counter([dup, "result = f ( )"])
+    (m,) = align(lines(dup), (), loc("result = f ( )", dup), ExactSimilarity(), taken=context)
+    assert m.kind == "pre-patch" and m.similarity == 0.0
+    (m,) = align(lines(dup), (), loc("result = f ( )", dup, dup), ExactSimilarity(), taken=context)
+    assert m.kind == "exact" and m.similarity == 1.0
+
+
+def test_no_candidates() -> None:
+    (m,) = align(lines("x = 1"), (), loc(), LexicalSimilarity())
+    assert m.kind == "unmatched" and m.snapshot_line is None
