@@ -27,10 +27,11 @@ import csv
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
+from .cutoff import CutoffPeriod
 from .errors import DataError
 from .flags import ContaminationFlag
 
@@ -38,35 +39,6 @@ __all__ = ["METHOD", "CutoffPeriod", "FixDates", "fix_dates", "patch_date_flags"
 
 METHOD = "benchchecker.patch_date"
 _NUMBER = re.compile(r"-(\d+)$")
-
-
-@dataclass(frozen=True)
-class CutoffPeriod:
-    """A published cutoff as the period it names: ``2023`` is all of 2023."""
-
-    text: str
-    start: datetime
-    end: datetime
-
-    @classmethod
-    def parse(cls, text: str) -> "CutoffPeriod":
-        t = text.strip()
-        try:
-            if re.fullmatch(r"\d{4}", t):
-                start = datetime(int(t), 1, 1, tzinfo=timezone.utc)
-                end = datetime(int(t) + 1, 1, 1, tzinfo=timezone.utc)
-            elif re.fullmatch(r"\d{4}-\d{2}", t):
-                y, m = map(int, t.split("-"))
-                start = datetime(y, m, 1, tzinfo=timezone.utc)
-                end = datetime(y + (m == 12), m % 12 + 1, 1, tzinfo=timezone.utc)
-            elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
-                start = datetime.fromisoformat(t).replace(tzinfo=timezone.utc)
-                end = start + timedelta(days=1)
-            else:
-                raise ValueError(t)
-        except ValueError:
-            raise DataError(f"cutoff {text!r} is not YYYY, YYYY-MM or YYYY-MM-DD") from None
-        return cls(t, start, end)
 
 
 @dataclass(frozen=True)

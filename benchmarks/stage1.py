@@ -45,7 +45,7 @@ def source_tree(n_lines: int) -> list[SourceFile]:
 
 
 def tiny_model():  # a random GPT-2 (no download): the probing cost, not its answers, is measured
-    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
+    from transformers import GPT2Config, GPT2LMHeadModel
 
     from benchchecker_plugin.membership import LocalCausalLM, train_tokenizer
 

@@ -4,8 +4,8 @@ from .logit import RepoLogitScores, baseline_flags, logit_scores, repo_logit_sco
 from .scores import METHODS, LogitScores, logit_scores_of, min_k, min_k_plus_plus
 
 __all__ = [
-    "METHODS",
     "LogitScores",
+    "METHODS",
     "RepoLogitScores",
     "baseline_flags",
     "logit_scores",

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..models.base import TokenScores
 
-__all__ = ["METHODS", "LogitScores", "logit_scores_of", "min_k", "min_k_plus_plus"]
+__all__ = ["LogitScores", "METHODS", "logit_scores_of", "min_k", "min_k_plus_plus"]
 
 METHODS = ("loss", "zlib", "min_k", "min_k_pp")
 

@@ -7,11 +7,11 @@ from .train import TrainConfig, Trained, train_gpt2, train_tokenizer
 
 __all__ = [
     "CANDIDATE_PACKAGES",
-    "FULL",
-    "QUICK",
     "Corpus",
     "EvalConfig",
+    "FULL",
     "LocalCausalLM",
+    "QUICK",
     "Repo",
     "TrainConfig",
     "Trained",

@@ -19,7 +19,7 @@ import math
 import os
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -35,7 +35,7 @@ from .train import TrainConfig, train_gpt2
 
 _log = logging.getLogger(__name__)
 
-__all__ = ["EvalConfig", "QUICK", "FULL", "method_metrics", "run_membership", "score_repos"]
+__all__ = ["EvalConfig", "FULL", "QUICK", "method_metrics", "run_membership", "score_repos"]
 
 
 @dataclass(frozen=True)

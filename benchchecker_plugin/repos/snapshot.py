@@ -18,6 +18,7 @@ from datetime import date, datetime, time, timezone
 from pathlib import Path
 from typing import Any
 
+from ..cutoff import CutoffPeriod
 from ..errors import DataError, InputError, RepositoryError
 from .git import BlobReader, git, is_shallow, resolve_commit, toplevel
 from .language import detect_language
@@ -26,18 +27,21 @@ __all__ = ["Snapshot", "parse_cutoff"]
 
 
 def parse_cutoff(cutoff: str | date | datetime) -> datetime:
-    """A timezone-aware UTC datetime; ``"2023-04-30"`` means 2023-04-30T23:59:59Z."""
+    """A timezone-aware UTC datetime. A cutoff published as a period means its last second:
+    ``"2023-04-30"`` is 2023-04-30T23:59:59Z, ``"2023-04"`` 2023-04-30T23:59:59Z, ``"2023"``
+    2023-12-31T23:59:59Z."""
     if isinstance(cutoff, datetime):
         return cutoff if cutoff.tzinfo else cutoff.replace(tzinfo=timezone.utc)
     if isinstance(cutoff, date):
         return datetime.combine(cutoff, time(23, 59, 59), tzinfo=timezone.utc)
     text = str(cutoff).strip()
     try:
-        if len(text) == 10:
-            return parse_cutoff(date.fromisoformat(text))
+        if CutoffPeriod.matches(text):  # 2023, 2023-10, 2023-10-31: the end of that period
+            return CutoffPeriod.parse(text).last_moment
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise InputError(f"cutoff {cutoff!r} is not an ISO date (YYYY-MM-DD) or datetime") from exc
+    except (ValueError, DataError) as exc:
+        raise InputError(f"cutoff {cutoff!r} is not a date (YYYY, YYYY-MM, YYYY-MM-DD) or an ISO "
+                         "datetime") from exc
     return parse_cutoff(parsed)
 
 

@@ -15,11 +15,11 @@ from .test import (DEFAULT_P0, Calibration, TestResult, binomial_test, calibrate
                    weighted_binomial_test)
 
 __all__ = [
+    "Calibration",
     "DEFAULT_P0",
     "LANGUAGE_EXTENSIONS",
     "METHOD",
     "MiningConfig",
-    "Calibration",
     "PresenceResult",
     "ProbeResult",
     "Query",

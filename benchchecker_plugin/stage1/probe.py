@@ -2,8 +2,8 @@
 
 Sampling is at temperature 1.0 by default (a memorised continuation survives sampling; a guessed
 one rarely does), ``n_samples`` samples per query, each sample a separate seed so every request is
-its own cache entry (re-running a probe with a cached model makes no model calls). Prompts are sent
-in batches of ``batch_size`` through the executor; a failed batch or item is recorded as an error
+its own cache entry (re-running a probe with a cached model makes no model calls). Prompts are sent,
+sorted by length, in batches of ``batch_size`` through the executor; a failed batch or item is recorded as an error
 for the queries it concerns and never counted as a hit or a miss.
 
 A query is a *hit* when at least half of its successful samples reproduce the target
@@ -56,7 +56,9 @@ def probe(model: TextModel, queries: Sequence[Query], *, n_samples: int = 5,
         raise ValueError(f"n_samples must be >= 1, got {n_samples}")
     if batch_size < 1:
         raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-    prompts = [q.query for q in queries]
+    # Batches hold prompts of similar length (less padding); results are mapped back to order.
+    order = sorted(range(len(queries)), key=lambda k: len(queries[k].query))
+    prompts = [queries[k].query for k in order]
     jobs = [(s, i) for s in range(n_samples) for i in range(0, len(prompts), batch_size)]
 
     def run(job: tuple[int, int]) -> list[Completion]:
@@ -76,12 +78,12 @@ def probe(model: TextModel, queries: Sequence[Query], *, n_samples: int = 5,
         n = len(prompts[i:i + batch_size])
         if not res.ok:
             for k in range(i, i + n):
-                errors[k] += 1
+                errors[order[k]] += 1
             continue
         for k, comp in enumerate(res.value or []):
             if comp.ok:
-                samples[i + k].append(comp.text)
+                samples[order[i + k]].append(comp.text)
             else:
-                errors[i + k] += 1
+                errors[order[i + k]] += 1
     return [ProbeResult(q, tuple(smp), sum(is_hit(t, q.target) for t in smp), err)
             for q, smp, err in zip(queries, samples, errors)]

@@ -20,8 +20,15 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-__all__ = ["DEFAULT_P0", "Calibration", "TestResult", "binomial_test", "calibrate_p0",
-           "presence_test", "weighted_binomial_test"]
+__all__ = [
+    "Calibration",
+    "DEFAULT_P0",
+    "TestResult",
+    "binomial_test",
+    "calibrate_p0",
+    "presence_test",
+    "weighted_binomial_test",
+]
 
 DEFAULT_P0 = {"python": 0.08, "java": 0.2}
 

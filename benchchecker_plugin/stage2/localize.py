@@ -197,7 +197,9 @@ def align(added: Sequence[LogicalLine], removed: Sequence[LogicalLine], location
     """Align each added line to its most similar candidate line of ``location``.
 
     An aligned line that is at least as similar to one of the ``removed`` lines as to the added
-    line (and is not the added line itself) is the pre-patch code: the match counts 0.
+    line (and is not the added line itself) is the pre-patch code: the match counts 0. When the
+    snapshot holds a removed line verbatim, an added line without an exact copy is pre-patch at
+    once (no similarity is computed for it: the embedding cannot change that verdict).
     ``taken``: texts (with counts) of the unchanged lines around the patch (its post-patch
     scope); a snapshot line equal to one of them is that line, not a rewritten added line, so it
     only matches an added line exactly, and only when the snapshot has more copies of the text
@@ -212,9 +214,18 @@ def align(added: Sequence[LogicalLine], removed: Sequence[LogicalLine], location
         return tuple(LineMatch(a.text, None, None, 0.0, "unmatched") for a in added)
     queries = [a.text for a in added]
     rem = [r.text for r in removed]
-    # one call for the added lines and the removed ones (their rows give the rivals below)
-    both = similarity.matrix(queries + rem, cands)
-    sims, rem_sims = both[: len(queries)], both[len(queries):]
+    # the snapshot still holds a removed line verbatim (not one of the context lines): an added
+    # line with no exact copy is pre-patch whatever the similarity says, so it is not scored
+    kept = [j for j, c in enumerate(cands) if c in set(rem) and c not in taken]
+    verbatim = set(cands)
+    settled = {i for i, q in enumerate(queries) if kept and q not in verbatim}
+    # one call for the other added lines and the removed ones (their rows give the rivals below)
+    scored = [i for i in range(len(queries)) if i not in settled]
+    both = (similarity.matrix([queries[i] for i in scored] + rem, cands) if scored
+            else np.zeros((len(rem), len(cands))))
+    sims = np.zeros((len(queries), len(cands)))
+    sims[scored] = both[: len(scored)]
+    rem_sims = both[len(scored):]
     if taken:
         cols = [j for j, c in enumerate(cands) if c in taken]
         for i, q in enumerate(queries):
@@ -226,6 +237,10 @@ def align(added: Sequence[LogicalLine], removed: Sequence[LogicalLine], location
     spare.subtract(taken)
     out = []
     for i, a in enumerate(added):
+        if i in settled:
+            line = location.lines[kept[0]]
+            out.append(LineMatch(a.text, line.raw, (line.start, line.end), 0.0, "pre-patch"))
+            continue
         j = best[i]
         s = float(sims[i, j])
         line = location.lines[j]

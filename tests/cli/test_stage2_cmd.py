@@ -55,7 +55,7 @@ def test_bad_options_exit_non_zero(history, tmp_path: Path) -> None:  # noqa: AN
     repos, instances, _ = history
     res = CliRunner().invoke(main, ["patch-presence", "--instances", str(instances), "--repos-dir", str(repos),
                                     "--cutoff", "last year", "-o", str(tmp_path / "f.jsonl")])
-    assert res.exit_code == 2 and "'last year' is not an ISO date" in res.stderr
+    assert res.exit_code == 2 and "'last year' is not a date (YYYY, YYYY-MM, YYYY-MM-DD) or an ISO datetime" in res.stderr
     res = CliRunner().invoke(main, ["patch-presence", "--instances", str(tmp_path / "none.jsonl"),
                                     "--repos-dir", str(repos), "--cutoff", "2024-01-01", "-o", str(tmp_path / "f.jsonl")])
     assert res.exit_code == 2 and "none.jsonl: instances file not found" in res.stderr

@@ -101,7 +101,8 @@ def test_shallow_clone_is_refused(repo: dict[str, str], tmp_path: Path) -> None:
 def test_parse_cutoff() -> None:
     assert parse_cutoff("2023-04-30") == datetime(2023, 4, 30, 23, 59, 59, tzinfo=timezone.utc)
     assert parse_cutoff("2023-04-30T10:00:00Z") == datetime(2023, 4, 30, 10, tzinfo=timezone.utc)
-    with pytest.raises(InputError, match="'April 2023' is not an ISO date"):
+    with pytest.raises(InputError,
+                       match=r"'April 2023' is not a date \(YYYY, YYYY-MM, YYYY-MM-DD\) or an ISO datetime"):
         parse_cutoff("April 2023")
 
 
@@ -131,3 +132,12 @@ def test_sibling_and_read_if_exists(repo: dict[str, str]) -> None:
     with pytest.raises(DataError, match="not UTF-8"):
         snap.read_if_exists("latin1.py")
     snap.close()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2023", "2023-12-31T23:59:59+00:00"), ("2023-02", "2023-02-28T23:59:59+00:00"),
+    ("2024-02", "2024-02-29T23:59:59+00:00"), ("2023-04-30", "2023-04-30T23:59:59+00:00"),
+    ("2023-04-30T10:00:00Z", "2023-04-30T10:00:00+00:00")])
+def test_published_cutoff_periods_mean_their_last_second(text: str, expected: str) -> None:
+    """Model cutoffs are published as a year or a month; the snapshot includes that whole period."""
+    assert parse_cutoff(text).isoformat() == expected

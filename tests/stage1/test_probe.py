@@ -38,7 +38,7 @@ def test_hits_majority_and_failures():
     assert (r1.hits, r1.ok, r1.hit) == (2, 3, True)
     assert (r2.hits, r2.hit) == (0, False)
     assert r3.failed and not r3.hit and r3.errors == 3
-    assert model.batches == [2, 1, 2, 1, 2, 1]  # 3 seeds x 2 batches
+    assert model.batches == [2, 1, 2, 1, 2, 1]  # 3 seeds x 2 batches (prompts sorted by length)
 
 
 def test_a_crashing_batch_is_recorded_as_errors():
@@ -55,3 +55,10 @@ def test_a_crashing_batch_is_recorded_as_errors():
 def test_probe_validates():
     with pytest.raises(ValueError, match="n_samples"):
         probe(ScriptedModel({}), [Q1], n_samples=0)
+
+
+def test_results_keep_query_order_when_batches_are_sorted_by_length():
+    qs = [Query("a.py", i, "x" * (10 - i), f"target_{i}", "p") for i in range(6)]
+    model = ScriptedModel({q.query: q.target for q in qs})
+    res = probe(model, qs, n_samples=1, batch_size=4)
+    assert [r.query for r in res] == qs and all(r.hit for r in res)

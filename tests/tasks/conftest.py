@@ -40,6 +40,12 @@ def mmlu_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
+def probe_set() -> tuple[str, int]:
+    """(MMLU subject, number of probes) the memorising model and the harness runs use."""
+    return SUBJECT, N_PROBES
+
+
+@pytest.fixture(scope="session")
 def memorising_lm(tmp_path_factory: pytest.TempPathFactory, mmlu_dir: Path) -> Path:
     """Model folder: trained on the first 3 of the first 6 astronomy multichoice probes."""
     from benchchecker_plugin.tsguessing import load_mmlu, prepare_probes

@@ -15,8 +15,6 @@ from click.testing import CliRunner
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import read_flags
 
-from conftest import N_PROBES, SUBJECT  # type: ignore[import-not-found]
-
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
@@ -31,34 +29,38 @@ def _comparable(path: Path) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def cli_flags(memorising_lm: Path, mmlu_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def cli_flags(memorising_lm: Path, mmlu_dir: Path, probe_set: tuple[str, int],
+              tmp_path_factory: pytest.TempPathFactory) -> Path:
+    subject, n_probes = probe_set
     out = tmp_path_factory.mktemp("cli") / "flags.jsonl"
     res = CliRunner().invoke(main, [
         "ts-guess", "--benchmark", "mmlu", "--mode", "multichoice", "--model", f"hf/{memorising_lm}",
-        "--data", str(mmlu_dir), "--subject", SUBJECT, "--limit", str(N_PROBES), "--batch-size", "1",
+        "--data", str(mmlu_dir), "--subject", subject, "--limit", str(n_probes), "--batch-size", "1",
         "--model-name", "tiny", "-o", str(out)])
     assert res.exit_code == 0, res.output
     return out
 
 
-def test_cli_flags_separate_memorised_from_unseen(cli_flags: Path) -> None:
+def test_cli_flags_separate_memorised_from_unseen(cli_flags: Path, probe_set: tuple[str, int]) -> None:
+    subject, n_probes = probe_set
     flags = read_flags(cli_flags)
-    assert len(flags) == N_PROBES and {f.method for f in flags} == {"ts_guessing.multichoice"}
-    assert all(f.instance_id.startswith(f"{SUBJECT}/") for f in flags)
-    seen = [f.score for f in flags[: N_PROBES // 2]]
-    unseen = [f.score for f in flags[N_PROBES // 2:]]
+    assert len(flags) == n_probes and {f.method for f in flags} == {"ts_guessing.multichoice"}
+    assert all(f.instance_id.startswith(f"{subject}/") for f in flags)
+    seen = [f.score for f in flags[: n_probes // 2]]
+    unseen = [f.score for f in flags[n_probes // 2:]]
     assert min(seen) > max(unseen), (seen, unseen)
-    assert sum(bool(f.contaminated) for f in flags[: N_PROBES // 2]) >= 2
-    assert not any(f.contaminated for f in flags[N_PROBES // 2:])
+    assert sum(bool(f.contaminated) for f in flags[: n_probes // 2]) >= 2
+    assert not any(f.contaminated for f in flags[n_probes // 2:])
 
 
 def test_lm_eval_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, cli_flags: Path,
-                                           tmp_path: Path) -> None:
+                                           probe_set: tuple[str, int], tmp_path: Path) -> None:
+    subject, n_probes = probe_set
     env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
-    metadata = json.dumps({"data": str(mmlu_dir), "subjects": [SUBJECT]})
+    metadata = json.dumps({"data": str(mmlu_dir), "subjects": [subject]})
     cmd = [sys.executable, "-m", "lm_eval", "run", "--include_path", str(REPO / "tasks" / "lm_eval"),
            "--tasks", "ts_guessing_mmlu_multichoice", "--model", "hf",
-           "--model_args", f"pretrained={memorising_lm}", "--metadata", metadata, "--limit", str(N_PROBES),
+           "--model_args", f"pretrained={memorising_lm}", "--metadata", metadata, "--limit", str(n_probes),
            "--batch_size", "1", "--log_samples", "--output_path", str(tmp_path / "out")]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -69,19 +71,20 @@ def test_lm_eval_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, 
     res = CliRunner().invoke(main, ["flags", "from-lm-eval", str(samples[0]), "--model", "tiny",
                                     "-o", str(out)])
     assert res.exit_code == 0, res.output
-    assert f"{N_PROBES} flags from 1 file(s)" in res.output
+    assert f"{n_probes} flags from 1 file(s)" in res.output
     assert _comparable(out) == _comparable(cli_flags)
 
 
 def test_inspect_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, cli_flags: Path,
-                                           tmp_path: Path) -> None:
+                                           probe_set: tuple[str, int], tmp_path: Path) -> None:
     """``inspect eval`` finds the task through the entry point (package-prefixed name) and the
     ``benchchecker/`` provider; run outside the repository root, where a stale
     ``benchchecker_plugin.egg-info`` would hide the editable install from Inspect."""
+    subject, n_probes = probe_set
     env = dict(os.environ, HF_DATASETS_OFFLINE="1", HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false")
     cmd = [sys.executable, "-m", "inspect_ai", "eval", "benchchecker_plugin/ts_guessing_mmlu_multichoice",
            "--model", f"benchchecker/hf/{memorising_lm}", "-M", "batch_size=1", "-T", f"data={mmlu_dir}",
-           "-T", f"subjects={SUBJECT}", "--limit", str(N_PROBES), "--log-dir", str(tmp_path / "logs"),
+           "-T", f"subjects={subject}", "--limit", str(n_probes), "--log-dir", str(tmp_path / "logs"),
            "--display", "none"]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=tmp_path)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]

@@ -7,10 +7,10 @@ from .simhash import find_near_duplicates, hamming, simhash
 from .templates import SLOT, Template, code_tokens, extract_template
 
 __all__ = [
-    "SLOT",
     "Cluster",
     "Fragment",
     "PatternKind",
+    "SLOT",
     "Template",
     "code_tokens",
     "extract_template",

@@ -19,7 +19,7 @@ import numpy as np
 from ..sources import SourceFile
 from .fragments import Cluster, Fragment, PatternKind
 
-__all__ = ["hamming", "simhash", "find_near_duplicates"]
+__all__ = ["find_near_duplicates", "hamming", "simhash"]
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|\d+|\S")
 

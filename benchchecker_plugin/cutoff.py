@@ -1,0 +1,49 @@
+"""Training cutoffs as published: a year, a month or a day, each meaning the whole period."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from .errors import DataError
+
+__all__ = ["CutoffPeriod"]
+
+
+@dataclass(frozen=True)
+class CutoffPeriod:
+    """A published cutoff as the period it names: ``2023`` is all of 2023."""
+
+    text: str
+    start: datetime
+    end: datetime
+
+    @classmethod
+    def parse(cls, text: str) -> "CutoffPeriod":
+        t = text.strip()
+        try:
+            if re.fullmatch(r"\d{4}", t):
+                start = datetime(int(t), 1, 1, tzinfo=timezone.utc)
+                end = datetime(int(t) + 1, 1, 1, tzinfo=timezone.utc)
+            elif re.fullmatch(r"\d{4}-\d{2}", t):
+                y, m = map(int, t.split("-"))
+                start = datetime(y, m, 1, tzinfo=timezone.utc)
+                end = datetime(y + (m == 12), m % 12 + 1, 1, tzinfo=timezone.utc)
+            elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
+                start = datetime.fromisoformat(t).replace(tzinfo=timezone.utc)
+                end = start + timedelta(days=1)
+            else:
+                raise ValueError(t)
+        except ValueError:
+            raise DataError(f"cutoff {text!r} is not YYYY, YYYY-MM or YYYY-MM-DD") from None
+        return cls(t, start, end)
+
+    @property
+    def last_moment(self) -> datetime:
+        """The last second of the period: a snapshot "at the cutoff" includes the whole period."""
+        return self.end - timedelta(seconds=1)
+
+    @classmethod
+    def matches(cls, text: str) -> bool:
+        return bool(re.fullmatch(r"\d{4}(-\d{2}){0,2}", text.strip()))
