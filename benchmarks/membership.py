@@ -38,13 +38,14 @@ def pretrained(args: argparse.Namespace) -> dict:
     members = [r for r in (package_repo(p, args.repo_bytes) for p in OLD_PACKAGES) if r][:args.n_repos]
     nonmembers = [r for r in (folder_repo(Path(d).name, Path(d), args.repo_bytes)
                               for d in args.nonmember_dir) if r]
-    model = get_model(args.pretrained, batch_size=args.batch_size,
-                      cache_dir=args.cache_dir) if args.cache_dir else get_model(args.pretrained,
-                                                                                 batch_size=args.batch_size)
+    model = get_model(args.pretrained, batch_size=args.batch_size, cache_dir=args.cache_dir,
+                      dry_run=args.cached_only)
     t0 = time.perf_counter()
     queries = {r.name: build_queries(list(r.files), n_queries=args.n_queries) for r in members + nonmembers}
     run, flags = score_repos(model, members, nonmembers, queries=queries, n_samples=args.samples,
-                             regime="pretrained")
+                             regime="pretrained", baselines=not args.no_baselines)
+    if args.cached_only:
+        print(model.summary())  # every answer from the cache: "N model calls (N cached)"
     per_repo = {}
     for f in flags:
         per_repo.setdefault(f.instance_id, {})[f.method] = {"score": f.score, **dict(f.evidence)} \
@@ -72,6 +73,10 @@ def main() -> None:
     ap.add_argument("--samples", type=int, default=3)
     ap.add_argument("--batch-size", type=int, default=16)
     ap.add_argument("--cache-dir", default=None)
+    ap.add_argument("--cached-only", action="store_true",
+                    help="answer only from --cache-dir (a dry-run model: nothing loaded or called)")
+    ap.add_argument("--no-baselines", action="store_true",
+                    help="Stage I only (token scoring of long files is slow on a shared CPU)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")

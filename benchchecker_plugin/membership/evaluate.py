@@ -87,8 +87,9 @@ def method_metrics(labels: Sequence[int], scores: Sequence[float],
 def score_repos(model: TextModel, members: Sequence[Repo], nonmembers: Sequence[Repo], *,
                 queries: dict[str, list[Query]], n_samples: int, regime: str,
                 alpha: float = 0.05, p0: float | None = None, seed: int = 0,
-                ) -> tuple[dict[str, Any], list[ContaminationFlag]]:
-    """Stage I (+ the baselines when ``model`` scores tokens) on every repository; metrics+flags."""
+                baselines: bool = True) -> tuple[dict[str, Any], list[ContaminationFlag]]:
+    """Stage I (+ the baselines when ``baselines`` and ``model`` scores tokens) on every
+    repository; metrics and flags."""
     repos = list(members) + list(nonmembers)
     labels = [1] * len(members) + [0] * len(nonmembers)
     flags: list[ContaminationFlag] = []
@@ -106,7 +107,7 @@ def score_repos(model: TextModel, members: Sequence[Repo], nonmembers: Sequence[
     methods["stage1"]["hit_rate_nonmembers"] = _mean([r.test.hit_rate for r in stage1[len(members):]])
     methods["stage1"]["queries_per_repo"] = _mean([r.test.queries for r in stage1])
     timing = {"stage1_seconds": round(t_stage1, 1)}
-    if isinstance(model, LogprobModel):
+    if baselines and isinstance(model, LogprobModel):
         t0 = time.perf_counter()
         logit = repo_logit_scores(model, {r.name: [f.text for f in r.files] for r in repos})
         timing["baselines_seconds"] = round(time.perf_counter() - t0, 1)
