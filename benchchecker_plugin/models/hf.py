@@ -109,6 +109,16 @@ class HFModel:
         model.eval()
         return model, tokenizer
 
+    @property
+    def context_length(self) -> int | None:
+        """Longest sequence (prompt + generated tokens) the model accepts, when its config says."""
+        config = self.model.config
+        for name in ("max_position_embeddings", "n_positions"):
+            value = getattr(config, name, None)
+            if isinstance(value, int) and value > 0:
+                return value
+        return None
+
     def _check_chat(self, chat: bool) -> None:
         if chat and not getattr(self.tokenizer, "chat_template", None):
             raise ModelError(f"{self.spec}: chat=True but the tokenizer of {self.source} has no "
@@ -148,7 +158,16 @@ class HFModel:
 
         texts = [self._format(p) for p in prompts]
         enc = self.tokenizer(texts, return_tensors="pt", padding=True, padding_side="left",
-                             add_special_tokens=not self.chat).to(self.device)
+                             add_special_tokens=not self.chat)
+        context = self.context_length
+        if context is not None and enc["input_ids"].shape[1] + params.max_tokens > context:
+            # Keep the end of the prompt (what the continuation depends on); padding is on the left.
+            keep = context - params.max_tokens
+            if keep < 1:
+                raise ModelError(f"{self.spec}: max_tokens={params.max_tokens} leaves no room for the "
+                                 f"prompt in a context of {context} tokens")
+            enc = {k: v[:, -keep:] for k, v in enc.items()}
+        enc = {k: v.to(self.device) for k, v in enc.items()}
         kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens,
                                   "pad_token_id": self.tokenizer.pad_token_id}
         if params.stop:

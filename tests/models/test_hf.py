@@ -85,3 +85,30 @@ def test_token_scores_match_a_manual_forward_pass(smollm2_model: HFModel) -> Non
         np.testing.assert_allclose(s.sigma, np.sqrt((p * (logp[:-1] - mu[:, None]) ** 2).sum(-1)), atol=2e-4)
         assert np.all(s.logprobs <= 0) and np.all(s.sigma > 0)
     assert scores[1].logprobs.shape == (0,)  # one token: nothing to score
+
+
+def test_prompt_longer_than_the_context_keeps_its_end(tmp_path, smollm2_folder) -> None:
+    """Regression: a prompt + max_tokens beyond the model's context crashed in the position
+    embeddings; the prompt is now cut from the left, as the continuation depends on its end."""
+    import torch
+    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
+
+    tok = AutoTokenizer.from_pretrained(smollm2_folder)
+    torch.manual_seed(0)
+    tiny = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=32, n_embd=16, n_layer=1,
+                                      n_head=2))
+    tiny.save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    model = HFModel("hf/tiny", str(tmp_path), batch_size=2)
+    assert model.context_length == 32
+    params = GenerationParams(max_tokens=4)
+    long_prompt = " ".join(f"word{i}" for i in range(60))
+    ids = tok(long_prompt)["input_ids"]
+    assert len(ids) > 32
+    tail = tok.decode(ids[-28:])
+    (got,) = model.generate([long_prompt], params)
+    assert got.ok, got.error
+    assert got.text == model.generate([tail], params)[0].text
+    (bad,) = model.generate(["x"], GenerationParams(max_tokens=40))
+    assert bad.error == ("ModelError: hf/tiny: max_tokens=40 leaves no room for the prompt in a context "
+                         "of 32 tokens")
