@@ -6,9 +6,9 @@ from .pipeline import (BUG_BENCHMARKS, QA_BENCHMARKS, CheckConfig, CheckResult, 
 
 __all__ = [
     "BUG_BENCHMARKS",
-    "QA_BENCHMARKS",
     "CheckConfig",
     "CheckResult",
+    "QA_BENCHMARKS",
     "RepoEvidence",
     "parse_data_options",
     "run_check",

@@ -17,7 +17,7 @@ from ..errors import InputError, RepositoryError
 from ..flags import ContaminationFlag, merge_flags, write_flags
 from ..models.base import LogprobModel, TextModel
 
-__all__ = ["BUG_BENCHMARKS", "QA_BENCHMARKS", "CheckConfig", "CheckResult", "RepoEvidence",
+__all__ = ["BUG_BENCHMARKS", "CheckConfig", "CheckResult", "QA_BENCHMARKS", "RepoEvidence",
            "parse_data_options", "run_check"]
 
 BUG_BENCHMARKS = {"swe-bench-verified": "princeton-nlp/SWE-bench_Verified",
