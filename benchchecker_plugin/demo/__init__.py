@@ -3,4 +3,4 @@
 from .page import format_value, write_demo_report
 from .steps import STEPS, DemoContext, StepResult, run_step
 
-__all__ = ["STEPS", "DemoContext", "StepResult", "format_value", "run_step", "write_demo_report"]
+__all__ = ["DemoContext", "STEPS", "StepResult", "format_value", "run_step", "write_demo_report"]

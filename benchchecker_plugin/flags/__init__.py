@@ -6,10 +6,10 @@ from .record import ANY_MODEL, SCHEMA_VERSION, ContaminationFlag, Verdict
 
 __all__ = [
     "ANY_MODEL",
-    "MERGED_METHOD",
-    "SCHEMA_VERSION",
     "ContaminationFlag",
+    "MERGED_METHOD",
     "MergePolicy",
+    "SCHEMA_VERSION",
     "Verdict",
     "flags_schema",
     "iter_flags",
