@@ -19,53 +19,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import tempfile
-import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("BENCHCHECKER_PROGRESS", "0")
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
-
-
-def build_model(folder: Path, vocab: list[str], train: list[str], epochs: int, batch: int, seed: int,
-                lr: float, width: int) -> None:
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
-
-    torch.manual_seed(seed)
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(vocab, trainers.BpeTrainer(vocab_size=1000, special_tokens=["<|endoftext|>"],
-                                                       initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>")
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(fast), n_positions=1024, n_embd=width, n_layer=2,
-                                       n_head=2,
-                                       bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id))
-    opt = torch.optim.AdamW(model.parameters(), lr=lr)
-    rng = random.Random(seed)
-    model.train()
-    for epoch in range(epochs):
-        order = rng.sample(train, len(train))
-        total = 0.0
-        for s in range(0, len(order), batch):
-            enc = fast(order[s:s + batch], return_tensors="pt", padding=True)
-            labels = enc["input_ids"].masked_fill(enc["attention_mask"] == 0, -100)
-            loss = model(**enc, labels=labels).loss
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += float(loss.detach())
-        if epoch % 10 == 0 or epoch == epochs - 1:
-            mean = total / max(1, len(order) // batch)
-            print(f"  epoch {epoch + 1}/{epochs}: mean loss {mean:.3f}", flush=True)
-    model.eval()
-    fast.save_pretrained(folder)
-    model.save_pretrained(folder)
 
 
 def main() -> None:
@@ -83,40 +43,24 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    import numpy as np
+    import time
+
     import torch
 
-    from benchchecker_plugin.models import get_model
-    from benchchecker_plugin.scoring import roc_auc_score
-    from benchchecker_plugin.tsguessing import load_mmlu, prepare_probes, run_probes
+    from benchchecker_plugin.tsguessing import controlled_check
 
     torch.set_num_threads(args.threads)
-    all_probes = prepare_probes(load_mmlu(args.mmlu), "multichoice").probes
-    rng = random.Random(args.seed)
-    short = [p for p in all_probes if len(p.prompt) <= args.max_chars]
-    probes = rng.sample(short, args.items)
-    contaminated = set(rng.sample(range(args.items), args.items // 2))
-    train = [p.prompt + " " + p.target + "\n" for i, p in enumerate(probes) if i in contaminated]
-    n_subjects = len({p.details["subject"] for p in probes})
-    print(f"{args.items} MMLU multichoice probes from {n_subjects} subjects; "
-          f"{len(train)} in training")
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
-        vocab = [p.prompt + " " + p.target for p in probes]
-        build_model(Path(tmp), vocab, train, args.epochs, args.batch, args.seed, args.lr, args.width)
-        print(f"  trained in {time.perf_counter() - t0:.0f} s")
-        model = get_model(f"hf/{tmp}", batch_size=16)
-        flags = run_probes(model, probes, batch_size=16, model_name="tiny-contaminated")
-    y = np.array([i in contaminated for i in range(args.items)], dtype=int)
-    em = np.array([f.evidence.get("exact_match", 0.0) for f in flags])
-    rl = np.array([f.score for f in flags])
-    flagged = np.array([bool(f.contaminated) for f in flags])
-    for name, mask in (("contaminated", y == 1), ("clean", y == 0)):
-        print(f"  {name:12s} half: EM {em[mask].mean():.3f}  Rouge-L {rl[mask].mean():.3f}  "
-              f"flagged {flagged[mask].mean():.3f}")
-    print(f"  AUC (Rouge-L score, contaminated vs clean): {roc_auc_score(y, rl):.3f}; "
-          f"AUC (EM): {roc_auc_score(y, em):.3f}")
-
+        r = controlled_check(args.mmlu, tmp, items=args.items, epochs=args.epochs, batch=args.batch,
+                             lr=args.lr, width=args.width, max_chars=args.max_chars, seed=args.seed)
+    print(f"{args.items} MMLU multichoice probes, {sum(r.labels)} in training; "
+          f"{time.perf_counter() - t0:.0f} s (training + probing)")
+    print(f"  contaminated half: EM {r.em_contaminated:.3f}  Rouge-L {r.rouge_contaminated:.3f}  "
+          f"flagged {r.flagged_contaminated:.3f}")
+    print(f"  clean half:        EM {r.em_clean:.3f}  Rouge-L {r.rouge_clean:.3f}  "
+          f"flagged {r.flagged_clean:.3f}")
+    print(f"  AUC (Rouge-L score, contaminated vs clean): {r.auc_rouge:.3f}; AUC (EM): {r.auc_em:.3f}")
 
 if __name__ == "__main__":
     main()

@@ -115,6 +115,27 @@ def stage2_step(ctx: DemoContext) -> StepResult:
                       {"flags": str(root / "stage2_flags.jsonl")})
 
 
+def tsguessing_step(ctx: DemoContext) -> StepResult:
+    """TS-Guessing on a small model deliberately trained on half of some MMLU items."""
+    from ..tsguessing import controlled_check
+
+    if ctx.data_dir is None:
+        raise _Skip("no data folder (../shared/data) with MMLU")
+    out = ctx.out_dir / "tsguessing"
+    r = controlled_check(ctx.data_dir / "mmlu", out, items=100, epochs=150 if ctx.quick else 300,
+                         seed=ctx.seed)
+    flags_path = write_flags(out / "ts_guessing_flags.jsonl", r.flags)
+    table = pd.DataFrame([
+        {"half": "seen in training", "items": sum(r.labels), "exact match": r.em_contaminated,
+         "Rouge-L": r.rouge_contaminated, "flagged": r.flagged_contaminated},
+        {"half": "not seen", "items": len(r.labels) - sum(r.labels), "exact match": r.em_clean,
+         "Rouge-L": r.rouge_clean, "flagged": r.flagged_clean}])
+    return StepResult("tsguessing", "TS-Guessing on a small model trained on half of 100 MMLU items",
+                      "ok", 0.0, {"AUC ts_guessing (Rouge-L)": r.auc_rouge, "AUC ts_guessing (EM)": r.auc_em,
+                                  "EM seen": r.em_contaminated, "EM not seen": r.em_clean},
+                      table, {"flags": str(flags_path)})
+
+
 def _verified_rows(data: Path) -> list[dict[str, Any]]:
     comp = data / "swebench_verified" / "swebench_verified_composite.jsonl"
     full = data / "swebench_verified" / "swebench_verified_fullfields_subset.jsonl"
@@ -187,5 +208,6 @@ def run_step(fn: Callable[[DemoContext], StepResult], ctx: DemoContext, name: st
 STEPS: list[tuple[str, str, Callable[[DemoContext], StepResult]]] = [
     ("membership", "Stage I + logit baselines, controlled membership", membership_step),
     ("stage2", "Stage II on labelled histories", stage2_step),
+    ("tsguessing", "TS-Guessing on a deliberately contaminated model", tsguessing_step),
     ("leaderboard", "Leaderboard re-scored", leaderboard_step),
 ]

@@ -8,6 +8,7 @@ thresholds), ``probes`` (item -> probe -> flag) and ``guess`` (:func:`ts_guess` 
 layer).
 """
 
+from .controlled import ControlledResult, controlled_check, train_tiny_lm
 from .data import (BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_items, load_mmlu,
                    load_truthfulqa)
 from .filters import (MEANINGLESS_CATEGORIES, MIN_QUESTION_WORDS, SIMILARITY_THRESHOLD, DropReason,
@@ -23,6 +24,7 @@ from .scoring import (MULTICHOICE_THRESHOLD, GuessScore, clean_answer, exact_mat
 __all__ = [
     "BENCHMARKS",
     "BenchmarkItem",
+    "ControlledResult",
     "DEFAULT_PARAMS",
     "DropReason",
     "GuessScore",
@@ -44,6 +46,7 @@ __all__ = [
     "benchmark_hint",
     "clean_answer",
     "content_words",
+    "controlled_check",
     "exact_match",
     "generation_params",
     "load_items",
@@ -63,5 +66,6 @@ __all__ = [
     "score_guess",
     "select_options",
     "similar",
+    "train_tiny_lm",
     "ts_guess",
 ]
