@@ -62,5 +62,6 @@ def main() -> None:
           f"flagged {r.flagged_clean:.3f}")
     print(f"  AUC (Rouge-L score, contaminated vs clean): {r.auc_rouge:.3f}; AUC (EM): {r.auc_em:.3f}")
 
+
 if __name__ == "__main__":
     main()
