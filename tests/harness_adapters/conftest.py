@@ -27,14 +27,6 @@ def needs_data(*parts: str) -> Path:
     return path
 
 
-@pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        monkeypatch.setenv(var, "1")
-    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
-    monkeypatch.setenv("BENCHCHECKER_PROGRESS", "0")
-
-
 @pytest.fixture(scope="session")
 def mmlu_rows() -> list[dict[str, str]]:
     """The first rows of a real MMLU test file (read in place from the shared data)."""

@@ -23,14 +23,6 @@ def _helper():  # type: ignore[no-untyped-def]
 tiny_lm = _helper()
 
 
-@pytest.fixture(autouse=True)
-def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
-        monkeypatch.setenv(var, "1")
-    monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
-    monkeypatch.setenv("BENCHCHECKER_PROGRESS", "0")
-
-
 @pytest.fixture(scope="session")
 def mmlu_dir() -> Path:
     path = tiny_lm.DATA / "mmlu"
