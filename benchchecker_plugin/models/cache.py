@@ -20,7 +20,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -207,24 +207,34 @@ class CachedModel:
         self.spec = model.spec
         self.cache_identity: str = getattr(model, "cache_identity", model.spec)
 
-    def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
-        keys = [completion_key(self.cache_identity, p, params) for p in prompts]
-        found = self.cache.get_completions(keys)
+    def _through_cache(self, keys: list[str], items: Sequence[str], found: dict[str, Any],
+                       compute: Callable[[list[str]], list[Any]],
+                       store: Callable[[list[tuple[str, Any]]], None]) -> list[Any]:
+        """Answer ``keys`` from ``found``; compute the missing ones (each distinct key once) in
+        chunks of ``chunk_size``, storing each chunk as soon as it returns (so a killed run loses
+        at most the chunk in flight)."""
         todo: dict[str, str] = {}
-        for k, p in zip(keys, prompts):
+        for k, item in zip(keys, items):
             if k not in found:
-                todo.setdefault(k, p)
+                todo.setdefault(k, item)
         pending = list(todo.items())
         for start in range(0, len(pending), self.chunk_size):
             chunk = pending[start:start + self.chunk_size]
-            answers = self.inner.generate([p for _, p in chunk], params)
+            answers = compute([item for _, item in chunk])
             if len(answers) != len(chunk):
-                raise RuntimeError(f"model {self.spec} returned {len(answers)} completions "
-                                   f"for {len(chunk)} prompts")
-            self.cache.put_completions(self.cache_identity, params,
-                                       [(k, c) for (k, _), c in zip(chunk, answers)])
-            found.update({k: c for (k, _), c in zip(chunk, answers)})
+                raise RuntimeError(f"model {self.spec} returned {len(answers)} answers "
+                                   f"for {len(chunk)} inputs")
+            pairs = [(k, a) for (k, _), a in zip(chunk, answers)]
+            store(pairs)
+            found.update(pairs)
         return [found[k] for k in keys]
+
+    def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
+        keys = [completion_key(self.cache_identity, p, params) for p in prompts]
+        return self._through_cache(
+            keys, prompts, self.cache.get_completions(keys),
+            lambda chunk: self.inner.generate(chunk, params),
+            lambda pairs: self.cache.put_completions(self.cache_identity, params, pairs))
 
     def __getattr__(self, name: str) -> object:  # tokenizer, device, ... of the inner model
         if name == "inner":
@@ -237,18 +247,10 @@ class CachedLogprobModel(CachedModel):
 
     def token_scores(self, texts: Sequence[str]) -> list[TokenScores]:
         keys = [scores_key(self.cache_identity, t) for t in texts]
-        found = self.cache.get_scores(keys)
-        todo: dict[str, str] = {}
-        for k, t in zip(keys, texts):
-            if k not in found:
-                todo.setdefault(k, t)
-        pending = list(todo.items())
-        for start in range(0, len(pending), self.chunk_size):
-            chunk = pending[start:start + self.chunk_size]
-            scores = self.inner.token_scores([t for _, t in chunk])  # type: ignore[attr-defined]
-            self.cache.put_scores(self.cache_identity, [(k, s) for (k, _), s in zip(chunk, scores)])
-            found.update({k: s for (k, _), s in zip(chunk, scores)})
-        return [found[k] for k in keys]
+        return self._through_cache(
+            keys, texts, self.cache.get_scores(keys),
+            lambda chunk: self.inner.token_scores(chunk),  # type: ignore[attr-defined]
+            lambda pairs: self.cache.put_scores(self.cache_identity, pairs))
 
 
 def with_cache(model: TextModel, cache: ResponseCache, *, chunk_size: int | None = None) -> CachedModel:
