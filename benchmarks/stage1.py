@@ -5,10 +5,18 @@ prompt at a time on a local model.
     python benchmarks/stage1.py --model hf/smollm2-135m --queries 32
 
 Mining: installed packages' source trees (read in place) until 50k lines; each miner timed
-separately, then query building end to end. Probing: the same queries, n=1 sample, batch size 1
-vs ``--batch-size``; one warm-up call is made first and kept out of the timings (model load,
-first-call allocation). Timings are wall-clock on whatever machine runs this (shared machines
-give noisy absolute numbers; the ratio is what the goal is about: batched >= 5x).
+separately, then query building end to end. Probing: the same queries, ``--samples`` samples each
+(probe's default, 5) at temperature 1.0, in three configurations measured in the same run:
+
+1. baseline: one prompt per ``generate`` call, one call per sample (a plain loop over generate);
+2. batches of ``--batch-size`` prompts, one call per sample, each call re-reading its prompts;
+3. the same calls, reusing the prompts' KV cache from the previous sample (``PrefillCache``);
+4. the default: ``generate_samples`` decodes all samples of a batch at once from one read of each
+   prompt (``--batch-size`` x ``--samples`` rows).
+
+Each model is built and warmed up (one call) before its timing. Per-prompt seeds make the three
+produce the same samples in all four; the script checks it. Timings are wall-clock on whatever machine runs
+this (shared machines give noisy absolute numbers; the ratio is what the goal is about: >= 5x).
 """
 
 from __future__ import annotations
@@ -44,7 +52,17 @@ def source_tree(n_lines: int) -> list[SourceFile]:
     return files
 
 
-def tiny_model():  # a random GPT-2 (no download): the probing cost, not its answers, is measured
+class PerSeed:
+    """A model seen through ``generate`` only: probe then makes one call per sample seed."""
+
+    def __init__(self, model) -> None:
+        self.model, self.spec = model, model.spec
+
+    def generate(self, prompts, params):
+        return self.model.generate(prompts, params)
+
+
+def tiny_model(batch_size: int, prefill_mb: int):  # a random GPT-2 (no download): cost, not answers
     from transformers import GPT2Config, GPT2LMHeadModel
 
     from benchchecker_plugin.membership import LocalCausalLM, train_tokenizer
@@ -53,7 +71,8 @@ def tiny_model():  # a random GPT-2 (no download): the probing cost, not its ans
     tok = train_tokenizer([f.text for f in source_tree(3000)], 2048)
     model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=256, n_embd=256, n_layer=4,
                                        n_head=4))
-    return LocalCausalLM(model, tok, "local/gpt2-4m-random", batch_size=64)
+    return LocalCausalLM(model, tok, "local/gpt2-4m-random", batch_size=batch_size,
+                         prefill_cache_mb=prefill_mb)
 
 
 def main() -> None:
@@ -62,6 +81,7 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="model spec (default: tiny random GPT-2)")
     ap.add_argument("--queries", type=int, default=64)
     ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--samples", type=int, default=5, help="samples per query (probe's default: 5)")
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
@@ -69,37 +89,52 @@ def main() -> None:
     files = source_tree(args.lines)
     n_lines = sum(f.n_lines for f in files)
     print(f"mining {len(files)} files, {n_lines} lines")
-    times = {}
-    t = time.perf_counter(); clones = find_clones(files); times["clones"] = time.perf_counter() - t
-    t = time.perf_counter(); dups = find_near_duplicates(files); times["simhash"] = time.perf_counter() - t
-    t = time.perf_counter(); co = find_cooccurrences(files); times["prefixspan"] = time.perf_counter() - t
-    t = time.perf_counter()
-    for c in clones[:400] + dups[:400] + co[:400]:
-        extract_template(c)
-    times["templates"] = time.perf_counter() - t
-    t = time.perf_counter(); queries = build_queries(files, n_queries=args.queries); times["build_queries (all)"] = time.perf_counter() - t
+    times: dict[str, float] = {}
+
+    def timed(name, fn, *a, **kw):
+        t0 = time.perf_counter()
+        result = fn(*a, **kw)
+        times[name] = time.perf_counter() - t0
+        return result
+
+    clones = timed("clones", find_clones, files)
+    dups = timed("simhash", find_near_duplicates, files)
+    co = timed("prefixspan", find_cooccurrences, files)
+    timed("templates", lambda: [extract_template(c) for c in clones[:400] + dups[:400] + co[:400]])
+    queries = timed("build_queries (all)", build_queries, files, n_queries=args.queries)
     for k, v in times.items():
         print(f"  {k:<22} {v:7.2f} s")
     print(f"  clusters: {len(clones)} clones, {len(dups)} near-duplicate, {len(co)} co-occurrence; "
           f"{len(queries)} queries kept; {n_lines / times['build_queries (all)']:.0f} lines/s end to end")
 
-    if args.model:
-        from benchchecker_plugin.models import get_model
+    def make(batch_size: int, prefill_mb: int, samples_api: bool):
+        if args.model:
+            from benchchecker_plugin.models import get_model
 
-        model = get_model(args.model, batch_size=args.batch_size)
-    else:
-        model = tiny_model()
-    model.generate([queries[0].query], GenerationParams(max_tokens=16, temperature=1.0))  # warm-up
-    rates = {}
-    for bs in (1, args.batch_size):
-        if hasattr(model, "batch_size"):
-            model.batch_size = bs
+            model = get_model(args.model, batch_size=batch_size, prefill_cache_mb=prefill_mb)
+        else:
+            model = tiny_model(batch_size, prefill_mb)
+        return model if samples_api else PerSeed(model)
+
+    bs = args.batch_size
+    configs = [("one prompt per call, one call per sample (baseline)", 1, 0, False),
+               (f"batches of {bs}, one call per sample", bs, 0, False),
+               (f"batches of {bs}, one call per sample, prefill reuse", bs, 256, False),
+               (f"batches of {bs}, all samples in one call (default)", bs, 256, True)]
+    rates, samples = [], []
+    for label, size, mb, api in configs:
+        model = make(size, mb, api)
+        model.generate([queries[0].query], GenerationParams(max_tokens=16, temperature=1.0))  # warm-up
         t = time.perf_counter()
-        probe(model, queries, n_samples=1, batch_size=bs, max_tokens=16)
-        rates[bs] = len(queries) / (time.perf_counter() - t)
-        print(f"probing batch_size={bs:<3} {rates[bs]:8.2f} items/s")
-    ratio = rates[args.batch_size] / rates[1]
-    print(f"batched / one-at-a-time: {ratio:.1f}x (goal >= 5x) on {getattr(model, 'spec', '?')}")
+        res = probe(model, queries, n_samples=args.samples, batch_size=size, max_tokens=16)
+        rates.append(len(queries) / (time.perf_counter() - t))
+        samples.append([r.samples for r in res])
+        print(f"probing {label:<55} {rates[-1]:8.2f} queries/s ({rates[-1] / rates[0]:.1f}x)")
+    same = all(s == samples[0] for s in samples)
+    print(f"{len(queries)} queries x {args.samples} samples at temperature 1.0 on "
+          f"{getattr(model, 'spec', '?')}, {args.threads} thread(s); samples identical in all "
+          f"configurations: {same}")
+    print(f"batched / one-at-a-time: {rates[-1] / rates[0]:.1f}x (goal >= 5x)")
 
 
 if __name__ == "__main__":

@@ -15,16 +15,20 @@ import numpy as np
 import torch
 
 from ..models.base import Completion, GenerationParams, TokenScores
+from ..models.decoding import BatchedDecoder, PrefillCache
 
 __all__ = ["LocalCausalLM"]
 
 
-class LocalCausalLM:
-    """``generate`` (batched sampling, left padding, seeded) and ``token_scores`` (batched sliding
-    windows of the model's context, ``mu``/``sigma`` of log p(z) under p for Min-K%++)."""
+class LocalCausalLM(BatchedDecoder):
+    """``generate`` (batched greedy or sampled decoding, left padding, per-prompt seeds) and
+    ``token_scores`` (batched sliding windows of the model's context, ``mu``/``sigma`` of log p(z)
+    under p for Min-K%++)."""
 
-    def __init__(self, model: Any, tokenizer: Any, spec: str, *, batch_size: int = 16) -> None:
+    def __init__(self, model: Any, tokenizer: Any, spec: str, *, batch_size: int = 16,
+                 prefill_cache_mb: int = 256) -> None:
         self.model = model.eval()
+        self.prefill = PrefillCache(prefill_cache_mb * 2**20) if prefill_cache_mb else None
         self.tokenizer = tokenizer
         self.spec = spec
         self.batch_size = batch_size
@@ -32,7 +36,9 @@ class LocalCausalLM:
             tokenizer.pad_token = tokenizer.eos_token
         self.n_ctx = int(getattr(model.config, "n_positions", None)
                          or getattr(model.config, "max_position_embeddings", 1024))
-        self.calls = 0  # generate / token_scores calls that reached the model
+        eos = tokenizer.eos_token_id
+        self._eos_ids = {eos} if eos is not None else set()
+        self.calls = 0  # generate / generate_samples / token_scores calls that reached the model
 
     @classmethod
     def from_folder(cls, folder: str | os.PathLike[str], *, gguf_file: str | None = None,
@@ -44,36 +50,19 @@ class LocalCausalLM:
         model = AutoModelForCausalLM.from_pretrained(folder, dtype=dtype, **kw)
         return cls(model, tok, spec or f"hf/{folder}")
 
-    @torch.inference_mode()
+    def _prompt_ids(self, prompt: str, params: GenerationParams) -> list[int]:
+        room = max(1, self.n_ctx - params.max_tokens)
+        return self.tokenizer(prompt, add_special_tokens=False)["input_ids"][-room:] \
+            or [self.tokenizer.eos_token_id]
+
     def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
         self.calls += 1
-        out: list[Completion] = []
-        tok = self.tokenizer
-        room = max(1, self.n_ctx - params.max_tokens)
-        for i in range(0, len(prompts), self.batch_size):
-            chunk = list(prompts[i:i + self.batch_size])
-            ids = [tok(p, add_special_tokens=False)["input_ids"][-room:] or [tok.eos_token_id]
-                   for p in chunk]
-            width = max(len(x) for x in ids)
-            pad = tok.pad_token_id
-            input_ids = torch.tensor([[pad] * (width - len(x)) + x for x in ids])
-            mask = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in ids])
-            if params.seed is not None:
-                torch.manual_seed(params.seed)
-            sample = params.temperature > 0
-            gen = self.model.generate(
-                input_ids=input_ids, attention_mask=mask, max_new_tokens=params.max_tokens,
-                do_sample=sample, temperature=params.temperature if sample else None,
-                top_p=params.top_p if sample else None, top_k=0 if sample else None,
-                pad_token_id=pad)
-            for row in gen[:, width:]:
-                text = tok.decode(row.tolist(), skip_special_tokens=True)
-                reason = "length"
-                for s in params.stop:
-                    if s in text:
-                        text, reason = text[:text.index(s)], "stop"
-                out.append(Completion(text, finish_reason=reason))
-        return out
+        return super().generate(prompts, params)
+
+    def generate_samples(self, prompts: Sequence[str], params: GenerationParams,
+                         n: int) -> list[list[Completion]]:
+        self.calls += 1
+        return super().generate_samples(prompts, params, n)
 
     @torch.inference_mode()
     def token_scores(self, texts: Sequence[str]) -> list[TokenScores]:

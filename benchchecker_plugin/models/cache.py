@@ -18,7 +18,7 @@ import os
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -235,6 +235,35 @@ class CachedModel:
             keys, prompts, self.cache.get_completions(keys),
             lambda chunk: self.inner.generate(chunk, params),
             lambda pairs: self.cache.put_completions(self.cache_identity, params, pairs))
+
+    def generate_samples(self, prompts: Sequence[str], params: GenerationParams,
+                         n: int) -> list[list[Completion]]:
+        """``n`` samples per prompt, sample ``s`` cached as the request with seed ``params.seed + s``
+        (the same entry ``generate`` with that seed uses). Prompts missing any sample go to the inner
+        model's ``generate_samples`` (all ``n`` at once) when it has one, else one call per seed."""
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        seeded = [replace(params, seed=params.seed + s) for s in range(n)] if params.seed is not None \
+            else None
+        inner = getattr(self.inner, "generate_samples", None)
+        if seeded is None or inner is None:
+            per_seed = [self.generate(prompts, seeded[s] if seeded else params) for s in range(n)]
+            return [[per_seed[s][i] for s in range(n)] for i in range(len(prompts))]
+        keys = [[completion_key(self.cache_identity, p, ps) for ps in seeded] for p in prompts]
+        found = self.cache.get_completions([k for ks in keys for k in ks])
+        todo = list(dict.fromkeys(p for p, ks in zip(prompts, keys) if any(k not in found for k in ks)))
+        for start in range(0, len(todo), self.chunk_size):
+            chunk = todo[start:start + self.chunk_size]
+            answers = inner(chunk, params, n)
+            if len(answers) != len(chunk) or any(len(a) != n for a in answers):
+                raise RuntimeError(f"model {self.spec} returned {len(answers)} sample lists "
+                                   f"for {len(chunk)} prompts x {n}")
+            for s in range(n):
+                pairs = [(completion_key(self.cache_identity, p, seeded[s]), a[s])
+                         for p, a in zip(chunk, answers)]
+                self.cache.put_completions(self.cache_identity, seeded[s], pairs)
+                found.update(pairs)
+        return [[found[k] for k in ks] for ks in keys]
 
     def __getattr__(self, name: str) -> object:  # tokenizer, device, ... of the inner model
         if name == "inner":

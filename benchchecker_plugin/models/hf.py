@@ -1,9 +1,9 @@
 """The ``hf/`` backend: a local transformers causal LM (folder, hub name or GGUF file), CPU or GPU.
 
-Greedy generation (``temperature == 0``) runs in left-padded batches with attention masks; its
-output for a prompt does not depend on the batch it ran in. Sampling (``temperature > 0``) runs one
-prompt at a time with a seed derived from ``(params.seed, prompt)``, so a sampled answer is
-reproducible and independent of batching and order as well.
+Generation, greedy or sampled, runs in left-padded batches of ``batch_size`` through
+:mod:`.decoding`: a sampled answer uses its own generator seeded from ``(params.seed, prompt)``, so it
+is reproducible and does not depend on the batch or order it ran in; a batch of prompts seen again
+(the samples of one query) reuses its prompt KV cache (``prefill_cache_mb``, 0 turns it off).
 
 ``token_scores`` runs one forward pass per batch (right padding) and returns, for every token after
 the first, log p(token | prefix), the mean and standard deviation of log p over the vocabulary at
@@ -13,7 +13,6 @@ that position (Min-K%++) and the token's character span (fast tokenizer offset m
 from __future__ import annotations
 
 import copy
-import hashlib
 import threading
 from pathlib import Path
 from typing import Any, Sequence
@@ -22,16 +21,10 @@ import numpy as np
 
 from ..errors import ModelError
 from ..progress import progress
-from ._stop import cut_at_stop
-from .base import Completion, GenerationParams, TokenScores
+from .base import GenerationParams, TokenScores
+from .decoding import BatchedDecoder, PrefillCache, prompt_seed
 
 __all__ = ["HFModel", "prompt_seed"]
-
-
-def prompt_seed(seed: int, prompt: str) -> int:
-    """The sampling seed of one prompt: a stable 63-bit hash of ``(seed, prompt)``."""
-    digest = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
 
 
 def _pick_device(device: str | None) -> str:
@@ -42,18 +35,22 @@ def _pick_device(device: str | None) -> str:
     return str(device)
 
 
-class HFModel:
+class HFModel(BatchedDecoder):
     """A local causal LM behind :class:`~benchchecker_plugin.models.base.LogprobModel`.
 
     ``source`` is a local folder or a hub name; ``gguf_file`` names a GGUF file inside it (for a
     hub repo) or is an absolute path. ``chat=True`` wraps each prompt in the tokenizer's chat
     template (a single user turn, generation prompt added); otherwise prompts are raw text.
+    ``generate`` and ``generate_samples`` come from :class:`~.decoding.BatchedDecoder`.
     """
 
     def __init__(self, spec: str, source: str, *, gguf_file: str | None = None, device: str | None = "cpu",
-                 dtype: str | None = None, chat: bool = False, batch_size: int = 8) -> None:
+                 dtype: str | None = None, chat: bool = False, batch_size: int = 8,
+                 prefill_cache_mb: int = 256) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if prefill_cache_mb < 0:
+            raise ValueError(f"prefill_cache_mb must be >= 0, got {prefill_cache_mb}")
         self.spec = spec
         self.source = source
         self.chat = chat
@@ -61,6 +58,7 @@ class HFModel:
         self.device = _pick_device(device)
         self.cache_identity = self.identity_for(spec, chat=chat)
         self._lock = threading.Lock()
+        self.prefill = PrefillCache(prefill_cache_mb * 2**20) if prefill_cache_mb else None
         self.model, self.tokenizer = self._load(source, gguf_file, dtype)
         self._check_chat(chat)
         if self.tokenizer.pad_token_id is None:
@@ -131,70 +129,19 @@ class HFModel:
         return str(self.tokenizer.apply_chat_template([{"role": "user", "content": prompt}],
                                                       tokenize=False, add_generation_prompt=True))
 
-    def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
-        """One completion per prompt, in order (see the module docstring for batching/seeds)."""
-        prompts = list(prompts)
-        out: list[Completion | None] = [None] * len(prompts)
-        greedy = params.temperature == 0
-        size = self.batch_size if greedy else 1
-        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
-        batches = [order[s:s + size] for s in range(0, len(order), size)]
-        with self._lock:
-            for batch in progress(batches, desc=f"generate {self.spec}"):
-                for i, c in zip(batch, self._generate_safely([prompts[i] for i in batch], params)):
-                    out[i] = c
-        return [c for c in out if c is not None]
-
-    def _generate_safely(self, prompts: list[str], params: GenerationParams) -> list[Completion]:
-        try:
-            return self._generate_batch(prompts, params)
-        except (RuntimeError, ValueError, ModelError) as exc:
-            if len(prompts) > 1:  # find which item fails; the others still get answers
-                return [c for p in prompts for c in self._generate_safely([p], params)]
-            return [Completion(text="", error=f"{type(exc).__name__}: {exc}")]
-
-    def _generate_batch(self, prompts: list[str], params: GenerationParams) -> list[Completion]:
-        import torch
-
-        texts = [self._format(p) for p in prompts]
-        enc = self.tokenizer(texts, return_tensors="pt", padding=True, padding_side="left",
-                             add_special_tokens=not self.chat)
+    def _prompt_ids(self, prompt: str, params: GenerationParams) -> list[int]:
+        ids = self.tokenizer(self._format(prompt), add_special_tokens=not self.chat)["input_ids"]
         context = self.context_length
-        if context is not None and enc["input_ids"].shape[1] + params.max_tokens > context:
-            # Keep the end of the prompt (what the continuation depends on); padding is on the left.
+        if context is not None:  # keep the end of the prompt (what the continuation depends on)
             keep = context - params.max_tokens
             if keep < 1:
                 raise ModelError(f"{self.spec}: max_tokens={params.max_tokens} leaves no room for the "
                                  f"prompt in a context of {context} tokens")
-            enc = {k: v[:, -keep:] for k, v in enc.items()}
-        enc = {k: v.to(self.device) for k, v in enc.items()}
-        kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens,
-                                  "pad_token_id": self.tokenizer.pad_token_id}
-        if params.stop:
-            kwargs.update(stop_strings=list(params.stop), tokenizer=self.tokenizer)
-        if params.temperature == 0:
-            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        else:
-            kwargs.update(do_sample=True, temperature=params.temperature, top_p=params.top_p, top_k=None)
-        cuda = [torch.device(self.device)] if self.device.startswith("cuda") else []
-        with torch.inference_mode(), torch.random.fork_rng(devices=cuda):
-            if params.temperature > 0 and params.seed is not None:
-                torch.manual_seed(prompt_seed(params.seed, prompts[0]))
-            generated = self.model.generate(**enc, **kwargs)
-        new = generated[:, enc["input_ids"].shape[1]:].tolist()
-        return [self._decode(ids, params) for ids in new]
-
-    def _decode(self, ids: list[int], params: GenerationParams) -> Completion:
-        finish = "length"
-        for j, t in enumerate(ids):
-            if t in self._eos_ids:
-                ids, finish = ids[:j], "stop"
-                break
-        text = self.tokenizer.decode(ids, skip_special_tokens=True)
-        text, stopped = cut_at_stop(text, params.stop)
-        if stopped:
-            finish = "stop"
-        return Completion(text=text, finish_reason=finish)
+            ids = ids[-keep:]
+        if not ids:  # an empty prompt: generate unconditionally
+            bos = self.tokenizer.bos_token_id
+            ids = [self.tokenizer.eos_token_id if bos is None else bos]
+        return list(ids)
 
     # -- scoring ---------------------------------------------------------------------------
     def token_scores(self, texts: Sequence[str]) -> list[TokenScores]:

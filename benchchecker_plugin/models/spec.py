@@ -44,7 +44,7 @@ class Backend(enum.Enum):
 PREFIXES = tuple(f"{b.value}/" for b in Backend)
 
 _OPTIONS: dict[Backend, frozenset[str]] = {
-    Backend.HF: frozenset({"device", "dtype", "chat", "export_dir"}),
+    Backend.HF: frozenset({"device", "dtype", "chat", "export_dir", "prefill_cache_mb"}),
     Backend.OPENAI_COMPATIBLE: frozenset({"base_url", "api_key", "endpoint", "max_retries", "timeout"}),
     Backend.INSPECT: frozenset({"base_url", "api_key", "max_retries", "timeout", "model_args"}),
 }
@@ -84,7 +84,8 @@ def get_model(spec: str, *, cache_dir: str | Path | None = None, use_cache: bool
     """The model of ``spec``; see the module docstring for spec forms.
 
     Options (``None`` values are ignored): ``batch_size`` and ``max_concurrency`` for every
-    backend; ``hf``: ``device`` ("cpu", "cuda", "auto"), ``dtype``, ``chat``, ``export_dir``
+    backend; ``hf``: ``device`` ("cpu", "cuda", "auto"), ``dtype``, ``chat``, ``prefill_cache_mb`` (memory
+    for reusing a batch's prompt KV cache, default 256; 0 turns it off), ``export_dir``
     (where the shipped GGUF is exported once as a plain folder, default ``<cache dir>/models``;
     ``False`` loads the GGUF directly every time); ``openai-compatible``: ``base_url``,
     ``api_key``, ``endpoint`` ("completions" or "chat"), ``max_retries``, ``timeout``;

@@ -3,8 +3,11 @@
 Sampling is at temperature 1.0 by default (a memorised continuation survives sampling; a guessed
 one rarely does), ``n_samples`` samples per query, each sample a separate seed so every request is
 its own cache entry (re-running a probe with a cached model makes no model calls). Prompts are sent,
-sorted by length, in batches of ``batch_size`` through the executor; a failed batch or item is recorded as an error
-for the queries it concerns and never counted as a hit or a miss.
+sorted by length, in batches of ``batch_size`` through the executor. A model with
+``generate_samples`` (local models) gets all ``n_samples`` of a batch in one call and reads each
+prompt once; others get one call per seed. Sample ``s`` is the request with seed ``seed + s`` either
+way (the same cache entry). A failed batch or item is recorded as an error for the queries it
+concerns and never counted as a hit or a miss.
 
 A query is a *hit* when at least half of its successful samples reproduce the target
 (:func:`~.queries.is_hit`); a query whose samples all failed is left out of the test.
@@ -12,7 +15,7 @@ A query is a *hit* when at least half of its successful samples reproduce the ta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from ..models.base import Completion, GenerationParams, TextModel
@@ -59,15 +62,22 @@ def probe(model: TextModel, queries: Sequence[Query], *, n_samples: int = 5,
     # Batches hold prompts of similar length (less padding); results are mapped back to order.
     order = sorted(range(len(queries)), key=lambda k: len(queries[k].query))
     prompts = [queries[k].query for k in order]
-    jobs = [(s, i) for s in range(n_samples) for i in range(0, len(prompts), batch_size)]
+    base = GenerationParams(max_tokens=max_tokens, temperature=temperature, seed=seed)
+    sampler = getattr(model, "generate_samples", None)
+    # A model with generate_samples reads each prompt once for all its samples (job s = None);
+    # otherwise the samples of a batch are consecutive calls with the same prompts (job s = 0..n-1).
+    seeds: list[int | None] = [None] if callable(sampler) else list(range(n_samples))
+    jobs = [(s, i) for i in range(0, len(prompts), batch_size) for s in seeds]
 
-    def run(job: tuple[int, int]) -> list[Completion]:
+    def run(job: tuple[int | None, int]) -> list[list[Completion]]:
         s, i = job
-        params = GenerationParams(max_tokens=max_tokens, temperature=temperature, seed=seed + s)
-        out = model.generate(prompts[i:i + batch_size], params)
-        if len(out) != len(prompts[i:i + batch_size]):
-            raise RuntimeError(f"model returned {len(out)} completions for "
-                               f"{len(prompts[i:i + batch_size])} prompts")
+        chunk = prompts[i:i + batch_size]
+        if s is None:
+            out = sampler(chunk, base, n_samples)  # type: ignore[misc]
+        else:
+            out = [[c] for c in model.generate(chunk, replace(base, seed=seed + s))]
+        if len(out) != len(chunk):
+            raise RuntimeError(f"model returned {len(out)} completions for {len(chunk)} prompts")
         return out
 
     ex = executor or LocalExecutor()
@@ -78,12 +88,13 @@ def probe(model: TextModel, queries: Sequence[Query], *, n_samples: int = 5,
         n = len(prompts[i:i + batch_size])
         if not res.ok:
             for k in range(i, i + n):
-                errors[order[k]] += 1
+                errors[order[k]] += n_samples if s is None else 1
             continue
-        for k, comp in enumerate(res.value or []):
-            if comp.ok:
-                samples[order[i + k]].append(comp.text)
-            else:
-                errors[order[i + k]] += 1
+        for k, comps in enumerate(res.value or []):
+            for comp in comps:
+                if comp.ok:
+                    samples[order[i + k]].append(comp.text)
+                else:
+                    errors[order[i + k]] += 1
     return [ProbeResult(q, tuple(smp), sum(is_hit(t, q.target) for t in smp), err)
             for q, smp, err in zip(queries, samples, errors)]

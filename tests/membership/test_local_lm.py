@@ -68,3 +68,19 @@ def test_generate_is_seeded_and_batched(lm):
     assert [c.text for c in a] == [c.text for c in b] and len(a) == 3 and all(c.ok for c in a)
     greedy = lm.generate(["def add"], GenerationParams(max_tokens=5, temperature=0.0))
     assert greedy[0].ok
+
+
+def test_generate_samples_equal_one_request_per_seed(lm):
+    prompts = ["def add", "class Box", "x", "return a"]
+    p = GenerationParams(max_tokens=6, temperature=1.0, seed=10)
+    calls = lm.calls
+    samples = lm.generate_samples(prompts, p, 4)
+    assert lm.calls == calls + 1
+    for s in range(4):
+        one = lm.generate(prompts, GenerationParams(max_tokens=6, temperature=1.0, seed=10 + s))
+        assert [c.text for c in one] == [smp[s].text for smp in samples]
+    assert all(len({c.text for c in smp}) > 1 for smp in samples[:2])  # samples differ across seeds
+    greedy = lm.generate_samples(prompts, GenerationParams(max_tokens=6), 3)
+    assert all(len({c.text for c in smp}) == 1 for smp in greedy)
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        lm.generate_samples(prompts, p, 0)

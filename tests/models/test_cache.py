@@ -12,6 +12,7 @@ import sys
 import textwrap
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Iterator, Sequence
 
@@ -249,3 +250,25 @@ def test_api_key_never_reaches_the_cache(tmp_path: Path, echo_server: str,
     for f in tmp_path.rglob("*"):
         if f.is_file():
             assert secret.encode() not in f.read_bytes(), f
+
+
+def test_generate_samples_share_cache_entries_with_per_seed_requests(tmp_path: Path) -> None:
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from benchchecker_plugin.membership import LocalCausalLM, train_tokenizer
+
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    tok = train_tokenizer(["def add(a, b):\n    return a + b\n"] * 8, 280)
+    lm = LocalCausalLM(GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=32, n_embd=16,
+                                                  n_layer=1, n_head=2)), tok, "local/tiny", batch_size=2)
+    cached = with_cache(lm, ResponseCache(tmp_path))
+    params = GenerationParams(max_tokens=4, temperature=1.0, seed=7)
+    first = cached.generate_samples(["def", "return", "a"], params, 3)
+    calls = lm.calls
+    again = cached.generate_samples(["def", "return", "a"], params, 3)
+    assert lm.calls == calls and again == [[replace(c, cached=True) for c in s] for s in first]
+    seed8 = cached.generate(["def", "return", "a"], replace(params, seed=8))  # sample 1, from the cache
+    assert lm.calls == calls and [c.text for c in seed8] == [s[1].text for s in first]
+    more = cached.generate_samples(["def", "new prompt"], params, 3)  # only the new prompt is asked
+    assert lm.calls == calls + 1 and more[0] == again[0]

@@ -38,7 +38,8 @@ def test_hits_majority_and_failures():
     assert (r1.hits, r1.ok, r1.hit) == (2, 3, True)
     assert (r2.hits, r2.hit) == (0, False)
     assert r3.failed and not r3.hit and r3.errors == 3
-    assert model.batches == [2, 1, 2, 1, 2, 1]  # 3 seeds x 2 batches (prompts sorted by length)
+    # 2 batches (prompts sorted by length), each sent once per seed, its samples one after another
+    assert model.batches == [2, 2, 2, 1, 1, 1]
 
 
 def test_a_crashing_batch_is_recorded_as_errors():
@@ -62,3 +63,31 @@ def test_results_keep_query_order_when_batches_are_sorted_by_length():
     model = ScriptedModel({q.query: q.target for q in qs})
     res = probe(model, qs, n_samples=1, batch_size=4)
     assert [r.query for r in res] == qs and all(r.hit for r in res)
+
+
+def test_generate_samples_path_equals_one_call_per_seed() -> None:
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    from benchchecker_plugin.membership import LocalCausalLM, train_tokenizer
+
+    torch.manual_seed(0)
+    tok = train_tokenizer(["def alpha_one(x):\n    return beta_two(x)\n"] * 8, 280)
+    lm = LocalCausalLM(GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=64, n_embd=16,
+                                                  n_layer=1, n_head=2)), tok, "local/tiny", batch_size=2)
+
+    @dataclass
+    class PerSeed:  # the same model without generate_samples: one generate call per seed
+        spec = "local/tiny"
+
+        def generate(self, prompts, params):
+            return lm.generate(prompts, params)
+
+    queries = [Q1, Q2, Q3]
+    calls = lm.calls
+    together = probe(lm, queries, n_samples=4, batch_size=2, seed=3)
+    assert lm.calls == calls + 2  # two batches, all four samples of each in one call
+    apart = probe(PerSeed(), queries, n_samples=4, batch_size=2, seed=3)
+    assert lm.calls == calls + 2 + 8
+    assert [r.samples for r in together] == [r.samples for r in apart]
+    assert all(len(r.samples) == 4 and r.errors == 0 for r in together)

@@ -1,0 +1,357 @@
+"""Batched decoding of a transformers causal LM, shared by the ``hf/`` backend and the in-memory LM
+of the membership evaluation (imported only by them: it loads torch and transformers).
+
+- **Batches, greedy or sampled.** Prompts run in left-padded batches with attention masks. Sampling
+  (``temperature > 0``) draws each row's next token with that row's own ``torch.Generator``, seeded
+  from ``(params.seed, prompt)`` (:func:`prompt_seed`), inside a logits processor that leaves one
+  finite logit per row, so transformers' greedy loop takes exactly that token. A row's draws do not
+  depend on the other rows, so a sample does not depend on the batch it ran in (up to float rounding
+  of the logits, which moves a draw only when it falls within ~1e-6 of a bucket edge).
+- **KV cache.** Layers write into preallocated room for the new tokens (``_GrowingLayer``) instead
+  of concatenating the whole cache at every step, which on a CPU costs more than the step itself
+  for a small model and a long prompt batch.
+- **Prefill reuse.** :class:`PrefillCache` keeps the KV cache of recent batches' prompts (all but the
+  last token; least recently used first out, within a byte budget). When the same batch of prompts
+  comes again — the ``n`` samples of a Stage I query are consecutive calls with the same prompts and
+  another seed — only the last prompt token is recomputed. Prefill (reading the prompt) dominates on a
+  CPU, so this is where batching the samples of one prompt pays.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import hashlib
+import inspect
+import secrets
+import threading
+from collections import OrderedDict
+from contextlib import nullcontext
+from typing import Any, Sequence
+
+import torch
+from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList
+from transformers.cache_utils import DynamicLayer
+from transformers.generation.utils import GenerateDecoderOnlyOutput
+
+from ..errors import ModelError
+from ..progress import progress
+from ._stop import cut_at_stop
+from .base import Completion, GenerationParams
+
+# transformers 5.x renamed generate()'s ``past_key_values`` (and the output field) to ``cache``.
+_CACHE_ARG = "cache" if "cache" in getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {}) \
+    else "past_key_values"
+
+__all__ = ["BatchedDecoder", "PrefillCache", "RowSampler", "decode_completion", "generate_ids", "prompt_seed",
+           "sample_seeds"]
+
+
+def prompt_seed(seed: int, prompt: str) -> int:
+    """The sampling seed of one prompt: a stable 63-bit hash of ``(seed, prompt)``."""
+    digest = hashlib.sha256(f"{seed}\x00{prompt}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def sample_seeds(prompt: str, params: GenerationParams, n: int = 1) -> list[int]:
+    """Seeds of ``n`` samples of ``prompt``: sample ``s`` gets ``prompt_seed(params.seed + s, prompt)``
+    (what a single request with seed ``params.seed + s`` gets), or fresh randomness without a seed."""
+    if params.seed is None:
+        return [secrets.randbits(63) for _ in range(n)]
+    return [prompt_seed(params.seed + s, prompt) for s in range(n)]
+
+
+class RowSampler(LogitsProcessor):
+    """A transformers logits processor that samples each row with its own generator.
+
+    Softmax at ``temperature``, nucleus (``top_p``) filtering, then one draw per row by inverse CDF
+    from a uniform of that row's generator; returns scores that are ``-inf`` everywhere except the
+    drawn token (a zero-probability token is never drawn).
+    """
+
+    def __init__(self, seeds: Sequence[int], temperature: float, top_p: float = 1.0) -> None:
+        if temperature <= 0:
+            raise ValueError(f"RowSampler needs temperature > 0, got {temperature}")
+        if not 0 < top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+        self.temperature = float(temperature)
+        self.top_p = float(top_p)
+        self.generators = [torch.Generator().manual_seed(int(s)) for s in seeds]
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        if scores.shape[0] != len(self.generators):
+            raise ValueError(f"RowSampler has {len(self.generators)} generators for a batch of "
+                             f"{scores.shape[0]} rows")
+        probs = torch.softmax(scores.detach().float().cpu() / self.temperature, dim=-1)
+        if self.top_p < 1.0:
+            sorted_p, index = probs.sort(dim=-1, descending=True)
+            before = sorted_p.cumsum(dim=-1) - sorted_p  # mass of the tokens ranked above
+            sorted_p = sorted_p.masked_fill(before >= self.top_p, 0.0)  # the top token always stays
+            probs = torch.zeros_like(probs).scatter_(-1, index, sorted_p)
+        # Inverse CDF: one uniform draw per row from the row's own generator.
+        u = torch.cat([torch.rand(1, generator=g, dtype=torch.float64) for g in self.generators])
+        cdf = probs.double().cumsum(dim=-1)
+        picks = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None], right=True)
+        picks = picks.clamp_(max=probs.shape[-1] - 1)
+        out = torch.full_like(scores, float("-inf"))
+        out.scatter_(1, picks.to(scores.device), 0.0)
+        return out
+
+
+def _cache_nbytes(cache: Any) -> int | None:
+    layers = getattr(cache, "layers", None)
+    if layers is None:
+        return None
+    total = 0
+    for layer in layers:
+        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
+            if t is not None and hasattr(t, "nbytes"):
+                total += int(t.nbytes)
+    return total
+
+
+class _GrowingLayer(DynamicLayer):
+    """A dynamic KV layer that writes into a buffer with ``headroom`` free positions instead of
+    concatenating the whole cache at every step (which copies O(length) per token); ``keys`` and
+    ``values`` are views of the filled part, as transformers expects of a dynamic layer."""
+
+    def __init__(self, headroom: int) -> None:
+        super().__init__()
+        self.headroom = headroom
+        self._k: torch.Tensor | None = None
+        self._v: torch.Tensor | None = None
+        self._n = 0
+
+    def _views(self) -> None:
+        assert self._k is not None and self._v is not None
+        self.keys, self.values = self._k[:, :, :self._n], self._v[:, :, :self._n]
+
+    def _alloc(self, like_k: torch.Tensor, like_v: torch.Tensor, batch: int, length: int) -> None:
+        k = like_k.new_empty(batch, like_k.shape[1], length + self.headroom, like_k.shape[-1])
+        v = like_v.new_empty(batch, like_v.shape[1], length + self.headroom, like_v.shape[-1])
+        if self._n and self._k is not None and self._v is not None:
+            k[:, :, :self._n] = self._k[:, :, :self._n]
+            v[:, :, :self._n] = self._v[:, :, :self._n]
+        self._k, self._v = k, v
+
+    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any,
+               **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
+        if not self.is_initialized:
+            self.lazy_initialization(key_states, value_states)
+        need = self._n + key_states.shape[-2]
+        if self._k is None or need > self._k.shape[-2]:
+            self._alloc(key_states, value_states, key_states.shape[0], need)
+        assert self._k is not None and self._v is not None
+        self._k[:, :, self._n:need] = key_states
+        self._v[:, :, self._n:need] = value_states
+        self._n = need
+        self._views()
+        return self.keys, self.values
+
+    def crop(self, tokens_to_remove: int) -> None:
+        if self._k is None:
+            super().crop(tokens_to_remove)
+            return
+        self._n = max(0, self._n - abs(int(tokens_to_remove)))
+        self._views()
+
+    def batch_repeat_interleave(self, repeats: int) -> None:
+        if self._k is None or self._v is None:
+            super().batch_repeat_interleave(repeats)
+            return
+        k = self._k[:, :, :self._n].repeat_interleave(repeats, dim=0)
+        v = self._v[:, :, :self._n].repeat_interleave(repeats, dim=0)
+        self._k = self._v = None
+        n, self._n = self._n, 0
+        self._alloc(k, v, k.shape[0], n)
+        assert self._k is not None and self._v is not None
+        self._k[:, :, :n], self._v[:, :, :n], self._n = k, v, n
+        self._views()
+
+
+def _new_cache(headroom: int) -> DynamicCache:
+    """A DynamicCache whose layers grow in place (:class:`_GrowingLayer`)."""
+    cache = DynamicCache()
+    cache.layers = []
+    cache.layer_class_to_replicate = functools.partial(_GrowingLayer, headroom)
+    return cache
+
+
+class PrefillCache:
+    """KV caches of recent prompt batches (all tokens but the last), least recently used first out.
+
+    ``max_bytes`` bounds the memory held; a batch whose cache alone exceeds it is not kept. Keys are
+    the batch's token ids row by row, so a hit means the very same left-padded input.
+    """
+
+    def __init__(self, max_bytes: int = 256 * 2**20) -> None:
+        if max_bytes < 0:
+            raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
+        self.hits = 0
+        self.misses = 0
+
+    @property
+    def nbytes(self) -> int:
+        return sum(size for _, size in self._entries.values())
+
+    def take(self, key: tuple) -> Any | None:
+        """A private copy of the cache stored under ``key`` (generation extends it in place)."""
+        entry = self._entries.get(key)
+        if entry is None:
+            self.misses += 1
+            return None
+        self._entries.move_to_end(key)
+        self.hits += 1
+        return copy.deepcopy(entry[0])
+
+    def store(self, key: tuple, cache: Any) -> bool:
+        """Keep ``cache`` (the caller's object: do not extend it afterwards) under ``key``; False
+        when it is not kept (no byte budget, a cache type whose size is unknown, or too big)."""
+        if self.max_bytes == 0:
+            return False
+        size = _cache_nbytes(cache)
+        if size is None or size > self.max_bytes:
+            return False
+        self._entries[key] = (cache, size)
+        self._entries.move_to_end(key)
+        while self.nbytes > self.max_bytes:
+            self._entries.popitem(last=False)
+        return True
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+
+def _prefill(model: Any, input_ids: Any, mask: Any, headroom: int) -> Any | None:
+    """The KV cache of ``input_ids`` (left-padded), with the position ids generate() would use."""
+    kwargs: dict[str, Any] = {"input_ids": input_ids, "attention_mask": mask, "use_cache": True,
+                              _CACHE_ARG: _new_cache(headroom)}
+    if "position_ids" in inspect.signature(model.forward).parameters:
+        kwargs["position_ids"] = (mask.long().cumsum(-1) - 1).masked_fill(mask == 0, 0)
+    with torch.inference_mode():
+        out = model(**kwargs)
+    cache = out.get(_CACHE_ARG) if hasattr(out, "get") else None
+    return cache if hasattr(cache, "get_seq_length") else None
+
+
+def generate_ids(model: Any, tokenizer: Any, rows: Sequence[Sequence[int]], params: GenerationParams, *,
+                 seeds: Sequence[int] | None = None, pad_token_id: int,
+                 prefill: PrefillCache | None = None, repeat: int = 1) -> list[list[int]]:
+    """Generate for one batch of tokenised prompts (``rows``, unpadded); the new token ids per row.
+
+    With ``repeat=n`` every row is continued ``n`` times (``len(rows) * n`` outputs, row by row),
+    reading each prompt once. ``seeds`` (one per output) are required when ``params.temperature > 0``.
+    """
+    if not rows or any(len(r) == 0 for r in rows):
+        raise ValueError("every prompt needs at least one token")
+    if repeat < 1:
+        raise ValueError(f"repeat must be >= 1, got {repeat}")
+    device = next(model.parameters()).device
+    width = max(len(r) for r in rows)
+    input_ids = torch.tensor([[pad_token_id] * (width - len(r)) + list(r) for r in rows], device=device)
+    mask = torch.tensor([[0] * (width - len(r)) + [1] * len(r) for r in rows], device=device)
+    kwargs: dict[str, Any] = {"max_new_tokens": params.max_tokens, "pad_token_id": pad_token_id,
+                              "do_sample": False, "temperature": None, "top_p": None, "top_k": None}
+    if params.stop:
+        kwargs.update(stop_strings=list(params.stop), tokenizer=tokenizer)
+    if params.temperature > 0:
+        if seeds is None or len(seeds) != len(rows) * repeat:
+            raise ValueError("sampling needs one seed per output")
+        kwargs["logits_processor"] = LogitsProcessorList([RowSampler(seeds, params.temperature,
+                                                                     params.top_p)])
+    past = None
+    if width >= 2 and (prefill is not None or repeat > 1):
+        key = tuple(tuple(int(t) for t in r) for r in rows)
+        past = prefill.take(key) if prefill is not None else None
+        if past is None:
+            past = _prefill(model, input_ids[:, :-1], mask[:, :-1], params.max_tokens + 1)
+            if past is not None and prefill is not None and prefill.store(key, past):
+                past = copy.deepcopy(past)  # the stored one stays as it is
+    if repeat > 1:
+        input_ids = input_ids.repeat_interleave(repeat, dim=0)
+        mask = mask.repeat_interleave(repeat, dim=0)
+        if past is not None:
+            past.batch_repeat_interleave(repeat)
+    kwargs[_CACHE_ARG] = past if past is not None else _new_cache(params.max_tokens + 1)
+    with torch.inference_mode():
+        out = model.generate(input_ids=input_ids, attention_mask=mask, **kwargs)
+    return out[:, width:].tolist()
+
+
+def decode_completion(tokenizer: Any, ids: Sequence[int], eos_ids: set[int],
+                      params: GenerationParams) -> Completion:
+    """Text of generated ``ids``: cut at the first end-of-sequence token, then at the first stop
+    string; ``finish_reason`` is ``stop`` when either cut, else ``length``."""
+    ids = list(ids)
+    finish = "length"
+    for j, t in enumerate(ids):
+        if t in eos_ids:
+            ids, finish = ids[:j], "stop"
+            break
+    text = tokenizer.decode(ids, skip_special_tokens=True)
+    text, stopped = cut_at_stop(text, params.stop)
+    return Completion(text=text, finish_reason="stop" if stopped else finish)
+
+
+class BatchedDecoder:
+    """``generate`` and ``generate_samples`` for a class that holds ``model``, ``tokenizer``,
+    ``batch_size``, ``prefill`` (a :class:`PrefillCache` or None), ``spec`` and ``_eos_ids`` and
+    turns a prompt into token ids with ``_prompt_ids(prompt, params)``.
+
+    Prompts are sorted by length into batches of ``batch_size`` (a batch of ``n`` samples decodes
+    ``batch_size * n`` rows). A failing batch is split until the failing prompt is found; that
+    prompt gets errored completions and the others their answers.
+    """
+
+    model: Any
+    tokenizer: Any
+    batch_size: int
+    prefill: PrefillCache | None
+    spec: str
+    _eos_ids: set[int]
+    _lock: threading.Lock | None = None
+
+    def _prompt_ids(self, prompt: str, params: GenerationParams) -> list[int]:
+        raise NotImplementedError
+
+    def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
+        """One completion per prompt, in order."""
+        return [c[0] for c in self._decode_all(list(prompts), params, 1)]
+
+    def generate_samples(self, prompts: Sequence[str], params: GenerationParams,
+                         n: int) -> list[list[Completion]]:
+        """``n`` completions per prompt; completion ``s`` equals ``generate([prompt], params with seed
+        params.seed + s)``. Each prompt is read once for all its samples."""
+        if n < 1:
+            raise ValueError(f"n must be >= 1, got {n}")
+        if params.temperature == 0:  # greedy: every sample is the same text
+            return [c * n for c in self._decode_all(list(prompts), params, 1)]
+        return self._decode_all(list(prompts), params, n)
+
+    def _decode_all(self, prompts: list[str], params: GenerationParams, n: int) -> list[list[Completion]]:
+        out: list[list[Completion]] = [[] for _ in prompts]
+        order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+        batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        with self._lock or nullcontext():
+            for batch in progress(batches, desc=f"generate {self.spec}"):
+                for i, c in zip(batch, self._decode_safely([prompts[i] for i in batch], params, n)):
+                    out[i] = c
+        return out
+
+    def _decode_safely(self, prompts: list[str], params: GenerationParams, n: int) -> list[list[Completion]]:
+        try:
+            return self._decode_batch(prompts, params, n)
+        except (RuntimeError, ValueError, ModelError) as exc:
+            if len(prompts) > 1:  # find which item fails; the others still get answers
+                return [c for p in prompts for c in self._decode_safely([p], params, n)]
+            return [[Completion(text="", error=f"{type(exc).__name__}: {exc}")] * n]
+
+    def _decode_batch(self, prompts: list[str], params: GenerationParams, n: int) -> list[list[Completion]]:
+        rows = [self._prompt_ids(p, params) for p in prompts]
+        seeds = [x for p in prompts for x in sample_seeds(p, params, n)] if params.temperature > 0 else None
+        new = generate_ids(self.model, self.tokenizer, rows, params, seeds=seeds,
+                           pad_token_id=self.tokenizer.pad_token_id, prefill=self.prefill, repeat=n)
+        texts = [decode_completion(self.tokenizer, ids, self._eos_ids, params) for ids in new]
+        return [texts[k * n:(k + 1) * n] for k in range(len(prompts))]
