@@ -85,33 +85,92 @@ def _is_numeric(option: str) -> bool:
     return all(_NUMERIC_TOKEN.match(t) or _NUMERIC_TOKEN.match(t.strip(".:")) for t in tokens)
 
 
-@lru_cache(maxsize=1)
-def _tokenizer():  # type: ignore[no-untyped-def]
-    from rouge_score.tokenizers import DefaultTokenizer
+# rouge-score's tokens (``DefaultTokenizer`` without stemming: lower-case, every run of characters
+# other than a-z/0-9 is a separator), found in one pass; tests pin the equality with rouge-score.
+_ROUGE_TOKEN = re.compile(r"[a-z0-9]+")
+# An option whose normalised words are all yes/no/true/false has only these rouge tokens
+# (articles are dropped by ``normalize`` but are tokens).
+_VERDICT_TOKENS = frozenset({"yes", "no", "true", "false", "a", "an", "the"})
+_SLACK = 1e-9
 
-    return DefaultTokenizer(use_stemmer=False)
+
+def _rouge_tokens(text: str) -> list[str]:
+    return _ROUGE_TOKEN.findall(text.lower())
 
 
-@lru_cache(maxsize=1 << 16)
-def _bag(text: str) -> tuple[int, Counter[str]]:
-    tokens = _tokenizer().tokenize(text)
-    return len(tokens), Counter(tokens)
+# (the rouge tokens, the distinct ones, their counts or None when no token repeats)
+_Bag = tuple[list[str], frozenset[str], "Counter[str] | None"]
+
+
+def _bag(text: str) -> _Bag:
+    """The rouge-score tokens of ``text``, also as a multiset."""
+    tokens = _rouge_tokens(text)
+    distinct = frozenset(tokens)
+    return tokens, distinct, (Counter(tokens) if len(distinct) < len(tokens) else None)
+
+
+# For :func:`similar`, which sees the same options again when choosing among many (TruthfulQA).
+# Kept small: a large cache of containers makes the garbage collector slower than recomputing.
+_recent_bag = lru_cache(maxsize=256)(_bag)
+
+
+def _bounded_verdict(a: _Bag, b: _Bag, threshold: float) -> bool | None:
+    """Whether Rouge-L F1 of the texts with bags ``a`` and ``b`` reaches ``threshold``, when cheap
+    bounds of their longest common subsequence decide it; ``None`` when they do not.
+
+    Rouge-L F1 = 2 LCS / (|a| + |b|), and common prefix + common suffix <= LCS <= multiset
+    overlap <= min(|a|, |b|). Each bound is moved by :data:`_SLACK` towards "undecided" so that
+    rounding in rouge-score's float F1 cannot matter.
+    """
+    (ta, sa, ca), (tb, sb, cb) = a, b
+    na, nb = len(ta), len(tb)
+    if not na or not nb:
+        return threshold <= 0  # rouge-score's F1 is 0 when a side has no token
+    if 2 * min(na, nb) < (threshold - _SLACK) * (na + nb):
+        return False
+    common = sa & sb
+    # a common token counts once unless it repeats on both sides
+    overlap = len(common) if ca is None or cb is None else sum(min(ca[t], cb[t]) for t in common)
+    if 2 * overlap < (threshold - _SLACK) * (na + nb):
+        return False
+    shortest = min(na, nb)
+    prefix = 0
+    while prefix < shortest and ta[prefix] == tb[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < shortest - prefix and ta[-1 - suffix] == tb[-1 - suffix]:
+        suffix += 1
+    if 2 * (prefix + suffix) >= (threshold + _SLACK) * (na + nb):
+        return True
+    return None
+
+
+def _similar(a: str, bag_a: _Bag, b: str, bag_b: _Bag, threshold: float) -> bool:
+    verdict = _bounded_verdict(bag_a, bag_b, threshold)
+    return rouge_l_f1(a, b) >= threshold if verdict is None else verdict
+
+
+def _two_numeric(options: Sequence[str]) -> bool:
+    """Whether at least two of ``options`` are numeric (stops as soon as that is decided)."""
+    found = 0
+    for k, option in enumerate(options):
+        if _is_numeric(option):
+            found += 1
+            if found == 2:
+                return True
+        elif found + len(options) - k - 1 < 2:
+            return False
+    return False
 
 
 def similar(a: str, b: str, threshold: float = SIMILARITY_THRESHOLD) -> bool:
     """Whether Rouge-L F1 of ``a`` and ``b`` is at least ``threshold``.
 
     Exact, but fast: the longest common subsequence is at most the multiset overlap of the two
-    token lists, so the (cheap) overlap F1 bounds Rouge-L F1 from above and ``rouge-score`` is
-    called only when that bound reaches the threshold.
+    token lists and at least their common prefix plus suffix, so cheap F1 bounds decide most
+    pairs and ``rouge-score`` is called only for the others.
     """
-    (na, ca), (nb, cb) = _bag(a), _bag(b)
-    if not na or not nb or 2 * min(na, nb) / (na + nb) < threshold:
-        return False
-    overlap = sum((ca & cb).values())
-    if 2 * overlap / (na + nb) < threshold:
-        return False
-    return rouge_l_f1(a, b) >= threshold
+    return _similar(a, _recent_bag(a), b, _recent_bag(b), threshold)
 
 
 def _words(option: str) -> list[str]:
@@ -126,17 +185,21 @@ def option_filter(options: Sequence[str], answer: int | None = None) -> DropReas
     wrong = len(options) - (1 if answer is not None else 0)
     if wrong < 3 or any(not o.strip() for o in options):
         return DropReason.TOO_FEW_OPTIONS
-    words = [_words(o) for o in options]
+    bags = [_bag(o) for o in options]
+    # Normalising is needed only where every rouge token is a verdict word or an article: each
+    # normalised word holds the tokens inside it, so a yes/no/true/false word is one such token.
+    words = [_words(o) if bag[1] <= _VERDICT_TOKENS else None for o, bag in zip(options, bags)]
     if any(w in (["yes"], ["no"]) for w in words):
         return DropReason.YES_NO
     if any(w and set(w) <= {"true", "false"} for w in words):
         return DropReason.TRUE_FALSE
-    if any(_ABOVE.search(o) for o in options):
+    # Both patterns need the token "of" or "above" (their letters match no other characters).
+    if any(("of" in bag[1] or "above" in bag[1]) and _ABOVE.search(o) for o, bag in zip(options, bags)):
         return DropReason.ALL_NONE_OF_ABOVE
-    if sum(_is_numeric(o) for o in options) >= 2:
+    if _two_numeric(options):
         return DropReason.NUMERIC
-    for a, b in itertools.combinations(options, 2):
-        if similar(a, b):
+    for (a, bag_a), (b, bag_b) in itertools.combinations(zip(options, bags), 2):
+        if _similar(a, bag_a, b, bag_b, SIMILARITY_THRESHOLD):
             return DropReason.SIMILAR_OPTIONS
     return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -51,6 +52,7 @@ _EXTRA_STOP = frozenset({
 STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) | _EXTRA_STOP
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]")
 _SENTENCE_ENDS = ".!?:\"(\n"
+_GROUP = re.Match.group
 
 
 @dataclass(frozen=True)
@@ -122,23 +124,36 @@ class _Candidate:
     proper_noun: bool
 
 
+def _maskable(question: str) -> tuple[list[str], list[re.Match[str]], list[int]]:
+    """The words of ``question``, their matches, and the indexes of the maskable ones (in order)."""
+    matches = list(_WORD.finditer(question))
+    words = list(map(_GROUP, matches))
+    if not words:
+        return words, matches, []
+    # ASCII-only words without spaces: one lower() and split() over all of them keeps the count.
+    lows = " ".join(words).lower().split(" ")
+    counts = Counter(lows)
+    keep = [k for k, low in enumerate(lows)
+            if len(low) >= 3 and counts[low] == 1 and "'" not in low and low not in STOP_WORDS]
+    return words, matches, keep
+
+
+def _is_proper(question: str, word: str, start: int) -> bool:
+    """An acronym, or a capitalised word not at the start of a sentence."""
+    if word.isupper() and len(word) >= 2:
+        return True
+    if not word[0].isupper():
+        return False
+    before = question[max(0, start - 8): start].rstrip(" \t")
+    return not (start == 0 or not before or before[-1] in _SENTENCE_ENDS)
+
+
 def content_words(question: str) -> list[_Candidate]:
     """Maskable words of ``question``, in order (see the module docstring for the rules)."""
-    matches = list(_WORD.finditer(question))
-    counts: dict[str, int] = {}
-    for m in matches:
-        counts[m.group().lower()] = counts.get(m.group().lower(), 0) + 1
-    out = []
-    for m in matches:
-        word = m.group()
-        low = word.lower()
-        if len(word) < 3 or low in STOP_WORDS or counts[low] > 1 or "'" in word:
-            continue
-        before = question[max(0, m.start() - 8): m.start()].rstrip(" \t")
-        at_start = m.start() == 0 or not before or before[-1] in _SENTENCE_ENDS
-        proper = (word.isupper() and len(word) >= 2) or (word[0].isupper() and not at_start)
-        out.append(_Candidate(word, m.start(), proper))
-    return out
+    words, matches, keep = _maskable(question)
+    starts = [matches[k].start() for k in keep]
+    return [_Candidate(words[k], start, _is_proper(question, words[k], start))
+            for k, start in zip(keep, starts)]
 
 
 def _surprise(question: str, candidates: list[_Candidate], reference: "LogprobModel") -> list[float]:
@@ -153,15 +168,18 @@ def _surprise(question: str, candidates: list[_Candidate], reference: "LogprobMo
 
 def mask_word(question: str, reference: "LogprobModel | None" = None) -> MaskedWord | None:
     """Hide one content word of ``question``; ``None`` when there is none."""
-    candidates = content_words(question)
-    if not candidates:
+    words, matches, keep = _maskable(question)
+    if not keep:
         return None
-    proper = [c for c in candidates if c.proper_noun]
-    pool = proper or candidates
+    # only a capitalised word can be a proper noun: the others need no start position here
+    proper = [k for k in keep if words[k][0].isupper() and _is_proper(question, words[k], matches[k].start())]
+    pool = proper or keep
     if reference is not None:
-        surprise = _surprise(question, pool, reference)
+        candidates = [_Candidate(words[k], matches[k].start(), bool(proper)) for k in pool]
+        surprise = _surprise(question, candidates, reference)
         best = pool[max(range(len(pool)), key=lambda i: (surprise[i], -i))]
     else:
-        best = pool[max(range(len(pool)), key=lambda i: (len(pool[i].word), -i))]
-    masked = question[: best.start] + MASK + question[best.start + len(best.word):]
-    return MaskedWord(best.word, best.start, masked, best.proper_noun)
+        best = max(pool, key=lambda k: len(words[k]))  # the first of the longest
+    word, start = words[best], matches[best].start()
+    masked = question[:start] + MASK + question[start + len(word):]
+    return MaskedWord(word, start, masked, bool(proper))

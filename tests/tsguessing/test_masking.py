@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
+
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from benchchecker_plugin.models import TokenScores
-from benchchecker_plugin.tsguessing import (MASK, BenchmarkItem, content_words, mask_option, mask_word,
-                                            select_options, similar)
+from benchchecker_plugin.tsguessing import (MASK, STOP_WORDS, BenchmarkItem, MaskedWord, content_words,
+                                            mask_option, mask_word, select_options, similar)
 
 
 def _item(n_options: int = 4, answer: int = 2, iid: str = "anatomy/7") -> BenchmarkItem:
@@ -95,3 +98,45 @@ def test_reference_model_picks_least_predictable_word() -> None:
     assert mask_word(q, _Reference("seeds")).word == "seeds"
     assert mask_word(q, _Reference("eat")).word == "eat"
     assert mask_word(q, _Reference("you")).word != "you"  # a stop word is never a candidate
+
+
+# --------------------------------------------- content words: the fast path equals the rules
+
+_Q_PIECES = ["Which", "the", "Paris", "paris", "NASA", "enzyme", "Enzyme", "don't", "well-known", "x", "ab",
+             "cell", "cell-", "'tis", "A", "I", "DNA", "Mr", "Who", "watermelon", "é", "İ", "K", "42", "_",
+             "   ", "\t"]
+_Q_SEPARATORS = [" ", "  ", ". ", "? ", ": ", "(", "\n", "\t", ", ", "\"", "-", "'", ""]
+_questions = st.lists(st.tuples(st.sampled_from(_Q_PIECES), st.sampled_from(_Q_SEPARATORS)), max_size=14).map(
+    lambda parts: "".join(p + s for p, s in parts))
+
+
+def _reference_content_words(question: str) -> list[tuple[str, int, bool]]:
+    """The rules of the masking module's docstring, applied word by word."""
+    matches = list(re.finditer(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]", question))
+    counts = Counter(m.group().lower() for m in matches)
+    out = []
+    for m in matches:
+        word = m.group()
+        if len(word) < 3 or word.lower() in STOP_WORDS or counts[word.lower()] > 1 or "'" in word:
+            continue
+        before = question[max(0, m.start() - 8): m.start()].rstrip(" \t")
+        at_start = m.start() == 0 or not before or before[-1] in ".!?:\"(\n"
+        proper = (word.isupper() and len(word) >= 2) or (word[0].isupper() and not at_start)
+        out.append((word, m.start(), proper))
+    return out
+
+
+@settings(max_examples=500, deadline=None)
+@example(question="Which city is     \t Berlin in?")  # the word before is 7 characters back ...
+@example(question="Which city is   \t    Berlin in?")  # ... or 9, past the 8 looked at
+@given(question=st.one_of(_questions, st.text(max_size=60)))
+def test_content_words_and_mask_word_follow_the_rules(question: str) -> None:
+    expected = _reference_content_words(question)
+    assert [(c.word, c.start, c.proper_noun) for c in content_words(question)] == expected
+    masked = mask_word(question)
+    if not expected:
+        assert masked is None
+        return
+    pool = [c for c in expected if c[2]] or expected
+    word, start, proper = max(pool, key=lambda c: len(c[0]))  # the first of the longest
+    assert masked == MaskedWord(word, start, question[:start] + MASK + question[start + len(word):], proper)
