@@ -25,7 +25,7 @@ from ..models.cache import default_cache_dir
 from ..models.dry_run import DryRunModel
 from ..models.spec import DEFAULT_MODEL_SPEC
 
-__all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "model_options"]
+__all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "model_options", "threads_option"]
 
 
 @dataclass(frozen=True)
@@ -76,9 +76,27 @@ def cache_dir_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                              "~/.cache/benchchecker].")(fn)
 
 
+def _set_threads(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
+    if value is not None:
+        import torch
+
+        torch.set_num_threads(value)
+    return value
+
+
+def threads_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--threads N``: torch CPU threads for local models, set as soon as the option is read."""
+    return click.option("--threads", type=click.IntRange(min=1), default=None, expose_value=False,
+                        callback=_set_threads,
+                        help="CPU threads of a local (hf/) model [default: torch's choice, one per "
+                             "core]. On a machine busy with other work, 1 can be several times "
+                             "faster.")(fn)
+
+
 def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--model --base-url --device --cache-dir --no-cache --batch-size --max-concurrency
-    --dry-run`` and pass them to the command as one ``model_opts: ModelOptions`` argument."""
+    """Add ``--model --base-url --device --threads --cache-dir --no-cache --batch-size
+    --max-concurrency --dry-run`` and pass them (but ``--threads``, applied at once) to the command
+    as one ``model_opts: ModelOptions`` argument."""
     names = ("model", "base_url", "device", "cache_dir", "no_cache", "batch_size", "max_concurrency",
              "dry_run")
 
@@ -101,6 +119,7 @@ def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                           "[default: $OPENAI_BASE_URL]. The API key comes from $OPENAI_API_KEY."),
         click.option("--device", default="cpu", show_default=True,
                      help="Device of an hf/ model: cpu, cuda, cuda:1, auto."),
+        threads_option,
         cache_dir_option,
         click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
         click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True,

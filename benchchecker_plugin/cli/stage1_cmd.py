@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
+from .options import threads_option
 
 __all__ = ["baselines", "repo_presence"]
 
@@ -67,6 +68,7 @@ _common = [
     click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True,
                  help="Tokens generated per sample (targets are at most 40 characters)."),
     click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True),
+    threads_option,
     click.option("--seed", type=int, default=0, show_default=True,
                  help="Seed of query sampling and of the first sample (sample i uses seed+i)."),
     click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -229,6 +231,7 @@ def calibrate(model_spec: str, repos: tuple[Path, ...], language: str, n_queries
 @click.option("--k", "k", type=click.FloatRange(0, 1, min_open=True), default=0.2, show_default=True,
               help="Fraction of lowest-scoring tokens for Min-K% and Min-K%++.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
+@threads_option
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="SQLite response cache (default: the user cache folder).")
 @click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")

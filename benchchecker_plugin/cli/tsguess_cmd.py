@@ -10,6 +10,7 @@ from ..errors import InputError
 from ..flags import write_flags
 from .. import tsguessing
 from ..tsguessing import BENCHMARKS, MULTICHOICE_THRESHOLD, Mode, generation_params, load_items
+from .options import threads_option
 
 __all__ = ["ts_guess"]
 
@@ -43,6 +44,7 @@ def _get_model(spec: str, batch_size: int, cache_dir: Path | None):  # type: ign
                    "source) in the prompt.")
 @click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True,
               help="Prompts per generate call.")
+@threads_option
 @click.option("--max-tokens", type=click.IntRange(min=1), default=32, show_default=True)
 @click.option("--threshold", type=click.FloatRange(0, 1), default=MULTICHOICE_THRESHOLD, show_default=True,
               help="multichoice: contaminated when Rouge-L F1 against the masked option >= this "
