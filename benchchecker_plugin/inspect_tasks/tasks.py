@@ -8,7 +8,10 @@ Registered through the ``inspect_ai`` entry point, so after ``pip install benchc
 
 Task options (``-T``): ``data`` (local MMLU folder or TruthfulQA.csv; default: the hub dataset),
 ``seed`` (0), ``hints`` (true), ``subjects`` (MMLU subjects, comma-separated; default all),
-``max_tokens`` (32). Generation is greedy (temperature 0) and stops at the first newline.
+``max_tokens`` (32). Generation is greedy (temperature 0) with no stop sequence (EOS or
+``max_tokens`` ends it); the scorer reads the answer from the whole reply with
+:func:`benchchecker_plugin.tsguessing.clean_answer` (the first line with text), as lm-eval and
+``benchchecker ts-guess`` do.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
-from ..tsguessing import Mode, load_items, prepare_probes
+from ..tsguessing import DEFAULT_PARAMS, MAX_TOKENS, Mode, load_items, prepare_probes
 from .scorer import PROBE_KEY, ts_guessing_scorer
 
 __all__ = [
@@ -39,7 +42,7 @@ def _subjects(subjects: Any) -> set[str] | None:
 
 
 def ts_guessing_task(benchmark: str, mode: Mode | str, data: str | None = None, seed: int = 0,
-                     hints: bool = True, subjects: Any = None, max_tokens: int = 32) -> Task:
+                     hints: bool = True, subjects: Any = None, max_tokens: int = MAX_TOKENS) -> Task:
     """A TS-Guessing task over ``benchmark`` in ``mode`` (one sample per usable item)."""
     items = load_items(benchmark, data)
     wanted = _subjects(subjects)
@@ -50,32 +53,33 @@ def ts_guessing_task(benchmark: str, mode: Mode | str, data: str | None = None, 
                for p in prep.probes]
     name = f"ts_guessing_{benchmark}_{Mode(mode).value}"
     return Task(dataset=MemoryDataset(samples, name=name), solver=generate(), scorer=ts_guessing_scorer(),
-                config=GenerateConfig(temperature=0.0, max_tokens=int(max_tokens), stop_seqs=["\n"]))
+                config=GenerateConfig(temperature=DEFAULT_PARAMS.temperature, max_tokens=int(max_tokens),
+                                      stop_seqs=list(DEFAULT_PARAMS.stop) or None))
 
 
 @task
 def ts_guessing_mmlu_multichoice(data: str | None = None, seed: int = 0, hints: bool = True,
-                                 subjects: Any = None, max_tokens: int = 32) -> Task:
+                                 subjects: Any = None, max_tokens: int = MAX_TOKENS) -> Task:
     """MMLU test questions with one wrong option hidden; the model must write it."""
     return ts_guessing_task("mmlu", Mode.MULTICHOICE, data, seed, hints, subjects, max_tokens)
 
 
 @task
 def ts_guessing_mmlu_question(data: str | None = None, seed: int = 0, hints: bool = True,
-                              subjects: Any = None, max_tokens: int = 32) -> Task:
+                              subjects: Any = None, max_tokens: int = MAX_TOKENS) -> Task:
     """MMLU test questions with one content word hidden; the model must write it."""
     return ts_guessing_task("mmlu", Mode.QUESTION, data, seed, hints, subjects, max_tokens)
 
 
 @task
 def ts_guessing_truthfulqa_multichoice(data: str | None = None, seed: int = 0, hints: bool = True,
-                                       max_tokens: int = 32) -> Task:
+                                       max_tokens: int = MAX_TOKENS) -> Task:
     """TruthfulQA with one incorrect answer hidden among four options; the model must write it."""
     return ts_guessing_task("truthfulqa", Mode.MULTICHOICE, data, seed, hints, None, max_tokens)
 
 
 @task
 def ts_guessing_truthfulqa_question(data: str | None = None, seed: int = 0, hints: bool = True,
-                                    max_tokens: int = 32) -> Task:
+                                    max_tokens: int = MAX_TOKENS) -> Task:
     """TruthfulQA questions with one content word hidden; the model must write it."""
     return ts_guessing_task("truthfulqa", Mode.QUESTION, data, seed, hints, None, max_tokens)

@@ -13,7 +13,7 @@ from .data import (BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_ite
                    load_truthfulqa)
 from .filters import (MEANINGLESS_CATEGORIES, MIN_QUESTION_WORDS, SIMILARITY_THRESHOLD, DropReason,
                       option_filter, question_filter, similar)
-from .guess import DEFAULT_PARAMS, TSGuessResult, generation_params, run_probes, ts_guess
+from .guess import DEFAULT_PARAMS, MAX_TOKENS, TSGuessResult, generation_params, run_probes, ts_guess
 from .masking import (MASK, STOP_WORDS, MaskedOption, MaskedWord, content_words, mask_option, mask_word,
                       select_options)
 from .probes import Preparation, Probe, prepare_probes, probe_flag
@@ -30,6 +30,7 @@ __all__ = [
     "GuessScore",
     "LETTERS",
     "MASK",
+    "MAX_TOKENS",
     "MEANINGLESS_CATEGORIES",
     "MIN_QUESTION_WORDS",
     "MMLU_HUB",

@@ -17,16 +17,21 @@ from .scoring import MULTICHOICE_THRESHOLD
 if TYPE_CHECKING:
     from ..models import LogprobModel
 
-__all__ = ["DEFAULT_PARAMS", "TSGuessResult", "generation_params", "run_probes", "ts_guess"]
+__all__ = ["DEFAULT_PARAMS", "MAX_TOKENS", "TSGuessResult", "generation_params", "run_probes", "ts_guess"]
 
-#: Greedy decoding, one line: what every harness uses (lm-eval ``until: ["\n"]``, Inspect
-#: ``stop_seqs=["\n"]``), so the three paths give the same flags.
-DEFAULT_PARAMS = GenerationParams(max_tokens=32, temperature=0.0, stop=("\n",), seed=0)
+#: Tokens a TS-Guessing reply may take: one option or one word, after any leading blank lines.
+MAX_TOKENS = 32
+
+#: Greedy decoding with *no* stop string: generation ends at EOS or after ``max_tokens``, and the
+#: answer is read from the reply by :func:`.scoring.clean_answer` (its first line with text). Every
+#: harness uses the same rule (lm-eval ``until: []``, Inspect ``stop_seqs=None``), so the three paths
+#: give the same flags. A newline stop would cut the many replies that begin with a blank line to "".
+DEFAULT_PARAMS = GenerationParams(max_tokens=MAX_TOKENS, temperature=0.0, stop=(), seed=0)
 
 
-def generation_params(max_tokens: int = 32, temperature: float = 0.0) -> GenerationParams:
+def generation_params(max_tokens: int = MAX_TOKENS, temperature: float = 0.0) -> GenerationParams:
     """:data:`DEFAULT_PARAMS` with another token limit or temperature."""
-    return GenerationParams(max_tokens=max_tokens, temperature=temperature, stop=("\n",), seed=0)
+    return GenerationParams(max_tokens=max_tokens, temperature=temperature, stop=(), seed=0)
 
 
 @dataclass(frozen=True)

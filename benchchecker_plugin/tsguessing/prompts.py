@@ -26,7 +26,9 @@ Hints (on by default; ``hints=False`` leaves them out):
 - TruthfulQA: ``This question is from the TruthfulQA benchmark (type: Adversarial, category:
   Misconceptions, source: https://...).`` (each field only when present)
 
-The model is expected to answer on one line; generation stops at the first newline.
+The model is expected to answer on one line. Generation has no stop string (EOS or the token
+limit ends it; many replies begin with a blank line), and the answer is the reply's first line
+with text, without announcement, label or quotes (:func:`.scoring.clean_answer`).
 """
 
 from __future__ import annotations

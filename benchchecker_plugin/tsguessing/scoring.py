@@ -9,6 +9,13 @@ Thresholds (``contaminated`` in the flags):
 
 - multichoice: ``rouge_l >= 0.8`` (exact match implies ``rouge_l == 1``); ``score`` is Rouge-L F1.
 - question: exact match of the normalised word; ``score`` is EM (0 or 1).
+
+The answer (:func:`clean_answer`) is read from the whole reply, which every harness generates
+without a stop string (EOS or the token limit ends it): the first line that still has text once
+a leading announcement (``The answer is``, ``Answer:``, ``Hidden option B:``, ``The hidden word
+is``), an option label (``B:``, ``B)``, ``B.``) and surrounding quotes are removed. Blank lines
+and lines that hold only such a label are skipped, so ``"\\n\\nThe answer is:\\nC: foo\\n..."``
+gives ``"foo"``. All harnesses apply this same function to the raw reply.
 """
 
 from __future__ import annotations
@@ -32,9 +39,17 @@ MULTICHOICE_THRESHOLD = 0.8
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation})
-_PREFIX = re.compile(
-    r"^\s*(?:answer|option\s+[a-d]|hidden option(?:\s+[a-d])?|hidden word|missing word|[a-d])\s*[:.)]\s*",
+# "The answer is", "Answer:", "The answer to this question is:", "Hidden option B:", "The hidden
+# word is", "Option C)": an announcement ends with "is" or with ":" / ")" (a bare "Answer" or
+# "Word" is left alone: it may be the hidden word itself).
+_ANNOUNCE = re.compile(
+    r"^(?:the\s+)?(?:correct\s+|hidden\s+|missing\s+|masked\s+)?(?:answer|option|word)\b"
+    r"(?:\s+to\s+(?:this|the)\s+question)?(?:\s+\(?[a-j]\)?(?![\w']))?(?:\s+is\b\s*:?|\s*[:)])\s*",
     re.IGNORECASE)
+# An option label, A-J as in prompts.LETTERS (small models go on past D): "B:", "B)", "(B)", "B."
+# (a "." only when a space or the end follows: not "a.m.").
+_LABEL = re.compile(r"^\(?[a-j](?:\s*[:)]|\.(?=\s|$))\s*", re.IGNORECASE)
+_QUOTES = "\"'`"
 
 
 @dataclass(frozen=True)
@@ -46,14 +61,24 @@ class GuessScore:
     rouge_l: float
 
 
-def clean_answer(text: str) -> str:
-    """The first line of a completion (empty when it starts with a newline, as a harness that
-    stops at ``"\n"`` returns it), without a leading ``Answer:``/``B:`` label or quotes."""
-    line = text.split("\n", 1)[0].strip()
-    line = _PREFIX.sub("", line, count=1).strip()
-    if len(line) >= 2 and line[0] == line[-1] and line[0] in "\"'`":
-        line = line[1:-1].strip()
+def _clean_line(line: str) -> str:
+    line = _ANNOUNCE.sub("", line.strip(), count=1)
+    line = _LABEL.sub("", line, count=1).strip()
+    quoted = line[:-1] if line[-1:] == "." and line[-2:-1] in tuple(_QUOTES) else line  # '"foo".'
+    if len(quoted) >= 2 and quoted[0] == quoted[-1] and quoted[0] in _QUOTES:
+        line = quoted[1:-1].strip()
     return line
+
+
+def clean_answer(text: str) -> str:
+    """The answer in a raw reply: its first line with text once a leading announcement
+    (``The answer is``, ``Hidden option B:``), an option label (``B:``) and quotes are removed;
+    ``""`` when no line has any (see the module docstring)."""
+    for line in text.split("\n"):
+        answer = _clean_line(line)
+        if answer:
+            return answer
+    return ""
 
 
 def normalize(text: str) -> str:

@@ -50,6 +50,8 @@ def test_cli_flags_separate_memorised_from_unseen(cli_flags: Path, probe_set: tu
     unseen = [f.score for f in flags[n_probes // 2:]]
     assert min(seen) > max(unseen), (seen, unseen)
     assert sum(bool(f.contaminated) for f in flags[: n_probes // 2]) >= 2
+    # the memorised reply that starts with a blank line is read, not emptied (issue 6)
+    assert flags[0].contaminated is True and flags[0].evidence["answer"] == flags[0].evidence["target"]
     assert not any(f.contaminated for f in flags[n_probes // 2:])
 
 

@@ -71,3 +71,41 @@ def test_limit_and_empty_summary_is_nan() -> None:
         assert math.isnan(result.summary()["exact_match"])
     with pytest.raises(ValueError, match="batch_size must be >= 1"):
         run_probes(Broken(), [], batch_size=0)
+
+
+def test_generation_has_no_stop_string() -> None:
+    """Issue 6: a newline stop emptied every reply that began with a blank line."""
+    from benchchecker_plugin.tsguessing import DEFAULT_PARAMS, generation_params
+    from benchchecker_plugin.tsguessing.guess import MAX_TOKENS
+
+    assert DEFAULT_PARAMS.stop == () and DEFAULT_PARAMS.temperature == 0.0
+    assert DEFAULT_PARAMS.max_tokens == MAX_TOKENS
+    assert generation_params(8).stop == () and generation_params(8).max_tokens == 8
+
+
+class LeadingNewline:
+    """Answers every prompt with the masked option after blank lines and an announcement, then more
+    text, as SmolLM2 does; records the generation parameters it was asked with."""
+
+    spec = "fake/newline"
+
+    def __init__(self, targets: dict[str, str]) -> None:
+        self.targets = targets
+        self.params = []
+
+    def generate(self, prompts, params):
+        self.params.append(params)
+        out = []
+        for p in prompts:
+            iid = next(k for k in self.targets if f"number {k.split('/')[1]} " in p)
+            out.append(Completion(f"\n\nThe answer is:\nB: {self.targets[iid]}\n\nQuestion: next"))
+        return out
+
+
+def test_replies_starting_with_a_newline_are_answers() -> None:
+    probes = prepare_probes(ITEMS, Mode.MULTICHOICE).probes
+    model = LeadingNewline({p.instance_id: p.target for p in probes})
+    result = ts_guess(model, ITEMS, "multichoice", batch_size=4)
+    assert [f.evidence["answer"] for f in result.flags] == [p.target for p in probes]
+    assert all(f.contaminated for f in result.flags)
+    assert {p.stop for p in model.params} == {()}

@@ -26,11 +26,45 @@ def test_rouge_l_hand_computed() -> None:
 
 @pytest.mark.parametrize("raw, clean", [
     (" Paris\nmore", "Paris"),
-    ("\nParis", ""),  # a harness stopping at "\n" returns "", so must we
+    # leading blank lines (what SmolLM2 often writes first) are skipped, not read as ""
+    ("\nParis", "Paris"),
+    ("\n\n  \n Paris \nLondon", "Paris"),
+    ("\r\n\tParis\r\n", "Paris"),
+    # label prefixes and announcements
     ("B: the liver", "the liver"),
+    ("B) the liver", "the liver"),
+    ("(B) the liver", "the liver"),
+    ("b. the liver", "the liver"),
     ("Answer: 'the liver'", "the liver"),
-    ('"the liver"', "the liver"),
     ("Hidden option C: a thing", "a thing"),
+    ("Option C) a thing", "a thing"),
+    ("The answer is A: Glycine", "Glycine"),
+    ("The answer is: C: stabilizing selection", "stabilizing selection"),
+    ("The answer to this question is: nekton", "nekton"),
+    ("The hidden word is watermelon", "watermelon"),
+    ("Hidden word: Watermelon", "Watermelon"),
+    # quotes
+    ('"the liver"', "the liver"),
+    ("`the liver`", "the liver"),
+    ('The hidden word is "melon".', "melon"),
+    ("It's 'fine'", "It's 'fine'"),
+    # multi-line replies: label-only lines are skipped, the first line with text wins
+    ("\n\nThe answer is:\nC: stabilizing selection\n\nThe answer is:", "stabilizing selection"),
+    ("Hidden option B:\n\nA: spastic paralysis\nB: atrophy", "spastic paralysis"),
+    (" [MASK]\n\nThe answer is:\nC: Ursa Major", "[MASK]"),
+    ("Cortex\nHidden option B: Cortex", "Cortex"),
+    # text that only looks like a label is kept
+    ("Word processing", "Word processing"),
+    ("Answers vary", "Answers vary"),
+    ("Answer.", "Answer."),
+    ("a.m. radio", "a.m. radio"),
+    ("K: not an option letter", "K: not an option letter"),
+    ("\nHidden option B:\nHidden option E:\nE: Lower leg", "Lower leg"),
+    ("C = 64π", "C = 64π"),
+    # nothing to read
+    ("", ""),
+    ("\n\n \n", ""),
+    ("The answer is:\nB:\n", ""),
 ])
 def test_clean_answer(raw: str, clean: str) -> None:
     assert clean_answer(raw) == clean
@@ -75,3 +109,10 @@ def test_failed_generation_is_undecided_not_an_answer() -> None:
 def test_score_guess() -> None:
     s = score_guess("C: The jugular foramen.\nD: ...", "the jugular foramen")
     assert (s.answer, s.exact_match, s.rouge_l) == ("The jugular foramen.", 1.0, 1.0)
+
+
+def test_a_reply_starting_with_a_blank_line_is_scored() -> None:
+    """The bug of issue 6: a newline before the answer made it empty; now it is a hit."""
+    probe = prepare_probes([ITEM], Mode.MULTICHOICE, seed=0).probes[0]
+    f = probe_flag(probe, "\n\nThe answer is:\nB: " + probe.target + "\n\nQuestion: ...", "m")
+    assert f.evidence["answer"] == probe.target and f.contaminated is True and f.score == 1.0

@@ -56,6 +56,7 @@ def truthfulqa_question(**kwargs: Any):  # type: ignore[no-untyped-def]
 
 
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
-    """Exact match and Rouge-L F1 of the (first) generation against the masked text."""
+    """Exact match and Rouge-L F1 of the (first) generation against the masked text; the answer is
+    read from the whole reply by the same ``clean_answer`` rule as the other harnesses."""
     flag = probe_flag(Probe.from_dict(json.loads(doc["probe_json"])), results[0], "lm-eval")
     return {"exact_match": float(flag.evidence["exact_match"]), "rouge_l": float(flag.evidence["rouge_l"])}
