@@ -46,11 +46,14 @@ class HFModel(BatchedDecoder):
 
     def __init__(self, spec: str, source: str, *, gguf_file: str | None = None, device: str | None = "cpu",
                  dtype: str | None = None, chat: bool = False, batch_size: int = 8,
-                 prefill_cache_mb: int = 256) -> None:
+                 prefill_cache_mb: int = 256, score_token_budget: int = 8192) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         if prefill_cache_mb < 0:
             raise ValueError(f"prefill_cache_mb must be >= 0, got {prefill_cache_mb}")
+        if score_token_budget < 1:
+            raise ValueError(f"score_token_budget must be >= 1, got {score_token_budget}")
+        self.score_token_budget = score_token_budget
         self.spec = spec
         self.source = source
         self.chat = chat
@@ -145,11 +148,26 @@ class HFModel(BatchedDecoder):
 
     # -- scoring ---------------------------------------------------------------------------
     def token_scores(self, texts: Sequence[str]) -> list[TokenScores]:
-        """Per-token log-probabilities (and vocabulary mean/std of log p) of each text."""
+        """Per-token log-probabilities (and vocabulary mean/std of log p) of each text.
+
+        Texts are sorted by token count into batches of at most ``batch_size`` texts and
+        ``score_token_budget`` padded tokens (a long text gets a batch of its own), and the
+        per-position vocabulary statistics are computed ``_SCORE_CHUNK`` positions at a time, so
+        memory follows the budget, not ``batch_size`` x the longest file x the vocabulary.
+        """
         texts = list(texts)
+        if not getattr(self.tokenizer, "is_fast", False):
+            raise ModelError(f"{self.spec}: token_scores needs a fast tokenizer (character offsets)")
+        lengths = [len(ids) for ids in self.tokenizer(texts)["input_ids"]] if texts else []
         out: list[TokenScores | None] = [None] * len(texts)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
+        batches: list[list[int]] = []
+        for i in sorted(range(len(texts)), key=lambda i: lengths[i]):
+            last = batches[-1] if batches else None
+            fits = last and (len(last) + 1) * lengths[i] <= self.score_token_budget  # i is the longest
+            if last and fits and len(last) < self.batch_size:
+                last.append(i)
+            else:
+                batches.append([i])
         with self._lock:
             for batch in progress(batches, desc=f"score {self.spec}"):
                 for i, s in zip(batch, self._score_batch([texts[i] for i in batch])):
@@ -159,27 +177,38 @@ class HFModel(BatchedDecoder):
     def _score_batch(self, texts: list[str]) -> list[TokenScores]:
         import torch
 
-        if not getattr(self.tokenizer, "is_fast", False):
-            raise ModelError(f"{self.spec}: token_scores needs a fast tokenizer (character offsets)")
         enc = self.tokenizer(texts, return_tensors="pt", padding=True, padding_side="right",
                              return_offsets_mapping=True)
         offsets = enc.pop("offset_mapping").tolist()
         enc = enc.to(self.device)
         with torch.inference_mode():
             logits = self.model(**enc).logits
-        result = []
-        for i in range(len(texts)):
-            n = int(enc["attention_mask"][i].sum())
-            ids = enc["input_ids"][i, 1:n]
-            logp = torch.log_softmax(logits[i, :max(n - 1, 0)].double(), dim=-1)
-            tok_lp = logp.gather(-1, ids[:, None])[:, 0]
-            probs = logp.exp()
-            mu = (probs * logp).sum(-1)
-            sigma = (probs * (logp - mu[:, None]) ** 2).sum(-1).sqrt()
-            id_list = ids.tolist()
-            result.append(TokenScores(
-                tokens=tuple(self.tokenizer.convert_ids_to_tokens(id_list)),
-                offsets=tuple((int(a), int(b)) for a, b in offsets[i][1:n]),
-                logprobs=tok_lp.cpu().numpy().astype(np.float64),
-                mu=mu.cpu().numpy().astype(np.float64), sigma=sigma.cpu().numpy().astype(np.float64)))
+            result = []
+            for i in range(len(texts)):
+                n = int(enc["attention_mask"][i].sum())
+                ids = enc["input_ids"][i, 1:n]
+                parts = [_vocab_stats(logits[i, a:min(a + _SCORE_CHUNK, n - 1)], ids[a:a + _SCORE_CHUNK])
+                         for a in range(0, max(n - 1, 0), _SCORE_CHUNK)]
+                tok_lp, mu, sigma = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
+                                     for k in range(3))
+                result.append(TokenScores(
+                    tokens=tuple(self.tokenizer.convert_ids_to_tokens(ids.tolist())),
+                    offsets=tuple((int(a), int(b)) for a, b in offsets[i][1:n]),
+                    logprobs=tok_lp, mu=mu, sigma=sigma))
         return result
+
+
+_SCORE_CHUNK = 512  # positions whose vocabulary statistics are computed at once (float64)
+
+
+def _vocab_stats(logits: Any, ids: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """log p of ``ids`` and the mean / standard deviation of log p over the vocabulary, per position."""
+    import torch
+
+    logp = torch.log_softmax(logits.double(), dim=-1)
+    tok_lp = logp.gather(-1, ids[:, None])[:, 0]
+    probs = logp.exp()
+    mu = (probs * logp).sum(-1)
+    sigma = (probs * (logp - mu[:, None]) ** 2).sum(-1).sqrt()
+    return (tok_lp.cpu().numpy().astype(np.float64), mu.cpu().numpy().astype(np.float64),
+            sigma.cpu().numpy().astype(np.float64))

@@ -87,6 +87,30 @@ def test_token_scores_match_a_manual_forward_pass(smollm2_model: HFModel) -> Non
     assert scores[1].logprobs.shape == (0,)  # one token: nothing to score
 
 
+def test_token_scores_follow_the_token_budget_and_chunks(smollm2_model: HFModel, monkeypatch) -> None:
+    """Regression: scoring padded every batch to its longest file and kept batch x length x
+    vocabulary scores in memory (20 GB on six 6,000-token files). Batches now respect a token
+    budget and statistics are computed in chunks of positions; neither changes a score."""
+    import benchchecker_plugin.models.hf as hf
+
+    texts = ["def f(x):\n    return x * 2\n" * k for k in (1, 3, 9, 2)]
+    reference = smollm2_model.token_scores(texts)
+    monkeypatch.setattr(hf, "_SCORE_CHUNK", 7)
+    monkeypatch.setattr(smollm2_model, "score_token_budget", 40)
+    calls: list[int] = []
+    real = smollm2_model._score_batch
+    monkeypatch.setattr(smollm2_model, "_score_batch", lambda batch: calls.append(len(batch)) or real(batch))
+    small = smollm2_model.token_scores(texts)
+    longest = max(len(smollm2_model.tokenizer(t)["input_ids"]) for t in texts)
+    assert longest > 40 and max(calls) < len(texts) and sum(calls) == len(texts)
+    for a, b in zip(reference, small):
+        assert a.tokens == b.tokens and a.offsets == b.offsets
+        for x, y in ((a.logprobs, b.logprobs), (a.mu, b.mu), (a.sigma, b.sigma)):
+            np.testing.assert_allclose(x, y, atol=2e-4)
+    with pytest.raises(ValueError, match="score_token_budget"):
+        HFModel("hf/x", "/nonexistent", score_token_budget=0)
+
+
 def test_prompt_longer_than_the_context_keeps_its_end(tmp_path, smollm2_folder) -> None:
     """Regression: a prompt + max_tokens beyond the model's context crashed in the position
     embeddings; the prompt is now cut from the left, as the continuation depends on its end."""
