@@ -61,8 +61,10 @@ def generation_timing(args: argparse.Namespace, mmlu: Path) -> None:
     torch.set_num_threads(args.threads)
     probes = prepare_probes(load_mmlu(mmlu), "multichoice").probes[: args.n]
     params = DEFAULT_PARAMS
-    batched = get_model(args.model, batch_size=args.batch_size, device=args.device)
-    single = get_model(args.model, batch_size=1, device=args.device)
+    # No prompt KV reuse: every timed call must read its prompts (the prompt-read timing below
+    # asks the same prompts again).
+    batched = get_model(args.model, batch_size=args.batch_size, device=args.device, prefill_cache_mb=0)
+    single = get_model(args.model, batch_size=1, device=args.device, prefill_cache_mb=0)
     _timed(batched, probes[:2], params, 2)  # warm-up
     _timed(single, probes[:1], params, 1)
 
