@@ -10,11 +10,12 @@ of the membership evaluation (imported only by them: it loads torch and transfor
 - **KV cache.** Layers write into preallocated room for the new tokens (``_GrowingLayer``) instead
   of concatenating the whole cache at every step, which on a CPU costs more than the step itself
   for a small model and a long prompt batch.
-- **Prefill reuse.** :class:`PrefillCache` keeps the KV cache of recent batches' prompts (all but the
-  last token; least recently used first out, within a byte budget). When the same batch of prompts
-  comes again — the ``n`` samples of a Stage I query are consecutive calls with the same prompts and
-  another seed — only the last prompt token is recomputed. Prefill (reading the prompt) dominates on a
-  CPU, so this is where batching the samples of one prompt pays.
+- **Prompts read once.** :meth:`BatchedDecoder.generate_samples` decodes ``n`` samples of each prompt
+  from one read of it (the prompt's KV cache repeated ``n`` times); sample ``s`` equals the request
+  with seed ``params.seed + s``. :class:`PrefillCache` keeps the KV cache of recent batches' prompts
+  (all but the last token; least recently used first out, within a byte budget), so a caller that
+  asks the same batch again with another seed recomputes only the last prompt token. Reading the
+  prompt dominates on a CPU, so this is where batching the samples of one prompt pays.
 """
 
 from __future__ import annotations
