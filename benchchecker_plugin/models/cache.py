@@ -249,9 +249,9 @@ class CachedModel:
         if seeded is None or inner is None:
             per_seed = [self.generate(prompts, seeded[s] if seeded else params) for s in range(n)]
             return [[per_seed[s][i] for s in range(n)] for i in range(len(prompts))]
-        keys = [[completion_key(self.cache_identity, p, ps) for ps in seeded] for p in prompts]
-        found = self.cache.get_completions([k for ks in keys for k in ks])
-        todo = list(dict.fromkeys(p for p, ks in zip(prompts, keys) if any(k not in found for k in ks)))
+        keys = {p: [completion_key(self.cache_identity, p, ps) for ps in seeded] for p in prompts}
+        found = self.cache.get_completions([k for ks in keys.values() for k in ks])
+        todo = [p for p, ks in keys.items() if any(k not in found for k in ks)]
         for start in range(0, len(todo), self.chunk_size):
             chunk = todo[start:start + self.chunk_size]
             answers = inner(chunk, params, n)
@@ -259,11 +259,10 @@ class CachedModel:
                 raise RuntimeError(f"model {self.spec} returned {len(answers)} sample lists "
                                    f"for {len(chunk)} prompts x {n}")
             for s in range(n):
-                pairs = [(completion_key(self.cache_identity, p, seeded[s]), a[s])
-                         for p, a in zip(chunk, answers)]
+                pairs = [(keys[p][s], a[s]) for p, a in zip(chunk, answers)]
                 self.cache.put_completions(self.cache_identity, seeded[s], pairs)
                 found.update(pairs)
-        return [[found[k] for k in ks] for ks in keys]
+        return [[found[k] for k in keys[p]] for p in prompts]
 
     def __getattr__(self, name: str) -> object:  # tokenizer, device, ... of the inner model
         if name == "inner":

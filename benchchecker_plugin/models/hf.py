@@ -158,42 +158,46 @@ class HFModel(BatchedDecoder):
         texts = list(texts)
         if not getattr(self.tokenizer, "is_fast", False):
             raise ModelError(f"{self.spec}: token_scores needs a fast tokenizer (character offsets)")
-        lengths = [len(ids) for ids in self.tokenizer(texts)["input_ids"]] if texts else []
+        enc = self.tokenizer(texts, return_offsets_mapping=True) if texts else {"input_ids": []}
+        rows = list(zip(enc["input_ids"], enc.get("offset_mapping", [])))  # each text tokenised once
         out: list[TokenScores | None] = [None] * len(texts)
         batches: list[list[int]] = []
-        for i in sorted(range(len(texts)), key=lambda i: lengths[i]):
+        for i in sorted(range(len(rows)), key=lambda i: len(rows[i][0])):
             last = batches[-1] if batches else None
-            fits = last and (len(last) + 1) * lengths[i] <= self.score_token_budget  # i is the longest
-            if last and fits and len(last) < self.batch_size:
+            # sorted by length: text i is the longest of the batch it would join
+            if last and len(last) < self.batch_size \
+                    and (len(last) + 1) * len(rows[i][0]) <= self.score_token_budget:
                 last.append(i)
             else:
                 batches.append([i])
         with self._lock:
             for batch in progress(batches, desc=f"score {self.spec}"):
-                for i, s in zip(batch, self._score_batch([texts[i] for i in batch])):
+                for i, s in zip(batch, self._score_batch([rows[i] for i in batch])):
                     out[i] = s
         return [s for s in out if s is not None]
 
-    def _score_batch(self, texts: list[str]) -> list[TokenScores]:
+    def _score_batch(self, rows: list[tuple[list[int], list[tuple[int, int]]]]) -> list[TokenScores]:
+        """Score tokenised texts (ids, character offsets) in one right-padded forward pass."""
         import torch
 
-        enc = self.tokenizer(texts, return_tensors="pt", padding=True, padding_side="right",
-                             return_offsets_mapping=True)
-        offsets = enc.pop("offset_mapping").tolist()
-        enc = enc.to(self.device)
+        width = max(len(ids) for ids, _ in rows)
+        pad = self.tokenizer.pad_token_id
+        input_ids = torch.tensor([ids + [pad] * (width - len(ids)) for ids, _ in rows], device=self.device)
+        mask = torch.tensor([[1] * len(ids) + [0] * (width - len(ids)) for ids, _ in rows],
+                            device=self.device)
         with torch.inference_mode():
-            logits = self.model(**enc).logits
+            logits = self.model(input_ids=input_ids, attention_mask=mask).logits
             result = []
-            for i in range(len(texts)):
-                n = int(enc["attention_mask"][i].sum())
-                ids = enc["input_ids"][i, 1:n]
+            for i, (id_list, offsets) in enumerate(rows):
+                n = len(id_list)
+                ids = input_ids[i, 1:n]
                 parts = [_vocab_stats(logits[i, a:min(a + _SCORE_CHUNK, n - 1)], ids[a:a + _SCORE_CHUNK])
                          for a in range(0, max(n - 1, 0), _SCORE_CHUNK)]
                 tok_lp, mu, sigma = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
                                      for k in range(3))
                 result.append(TokenScores(
-                    tokens=tuple(self.tokenizer.convert_ids_to_tokens(ids.tolist())),
-                    offsets=tuple((int(a), int(b)) for a, b in offsets[i][1:n]),
+                    tokens=tuple(self.tokenizer.convert_ids_to_tokens(id_list[1:])),
+                    offsets=tuple((int(a), int(b)) for a, b in offsets[1:n]),
                     logprobs=tok_lp, mu=mu, sigma=sigma))
         return result
 
