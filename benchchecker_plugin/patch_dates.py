@@ -23,19 +23,19 @@ that long before the cutoff), for AUC; the p-value is null. Method ``benchchecke
 from __future__ import annotations
 
 import bisect
-import csv
 import re
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Iterable, Mapping, Sequence
 
 from .cutoff import CutoffPeriod
+from .cutoffs_file import read_model_cutoffs
 from .errors import DataError
 from .flags import ContaminationFlag
 
-__all__ = ["METHOD", "CutoffPeriod", "FixDates", "fix_dates", "patch_date_flags", "read_model_cutoffs"]
+__all__ = ["METHOD", "CutoffPeriod", "FixDates", "dated_rows", "fix_dates", "patch_date_flags",
+           "read_model_cutoffs"]
 
 METHOD = "benchchecker.patch_date"
 _NUMBER = re.compile(r"-(\d+)$")
@@ -65,6 +65,32 @@ def _date(text: str, instance_id: str) -> datetime:
         return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
     except ValueError:
         raise DataError(f"instance {instance_id!r}: created_at {text!r} is not an ISO date") from None
+
+
+def _field(item: object, name: str) -> object:
+    return item.get(name) if isinstance(item, Mapping) else getattr(item, name, None)
+
+
+def dated_rows(instances: Iterable[object], dates: Iterable[object] = ()) -> list[dict[str, object]]:
+    """The rows :func:`fix_dates` reads (``instance_id``, ``repo``, ``created_at``) for
+    ``instances``, taking ``created_at`` from ``dates`` where an instance lacks it.
+
+    Both are SWE-bench-style dicts or objects with those attributes (e.g. ``BugInstance``);
+    ``dates`` is typically a fuller copy of the same benchmark (an instance's own date wins; dates
+    of instances not in ``instances`` are ignored). An instance id given twice is a
+    :class:`DataError`.
+    """
+    known = {str(_field(d, "instance_id")): _field(d, "created_at") for d in dates}
+    rows: list[dict[str, object]] = []
+    seen: set[str] = set()
+    for item in instances:
+        iid = str(_field(item, "instance_id"))
+        if iid in seen:
+            raise DataError(f"instance {iid!r} is listed twice")
+        seen.add(iid)
+        rows.append({"instance_id": iid, "repo": _field(item, "repo"),
+                     "created_at": _field(item, "created_at") or known.get(iid)})
+    return rows
 
 
 def fix_dates(instances: Iterable[Mapping[str, object]]) -> list[FixDates]:
@@ -99,20 +125,6 @@ def fix_dates(instances: Iterable[Mapping[str, object]]) -> list[FixDates]:
         exact = lo_i >= 0 and numbers[lo_i] == n
         out.append(FixDates(iid, repo, n, earliest, latest, exact))
     return out
-
-
-def read_model_cutoffs(path: str | Path) -> dict[str, CutoffPeriod]:
-    """``{model: CutoffPeriod}`` from a CSV with ``model`` and ``cutoff`` columns; models whose
-    cutoff is empty (unpublished) are left out."""
-    try:
-        with open(path, newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            if not reader.fieldnames or not {"model", "cutoff"} <= set(reader.fieldnames):
-                raise DataError(f"{path}: a cutoffs table needs 'model' and 'cutoff' columns")
-            return {row["model"]: CutoffPeriod.parse(row["cutoff"]) for row in reader
-                    if row["cutoff"].strip()}
-    except OSError as exc:
-        raise DataError(f"{path}: cannot read the cutoffs table ({exc.strerror})") from None
 
 
 def patch_date_flags(dates: Sequence[FixDates], cutoffs: Mapping[str, CutoffPeriod], *,

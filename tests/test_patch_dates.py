@@ -82,3 +82,21 @@ def test_real_cutoffs_and_verified_dates_are_consistent() -> None:
             open(DATA / "swebench_verified" / "swebench_verified_fullfields_subset.jsonl")]
     dates = fix_dates(rows)  # raises if any PR number / date pair disagrees
     assert all(d.exact for d in dates)
+
+
+def test_dated_rows_fill_missing_dates_from_a_fuller_copy() -> None:
+    from benchchecker_plugin.instances import BugInstance
+    from benchchecker_plugin.patch_dates import dated_rows
+
+    instances = [BugInstance("o__r-1", "b", "o/r", "c", "p", created_at="2020-01-01T00:00:00Z"),
+                 BugInstance("o__r-2", "b", "o/r", "c", "p")]
+    dates = [{"instance_id": "o__r-1", "created_at": "1999-01-01T00:00:00Z"},   # own date wins
+             {"instance_id": "o__r-2", "created_at": "2021-01-01T00:00:00Z"},
+             {"instance_id": "x__y-9", "created_at": "2021-01-01T00:00:00Z"}]  # not an instance
+    assert dated_rows(instances, dates) == [
+        {"instance_id": "o__r-1", "repo": "o/r", "created_at": "2020-01-01T00:00:00Z"},
+        {"instance_id": "o__r-2", "repo": "o/r", "created_at": "2021-01-01T00:00:00Z"}]
+    assert dated_rows([{"instance_id": "o__r-3", "repo": "o/r"}]) == [
+        {"instance_id": "o__r-3", "repo": "o/r", "created_at": None}]
+    with pytest.raises(DataError, match="instance 'o__r-2' is listed twice"):
+        dated_rows(instances + instances[1:])

@@ -15,6 +15,7 @@ _COMMANDS = {
     "demo": "benchchecker_plugin.cli.demo_cmd:demo",
     "flags": "benchchecker_plugin.cli.flags_cmd:flags",
     "cache": "benchchecker_plugin.cli.cache_cmd:cache",
+    "repos": "benchchecker_plugin.cli.repos_cmd:repos",
     # scorer
     "score": "benchchecker_plugin.cli.score_cmd:score",
     "rescore": "benchchecker_plugin.cli.score_cmd:rescore",

@@ -9,7 +9,15 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from ..flags import MergePolicy, iter_flags, merge_flags, read_flags, write_flags
+from ..flags import (
+    ASSUME_REPO_SEEN_REASON,
+    STAGE1_METHOD,
+    MergePolicy,
+    iter_flags,
+    merge_flags,
+    read_flags,
+    write_flags,
+)
 from ..flags.record import Verdict
 from .lazy import LazyGroup
 
@@ -49,25 +57,102 @@ def validate(paths: tuple[Path, ...]) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Merged flags file to write (atomically).")
-@click.option("--policy", type=click.Choice([p.value for p in MergePolicy]), default="any",
-              show_default=True,
-              help="any: contaminated if any method says so; all: only if every deciding method "
-                   "does; majority: the larger side wins (tie = undecided).")
-def merge(paths: tuple[Path, ...], output: Path, policy: str) -> None:
+@click.option("--policy", type=click.Choice([p.value for p in MergePolicy]),
+              default=MergePolicy.ANY.value, show_default=True,
+              help="any: contaminated if any method says so, clean only if every method says "
+                   "clean; all: contaminated only if every method says so; majority: the larger "
+                   "side wins unless the undecided could overturn it; benchchecker: Stage I "
+                   "(repository seen) AND Stage II (patch present). A method without a record "
+                   "counts as undecided.")
+@click.option("--assume-repo-seen", is_flag=True,
+              help="With --policy benchchecker: where no Stage I flag exists (closed models), "
+                   f"take the repository as seen ({ASSUME_REPO_SEEN_REASON}); the merged "
+                   "evidence records the assumption.")
+def merge(paths: tuple[Path, ...], output: Path, policy: str, assume_repo_seen: bool) -> None:
     """Merge several methods' flags into one verdict per (benchmark, instance, model).
 
     Records with model "*" join every model's verdict for that instance. The merged record keeps
     each input method's verdict, score and p-value in its evidence.
 
-    Example: benchchecker flags merge stage1.jsonl stage2.jsonl -o merged.jsonl
+    \b
+    Examples:
+      benchchecker flags merge stage1.jsonl stage2.jsonl -o merged.jsonl
+      benchchecker flags merge stage2.jsonl -o merged.jsonl --policy benchchecker --assume-repo-seen
     """
     records = [f for path in paths for f in iter_flags(path)]
-    merged = merge_flags(records, policy=policy)
+    merged = merge_flags(records, policy=policy, assume_repo_seen=assume_repo_seen)
     write_flags(output, merged)
     counts = Counter(m.verdict for m in merged)
     click.echo(f"{len(records)} records from {len(paths)} file(s) -> {len(merged)} merged verdicts "
                f"({counts[Verdict.CONTAMINATED]} contaminated, {counts[Verdict.CLEAN]} clean, "
                f"{counts[Verdict.UNDECIDED]} undecided) in {output}")
+    if MergePolicy(policy) is MergePolicy.BENCHCHECKER:
+        assumed = sum("assumed" in m.evidence for m in merged)
+        no_stage1 = sum(STAGE1_METHOD in m.evidence.get("missing", ()) for m in merged)
+        if assumed:
+            click.echo(f"note: {assumed} of {len(merged)} verdicts assume {STAGE1_METHOD} = true "
+                       f"({ASSUME_REPO_SEEN_REASON})", err=True)
+        if no_stage1:
+            click.echo(f"warning: {no_stage1} of {len(merged)} verdicts have no {STAGE1_METHOD} "
+                       "flag: undecided unless Stage II says clean (closed model? add "
+                       "--assume-repo-seen)", err=True)
+
+
+@flags.command("patch-dates")
+@click.argument("instances")
+@click.option("--cutoffs", "cutoffs_path", required=True, type=click.Path(path_type=Path),
+              help="Model -> training cutoff: JSON {model: cutoff}, or CSV with model and cutoff "
+                   "columns (model_cutoffs.csv), or a model map with model_cutoffs.")
+@click.option("--dates", "dates_paths", multiple=True, type=click.Path(path_type=Path),
+              help="SWE-bench file(s) giving created_at for instances whose INSTANCES row lacks "
+                   "it (e.g. a full-fields copy of the benchmark). Repeatable.")
+@click.option("--benchmark", default=None,
+              help="Benchmark name of the flags (default: from the instances file).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
+              help="Flags file to write (atomically).")
+def patch_dates(instances: str, cutoffs_path: Path, dates_paths: tuple[Path, ...],
+                benchmark: str | None, output: Path) -> None:
+    """Clone-free patch-date flags: was each instance's fix public before each model's cutoff?
+
+    INSTANCES is a SWE-bench .jsonl/.json file (or dataset name). Within a repository PR numbers
+    grow with time, so each fix's creation date is bracketed by the dated instances around it;
+    a fix created before the cutoff period is flagged contaminated, one created after it clean,
+    and one whose bracket overlaps it undecided. One flag per (instance, model with a known
+    cutoff), method benchchecker.patch_date, model-specific.
+
+    \b
+    Example:
+      benchchecker flags patch-dates swebench_verified_composite.jsonl \\
+          --dates swebench_verified_fullfields_subset.jsonl \\
+          --cutoffs model_cutoffs.csv -o patch_date_flags.jsonl
+    """
+    from ..cutoffs_file import read_cutoffs
+    from ..errors import DataError
+    from ..instances import load_swebench
+    from ..patch_dates import dated_rows, fix_dates, patch_date_flags
+
+    table = read_cutoffs(cutoffs_path)
+    if not table.cutoffs:
+        raise DataError(f"{cutoffs_path}: no model has a known cutoff")
+    loaded = load_swebench(instances, benchmark=benchmark)
+    if not loaded:
+        raise DataError(f"{instances}: no instances")
+    rows = dated_rows(loaded, [d for path in dates_paths for d in load_swebench(path)])
+    n_dated = sum(1 for r in rows if r["created_at"])
+    flags_out = patch_date_flags(fix_dates(rows), table.cutoffs,
+                                 benchmark=benchmark or loaded[0].benchmark)
+    write_flags(output, flags_out)
+    counts = Counter(f.verdict for f in flags_out)
+    click.echo(f"{len(rows)} instances ({n_dated} with created_at) x {len(table.cutoffs)} models "
+               f"-> {len(flags_out)} flags ({counts[Verdict.CONTAMINATED]} contaminated, "
+               f"{counts[Verdict.CLEAN]} clean, {counts[Verdict.UNDECIDED]} undecided) in {output}")
+    if table.unknown:
+        shown = ", ".join(table.unknown[:5]) + (" ..." if len(table.unknown) > 5 else "")
+        click.echo(f"note: {len(table.unknown)} model(s) without a known cutoff left out: {shown}",
+                   err=True)
+    if not n_dated:
+        click.echo(f"warning: no instance of {instances} has created_at: every flag is undecided "
+                   "(give --dates FILE with dated instances)", err=True)
 
 
 @flags.command("show")

@@ -45,6 +45,8 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _print_table(frame: pd.DataFrame) -> None:
+    text = [c for c in frame.columns if frame[c].dtype == object]
+    frame = frame.assign(**{c: frame[c].where(frame[c].notna(), "") for c in text})
     with pd.option_context("display.max_rows", None, "display.max_columns", None,
                            "display.width", 250, "display.float_format", "{:.4f}".format):
         click.echo(frame.to_string(index=False, na_rep=""))
@@ -127,11 +129,15 @@ def _common(fn: Any) -> Any:
 
 def _rate_run(subs: Sequence[Any], flags_path: Path, tiers_path: Path | None,
               instances_path: Path | None, benchmark: str, tier_field: str, id_field: str,
-              group_hard: bool, n_boot: int, seed: int) -> tuple[pd.DataFrame, list[str], str]:
+              group_hard: bool, n_boot: int, seed: int, min_clean: int = 0,
+              flags_out: list[ContaminationFlag] | None = None
+              ) -> tuple[pd.DataFrame, list[str], str]:
     from ..leaderboard import submission_verdicts
     from ..scoring import rate_table
 
     flags = _flags_for(flags_path, benchmark)
+    if flags_out is not None:
+        flags_out.extend(flags)
     ids, denom = _denominator(instances_path, tiers_path, id_field)
     tiers = _tiers(tiers_path, benchmark, tier_field, id_field)
     idset = set(ids)
@@ -140,7 +146,7 @@ def _rate_run(subs: Sequence[Any], flags_path: Path, tiers_path: Path | None,
                 for s in subs}
     table = rate_table({s.name: s.resolved for s in subs}, ids, verdicts, tiers,
                        models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
-                       group_hard=group_hard, n_boot=n_boot, seed=seed)
+                       group_hard=group_hard, n_boot=n_boot, seed=seed, min_clean=min_clean)
     errors = {s.name: len(s.errors) for s in subs if s.errors}
     return table, _notes(table, outside, errors), denom
 
@@ -291,18 +297,23 @@ def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
 @_common
 @click.option("--model-map", "model_map_path", type=click.Path(exists=True, path_type=Path),
               help="CSV submission -> model(s) (';'-separated); overrides the metadata.")
+@click.option("--min-clean", default=10, show_default=True, type=click.IntRange(min=0),
+              help="A tier with fewer clean instances shows 'too few' instead of a relative drop "
+                   "(CSV: empty drop and a note); 0 shows every drop.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for leaderboard.csv, leaderboard.md and index.html.")
+              help="Folder for leaderboard.csv, leaderboard.md, index.html and README.md.")
 def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | None,
                 instances_path: Path | None, benchmark: str, fmt: str, tier_field: str,
                 id_field: str, group_hard: bool, n_boot: int, seed: int, as_json: bool,
-                model_map_path: Path | None, out_dir: Path) -> None:
+                model_map_path: Path | None, min_clean: int, out_dir: Path) -> None:
     """Re-score every submission of a leaderboard and publish the filtered leaderboard.
 
     Reads each submission's resolved ids and model (metadata, or --model-map), applies the flags
     for that model (plus "*" flags), and writes to --out: leaderboard.csv (one row per submission
-    and tier), leaderboard.md, and index.html (self-contained page: sortable table, per-tier
-    drops with intervals, plots). The denominator is the benchmark's instance list.
+    and tier), leaderboard.md, index.html (self-contained page: sortable table, per-tier drops
+    with intervals, plots) and README.md (the CSV's columns). The denominator is the benchmark's
+    instance list. Each rate has a Wilson score interval; a tier with fewer than --min-clean clean
+    instances shows "too few" instead of a drop. Every file names the methods whose flags it uses.
 
     \b
     Example:
@@ -311,24 +322,34 @@ def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | Non
           --model-map submission_models.csv --out published/
     """
     from ..leaderboard import apply_model_map, load_submissions, read_model_map
-    from ..report import write_leaderboard_report
+    from ..report import describe_flags, write_leaderboard_report
+    from ..scoring.rates import TOO_FEW_CLEAN
 
     subs = load_submissions(submissions_path, fmt)
     if model_map_path:
         subs = apply_model_map(subs, read_model_map(model_map_path))
+    flags: list[ContaminationFlag] = []
     table, notes, denom = _rate_run(subs, flags_path, tiers_path, instances_path, benchmark,
-                                    tier_field, id_field, group_hard, n_boot, seed)
+                                    tier_field, id_field, group_hard, n_boot, seed,
+                                    min_clean=min_clean, flags_out=flags)
+    flags_line = describe_flags(flags)
     notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}; flags "
              f"{flags_path}; {n_boot} bootstrap resamples (seed {seed})."] + notes
-    paths = write_leaderboard_report(table, out_dir, notes=notes)
+    too_few = int(table["note"].fillna("").str.startswith(TOO_FEW_CLEAN).sum())
+    if too_few:
+        notes.append(f"{too_few} (submission, tier) rows have fewer than {min_clean} clean "
+                     "instances: no relative drop is shown for them ('too few').")
+    paths = write_leaderboard_report(table, out_dir, notes=notes, flags_line=flags_line)
     if as_json:
         from ..scoring import timeline
 
         _emit_json({"benchmark": benchmark, "n_submissions": len(subs), "denominator": denom,
+                    "flags": flags_line, "min_clean": min_clean,
                     "n_boot": n_boot, "seed": seed, "ci": 0.95, "notes": notes,
                     "files": {k: str(v) for k, v in paths.items()}, "rows": _records(table),
                     "timeline": _records(timeline(table))})
         return
+    click.echo(flags_line, err=True)
     for note in notes:
         click.echo(f"note: {note}", err=True)
     _print_table(table[table["tier"] == "all"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
 
 import click
 
@@ -11,6 +12,11 @@ from ..errors import InputError
 from ..flags import ANY_MODEL, write_flags
 from ..instances import FORMATS, load_instances
 from ..models.executor import LocalExecutor
+
+if TYPE_CHECKING:
+    from ..cutoffs_file import ModelCutoffs
+    from ..instances import BugInstance
+    from ..stage2 import PresenceConfig
 
 __all__ = ["patch_presence"]
 
@@ -25,10 +31,18 @@ __all__ = ["patch_presence"]
 @click.option("--repos-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="Folder of full git clones; repository owner/name is looked up as owner__name/, "
                    "then name/. Shallow clones are refused.")
-@click.option("--cutoff", required=True, metavar="DATE",
-              help="The model's training cutoff, YYYY-MM-DD (end of that day, UTC) or an ISO datetime.")
+@click.option("--cutoff", default=None, metavar="DATE",
+              help="The model's training cutoff, YYYY-MM-DD (end of that day, UTC) or an ISO datetime "
+                   "(or give --cutoffs).")
 @click.option("--model", default=ANY_MODEL, show_default=True,
               help="Model name written into each flag (the cutoff is that model's).")
+@click.option("--cutoffs", "cutoffs_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              metavar="FILE",
+              help="Every model's cutoff in one run, instead of --cutoff/--model: a CSV with model "
+                   "and cutoff columns (model_cutoffs.csv), a JSON object {model: cutoff}, or the "
+                   "leaderboard's --model-map CSV with a model_cutoffs column (model=cutoff;...). "
+                   "One flag per (instance, model); models on the same snapshot commit share the "
+                   "work. Models without a known cutoff are skipped (counted on stderr).")
 @click.option("--similarity", type=click.Choice(["difflib+minilm", "difflib", "minilm", "exact"]),
               default="difflib+minilm", show_default=True,
               help="Line similarity: difflib shortlist reranked by the shipped MiniLM embedding "
@@ -49,28 +63,46 @@ __all__ = ["patch_presence"]
               help="Instances processed in parallel (threads).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
-def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str, model: str, similarity: str,
-                   no_preprocess: bool, threshold: float, verify: str, test_cmd: str | None, timeout: int,
-                   limit: int | None, instance_ids: tuple[str, ...], workers: int, output: Path) -> None:
+def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, model: str,
+                   cutoffs_file: Path | None, similarity: str, no_preprocess: bool, threshold: float,
+                   verify: str, test_cmd: str | None, timeout: int, limit: int | None,
+                   instance_ids: tuple[str, ...], workers: int, output: Path) -> None:
     """Was each instance's gold patch already in its repository at the training cutoff?
 
     For every instance: the repository snapshot at the cutoff (last commit at or before it), the
     gold patch's changed logical lines located there (same function, a renamed or moved one by
     syntax-tree matching) and compared after removing comments and normalising formatting.
-    Writes one flag per instance (method benchchecker.stage2): contaminated true (present),
-    false (the snapshot holds the buggy lines), null (gone or refactored: inconclusive, or an
-    error, in evidence.error); score = the least matched-line similarity. A failing instance does
-    not stop the run; a summary line goes to stderr.
+    Writes one flag per instance, or per (instance, model) with --cutoffs (method
+    benchchecker.stage2): contaminated true (present), false (the snapshot holds the buggy lines),
+    null (gone or refactored: inconclusive, or an error, in evidence.error); score = the least
+    matched-line similarity. A failing instance does not stop the run; a summary line goes to
+    stderr.
 
     \b
-    Example:
+    Examples:
       benchchecker patch-presence --instances swebench_verified.jsonl \\
           --repos-dir repos/ --cutoff 2023-04-30 --model gpt-4-0613 -o stage2.jsonl
+      benchchecker patch-presence --instances swebench_verified.jsonl \\
+          --repos-dir repos/ --cutoffs model_cutoffs.csv -o stage2_all_models.jsonl
     """
     from ..stage2 import LocalRunner, PresenceConfig, SwebenchRunner, patch_presence as run, summary_line
     from ..repos import parse_cutoff
 
-    when = parse_cutoff(cutoff)
+    if (cutoff is None) == (cutoffs_file is None):
+        raise click.UsageError("give exactly one of --cutoff (one model) or --cutoffs FILE (every "
+                               "model of the file)")
+    ctx = click.get_current_context()
+    if cutoffs_file is not None and ctx.get_parameter_source("model") is not click.core.ParameterSource.DEFAULT:
+        raise click.UsageError("--model names the model of --cutoff; with --cutoffs the models come "
+                               "from the file")
+    when = parse_cutoff(cutoff) if cutoff is not None else None
+    table = None
+    if cutoffs_file is not None:
+        from ..cutoffs_file import read_cutoffs
+
+        table = read_cutoffs(cutoffs_file)
+        if not table.cutoffs:
+            raise InputError(f"{cutoffs_file}: no model with a known cutoff")
     instances = load_instances(source, fmt)
     if instance_ids:
         wanted = set(instance_ids)
@@ -87,10 +119,44 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str, model: s
         runner = SwebenchRunner(timeout=timeout)
     config = PresenceConfig(threshold=threshold, preprocess=not no_preprocess, similarity=similarity,
                             runner=runner)
-    flags = run(instances, repos_dir, when, model=model, config=config,
-                executor=LocalExecutor(workers) if workers > 1 else None)
+    executor = LocalExecutor(workers) if workers > 1 else None
+    if table is not None:
+        _run_grid(instances, repos_dir, table, config, executor, output)
+        return
+    flags = run(instances, repos_dir, when, model=model, config=config, executor=executor)
     write_flags(output, flags)
     click.echo(f"{summary_line(flags)}; wrote {os.fspath(output)}", err=True)
     for f in flags:
         if "error" in f.evidence:
             click.echo(f"  failed {f.instance_id}: {f.evidence['error']}", err=True)
+
+
+def _names(items: Sequence[str], most: int = 8) -> str:
+    return ", ".join(items[:most]) + (f", ... ({len(items) - most} more)" if len(items) > most else "")
+
+
+def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCutoffs,
+              config: PresenceConfig, executor: LocalExecutor | None, output: Path) -> None:
+    """``--cutoffs``: one grid run over every model of the file, summarised on stderr."""
+    from ..stage2 import run_grid, summary_line
+
+    if table.skipped:
+        click.echo(f"{table.path}: skipped {len(table.skipped)} row(s) with no known cutoff: "
+                   f"{_names(table.skipped)}", err=True)
+    others = [m for m in table.unknown if m not in table.skipped]
+    if others:
+        click.echo(f"{table.path}: no known cutoff for {len(others)} more model(s): {_names(others)}", err=True)
+    run = run_grid(instances, repos_dir, table.cutoffs, config=config, executor=executor)
+    write_flags(output, run.flags)
+    counts = summary_line(run.flags).partition(": ")[2]
+    click.echo(f"{len(instances)} instances x {run.models} models = {len(run.flags)} flags: {counts}; "
+               f"{run.snapshots} distinct snapshots; blocks: {run.blocks_computed} matched, "
+               f"{run.blocks_reused} reused whole, {run.alignments_reused} located again at a known "
+               f"place; wrote {os.fspath(output)}", err=True)
+    failed: dict[tuple[str, str], int] = {}
+    for f in run.flags:
+        if "error" in f.evidence:
+            key = (f.instance_id, f.evidence["error"])
+            failed[key] = failed.get(key, 0) + 1
+    for (iid, error), n in failed.items():
+        click.echo(f"  failed {iid} ({n} model{'s' if n > 1 else ''}): {error}", err=True)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
-import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -137,20 +136,14 @@ def tsguessing_step(ctx: DemoContext) -> StepResult:
 
 
 def _verified_rows(data: Path) -> list[dict[str, Any]]:
-    comp = data / "swebench_verified" / "swebench_verified_composite.jsonl"
-    full = data / "swebench_verified" / "swebench_verified_fullfields_subset.jsonl"
-    dated = {}
-    with open(full, encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            dated[row["instance_id"]] = row.get("created_at")
-    rows = []
-    with open(comp, encoding="utf-8") as fh:
-        for line in fh:
-            row = json.loads(line)
-            rows.append({"instance_id": row["instance_id"], "repo": row["repo"],
-                         "created_at": row.get("created_at") or dated.get(row["instance_id"])})
-    return rows
+    """SWE-bench Verified's instances, dated from the full-fields subset where the composite has
+    no ``created_at`` (the same rows ``benchchecker flags patch-dates ... --dates`` reads)."""
+    from ..instances import load_swebench
+    from ..patch_dates import dated_rows
+
+    folder = data / "swebench_verified"
+    return dated_rows(load_swebench(folder / "swebench_verified_composite.jsonl"),
+                      load_swebench(folder / "swebench_verified_fullfields_subset.jsonl"))
 
 
 def leaderboard_step(ctx: DemoContext) -> StepResult:

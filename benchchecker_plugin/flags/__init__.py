@@ -1,15 +1,26 @@
 """The flags format: the one interchange between detectors, scorers and harness adapters."""
 
 from .io import flags_schema, iter_flags, read_flags, validate_record, write_flags
-from .merge import MERGED_METHOD, MergePolicy, merge_flags, verdicts_for
+from .merge import (
+    ASSUME_REPO_SEEN_REASON,
+    MERGED_METHOD,
+    STAGE1_METHOD,
+    STAGE2_METHOD,
+    MergePolicy,
+    merge_flags,
+    verdicts_for,
+)
 from .record import ANY_MODEL, SCHEMA_VERSION, ContaminationFlag, Verdict
 
 __all__ = [
     "ANY_MODEL",
+    "ASSUME_REPO_SEEN_REASON",
     "ContaminationFlag",
     "MERGED_METHOD",
     "MergePolicy",
     "SCHEMA_VERSION",
+    "STAGE1_METHOD",
+    "STAGE2_METHOD",
     "Verdict",
     "flags_schema",
     "iter_flags",

@@ -1,19 +1,26 @@
-"""Bug-fixing benchmark instances (SWE-bench, BugsInPy, Defects4J) as one :class:`BugInstance`."""
+"""Bug-fixing benchmark instances (SWE-bench, Multi-SWE-bench, BugsInPy, Defects4J) as one
+:class:`BugInstance`."""
 
 from .bug import BugInstance
 from .bugsinpy import load_bugsinpy
 from .defects4j import PROJECT_REPOS, load_defects4j, reverse_diff
 from .load import FORMATS, load_instances
+from .multi_swe_bench import instance_from_multi_swe_bench, is_multi_swe_bench, load_multi_swe_bench
+from .multi_swe_bench_tiers import load_multi_swe_bench_tiers
 from .swebench import instance_from_swebench, load_swebench
 
 __all__ = [
     "BugInstance",
     "FORMATS",
     "PROJECT_REPOS",
+    "instance_from_multi_swe_bench",
     "instance_from_swebench",
+    "is_multi_swe_bench",
     "load_bugsinpy",
     "load_defects4j",
     "load_instances",
+    "load_multi_swe_bench",
+    "load_multi_swe_bench_tiers",
     "load_swebench",
     "reverse_diff",
 ]

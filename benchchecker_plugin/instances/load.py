@@ -9,14 +9,17 @@ from ..errors import InputError
 from .bug import BugInstance
 from .bugsinpy import load_bugsinpy
 from .defects4j import load_defects4j
+from .multi_swe_bench import is_multi_swe_bench, load_multi_swe_bench
 from .swebench import load_swebench
 
 __all__ = ["FORMATS", "load_instances"]
 
-FORMATS = ("auto", "swebench", "bugsinpy", "defects4j")
+FORMATS = ("auto", "swebench", "multi-swe-bench", "bugsinpy", "defects4j")
 
 
 def _guess(path: Path) -> str:
+    if is_multi_swe_bench(path):
+        return "multi-swe-bench"
     if path.is_file():
         return "swebench"
     if (path / "projects").is_dir() or (path / "bugs").is_dir() or any(
@@ -27,8 +30,10 @@ def _guess(path: Path) -> str:
 
 def load_instances(source: str | os.PathLike[str], fmt: str = "auto", *,
                    benchmark: str | None = None) -> list[BugInstance]:
-    """Instances from a SWE-bench jsonl/json file or dataset name, a BugsInPy checkout, or a
-    Defects4J projects folder. ``fmt="auto"`` decides from what ``source`` is on disk."""
+    """Instances from a SWE-bench jsonl/json file or dataset name, a Multi-SWE-bench jsonl file or
+    folder of them, a BugsInPy checkout, or a Defects4J projects folder. ``fmt="auto"`` decides
+    from what ``source`` is on disk (a jsonl whose first record has ``fix_patch`` and ``base`` is
+    Multi-SWE-bench)."""
     if fmt not in FORMATS:
         raise InputError(f"unknown instances format {fmt!r}; choose one of {', '.join(FORMATS)}")
     path = Path(source)
@@ -36,6 +41,8 @@ def load_instances(source: str | os.PathLike[str], fmt: str = "auto", *,
         fmt = _guess(path) if path.exists() else "swebench"
     if fmt == "swebench":
         return load_swebench(source, benchmark=benchmark)
+    if fmt == "multi-swe-bench":
+        return load_multi_swe_bench(source)
     if fmt == "bugsinpy":
         return load_bugsinpy(source)
     return load_defects4j(source)

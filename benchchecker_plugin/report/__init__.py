@@ -1,12 +1,14 @@
 """Reports: CSV / Markdown tables, inline-SVG plots, and a reusable self-contained HTML page."""
 
 from .html import HtmlPage
-from .leaderboard import write_leaderboard_report
+from .leaderboard import describe_flags, write_leaderboard_report
 from .plots import drop_by_tier_svg, figure_to_svg, pyplot, timeline_svg
-from .tables import to_markdown, wide_summary, write_csv
+from .tables import display_drops, to_markdown, wide_summary, write_csv
 
 __all__ = [
     "HtmlPage",
+    "describe_flags",
+    "display_drops",
     "drop_by_tier_svg",
     "figure_to_svg",
     "pyplot",

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import tempfile
 import threading
 from pathlib import Path
-from typing import Sequence
+from typing import IO, Sequence
 
 from ..errors import RepositoryError
 
@@ -22,17 +23,25 @@ _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C"}
 
 
 def git(repo: str | os.PathLike[str], args: Sequence[str], *, check: bool = True,
-        input_bytes: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
+        input_bytes: bytes | None = None, env: dict[str, str] | None = None,
+        allow: Sequence[int] = ()) -> bytes:
     """Run ``git -C repo args...`` and return stdout; a failure raises :class:`RepositoryError`.
 
-    ``env`` adds variables (commit dates, say) to the environment of that one call."""
+    ``env`` adds variables (commit dates, say) to the environment of that one call. ``allow``
+    lists exit codes that are an answer, not a failure (``git grep``'s 1: no match), as long as
+    git reported no ``error:``/``fatal:`` line (``git grep`` exits 1 on an unreadable object too).
+    """
     env = {**os.environ, **_ENV, **(env or {})}
     try:
         proc = subprocess.run(["git", "-C", str(repo), *args], input=input_bytes,
                               capture_output=True, env=env, check=False)
     except FileNotFoundError as exc:  # no git binary
         raise RepositoryError("the 'git' executable was not found on PATH") from exc
-    if check and proc.returncode != 0:
+    failed = proc.returncode != 0
+    if allow:
+        failed = (failed and proc.returncode not in allow) or any(
+            ln.startswith((b"error:", b"fatal:")) for ln in proc.stderr.splitlines())
+    if check and failed:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         why = err[-1] if err else f"exit code {proc.returncode}"
         raise RepositoryError(f"{repo}: git {' '.join(args[:3])} failed: {why}")
@@ -73,30 +82,74 @@ class BlobReader:
         self.repo = Path(repo)
         self._lock = threading.Lock()
         self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: IO[bytes] | None = None  # a file, not a pipe nobody reads (no deadlock)
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None or self._proc.poll() is not None:
+            if self._stderr is None:
+                self._stderr = tempfile.TemporaryFile()
+            self._stderr.seek(0)
+            self._stderr.truncate()
             self._proc = subprocess.Popen(
                 ["git", "-C", str(self.repo), "cat-file", "--batch"], stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **_ENV})
+                stdout=subprocess.PIPE, stderr=self._stderr, env={**os.environ, **_ENV})
         return self._proc
 
+    def _died(self, spec: str) -> RepositoryError:
+        """The error for a ``cat-file`` that stopped (a blob-less clone that could not fetch, say)."""
+        assert self._stderr is not None
+        self._stderr.seek(0)
+        lines = self._stderr.read().decode("utf-8", "replace").strip().splitlines()
+        return RepositoryError(f"{self.repo}: git cat-file stopped while reading {spec!r}: "
+                               f"{lines[-1] if lines else 'no message'}")
+
     def read(self, spec: str) -> bytes | None:
-        """The content of object ``spec`` (``<commit>:<path>`` or a sha), ``None`` when missing."""
+        """The content of object ``spec`` (``<commit>:<path>`` or a sha); ``None`` when the path is
+        not in the commit's tree, :class:`RepositoryError` naming the object when the object itself
+        is missing (an incomplete clone or mirror, or a blob-less clone that cannot fetch it)."""
         if "\n" in spec:
             raise RepositoryError(f"{self.repo}: object name with a newline: {spec!r}")
         with self._lock:
             proc = self._start()
             assert proc.stdin is not None and proc.stdout is not None
-            proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
-            proc.stdin.flush()
+            try:
+                proc.stdin.write(spec.encode("utf-8", "surrogateescape") + b"\n")
+                proc.stdin.flush()
+            except BrokenPipeError:
+                proc.wait()
+                raise self._died(spec) from None
             header = proc.stdout.readline()
-            if not header or header.endswith(b" missing\n") or header.endswith(b" ambiguous\n"):
+            if not header:
+                proc.wait()
+                raise self._died(spec)
+            if header.endswith(b" missing\n"):
+                return self._missing(spec)
+            if header.endswith(b" ambiguous\n"):
                 return None
             size = int(header.split()[2])
             data = proc.stdout.read(size)
             proc.stdout.read(1)  # the trailing newline
             return data
+
+    def _missing(self, spec: str) -> None:
+        """``git cat-file`` says "missing" both for a path not in the tree and for an object absent
+        from the object store; the tree listing tells them apart (only on this rare path)."""
+        rev, sep, path = spec.partition(":")
+        if not sep or not path:
+            raise RepositoryError(f"{self.repo}: object {spec} is missing from the repository "
+                                  "(incomplete clone or mirror; fetch it again)")
+        try:
+            out = git(self.repo, ["ls-tree", "-z", rev, "--", path], env={"GIT_LITERAL_PATHSPECS": "1"})
+        except RepositoryError as exc:  # a tree on the way is missing ("Could not read <sha>")
+            why = str(exc).rpartition(" failed: ")[2]
+            raise RepositoryError(f"{self.repo}: cannot read {spec!r}, an object is missing from the "
+                                  f"repository ({why}; incomplete clone or mirror)") from exc
+        for entry in out.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            if name.decode("utf-8", "surrogateescape") == path and meta.split()[1:2] != [b"commit"]:
+                raise RepositoryError(f"{self.repo}: object {meta.split()[2].decode()} ({spec!r}) is "
+                                      "missing from the repository (incomplete clone or mirror)")
+        return None  # not in the tree (or a submodule entry: not a file of this repository)
 
     def close(self) -> None:
         with self._lock:
@@ -107,6 +160,9 @@ class BlobReader:
                 if self._proc.stdout:
                     self._proc.stdout.close()
                 self._proc = None
+            if self._stderr is not None:
+                self._stderr.close()
+                self._stderr = None
 
     def __enter__(self) -> "BlobReader":
         return self

@@ -1,4 +1,10 @@
-"""Language detection from a file name (extension table; no content sniffing)."""
+"""Language detection from a file name (extension table; no content sniffing).
+
+``.h`` is ambiguous between C and C++ and is C here: C++ headers are common, but a C file read
+with the C++ grammar breaks on C++ keywords used as names, while stage II's C spec falls back to
+the C++ grammar by itself when that parses a header with fewer errors
+(:mod:`benchchecker_plugin.stage2._grammars.c_family`).
+"""
 
 from __future__ import annotations
 
@@ -11,11 +17,12 @@ EXTENSIONS: dict[str, str] = {
     ".py": "python", ".pyi": "python",
     ".java": "java",
     ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
-    ".ts": "typescript", ".tsx": "tsx",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
     ".go": "go",
     ".rs": "rust",
     ".c": "c", ".h": "c",
-    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".hxx": "cpp",
+    ".ipp": "cpp", ".inl": "cpp", ".tpp": "cpp",
     ".rb": "ruby",
     ".php": "php",
     ".kt": "kotlin",

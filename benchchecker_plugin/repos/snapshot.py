@@ -5,9 +5,12 @@
 >>> [p for p in snap.files(language="python")][:3]                 # doctest: +SKIP
 >>> snap.read("requests/models.py")                                # doctest: +SKIP
 
-The commit is the last one reachable from ``ref`` (default: the remote's default branch when the
-clone has one, else ``HEAD``) whose committer date is at or before the cutoff
-(``git rev-list -1 --before``). A date without a time means the end of that day, UTC.
+The commit is the last one of ``ref``'s *first-parent* history (default: the remote's default branch
+when the clone has one, else ``HEAD``) whose committer date is at or before the cutoff
+(``git rev-list -1 --first-parent --before``): the branch as it stood then. Without
+``--first-parent`` a commit of a pull request's branch, dated before the cutoff but merged after
+it, would be taken for the branch's state and its fix for "present". A date without a time means
+the end of that day, UTC.
 """
 
 from __future__ import annotations
@@ -26,10 +29,12 @@ from .language import detect_language
 __all__ = ["Snapshot", "parse_cutoff"]
 
 
-def parse_cutoff(cutoff: str | date | datetime) -> datetime:
+def parse_cutoff(cutoff: str | date | datetime | CutoffPeriod) -> datetime:
     """A timezone-aware UTC datetime. A cutoff published as a period means its last second:
     ``"2023-04-30"`` is 2023-04-30T23:59:59Z, ``"2023-04"`` 2023-04-30T23:59:59Z, ``"2023"``
-    2023-12-31T23:59:59Z."""
+    2023-12-31T23:59:59Z (as is a :class:`CutoffPeriod`)."""
+    if isinstance(cutoff, CutoffPeriod):
+        return cutoff.last_moment
     if isinstance(cutoff, datetime):
         return cutoff if cutoff.tzinfo else cutoff.replace(tzinfo=timezone.utc)
     if isinstance(cutoff, date):
@@ -76,7 +81,7 @@ class Snapshot:
                                   "(run 'git fetch --unshallow' or clone with --filter=blob:none)")
         ref = ref or _default_ref(root)
         resolve_commit(root, ref)
-        out = git(root, ["rev-list", "-1", f"--before={when.isoformat()}", ref]).strip().decode()
+        out = git(root, ["rev-list", "-1", "--first-parent", f"--before={when.isoformat()}", ref]).strip().decode()
         if not out:
             raise RepositoryError(f"{root}: no commit on {ref} at or before the cutoff {when.isoformat()}")
         return cls.of_commit(root, out, cutoff=when)
@@ -107,18 +112,26 @@ class Snapshot:
         all_files = self._cache.get("files")
         if all_files is None:
             out = git(self.repo, ["ls-tree", "-r", "-z", "--full-tree", self.commit])
-            paths = []
+            blobs = {}
             for entry in out.split(b"\0"):
                 if not entry:
                     continue
                 meta, _, path = entry.partition(b"\t")
-                mode, kind = meta.split()[:2]
+                mode, kind, sha = meta.split()[:3]
                 if kind == b"blob" and mode in (b"100644", b"100755"):
-                    paths.append(path.decode("utf-8", "surrogateescape"))
-            all_files = self._cache["files"] = tuple(sorted(paths))
+                    blobs[path.decode("utf-8", "surrogateescape")] = sha.decode()
+            self._cache["blobs"] = blobs
+            all_files = self._cache["files"] = tuple(sorted(blobs))
         if language is None:
             return all_files
         return tuple(p for p in all_files if detect_language(p) == language)
+
+    def blob(self, path: str) -> str | None:
+        """The blob id of ``path`` at this commit (from the cached listing), ``None`` when it is
+        not a regular file there: two commits with the same blob id hold the same bytes."""
+        if "blobs" not in self._cache:
+            self.files()
+        return self._cache["blobs"].get(path)
 
     def exists(self, path: str) -> bool:
         """Whether ``path`` is a regular file at this commit."""
@@ -151,7 +164,7 @@ class Snapshot:
 
     def grep(self, word: str, language: str | None = None) -> tuple[str, ...]:
         """Paths whose text at this commit contains ``word`` as a whole word (``git grep -w -F``)."""
-        out = git(self.repo, ["grep", "-l", "-z", "-w", "-F", "-I", "-e", word, self.commit], check=False)
+        out = git(self.repo, ["grep", "-l", "-z", "-w", "-F", "-I", "-e", word, self.commit], allow=(1,))
         prefix = f"{self.commit}:"
         paths = [p.decode("utf-8", "surrogateescape").removeprefix(prefix) for p in out.split(b"\0") if p]
         if language is not None:
@@ -160,7 +173,13 @@ class Snapshot:
 
     def path_since(self, base_commit: str, path: str) -> str | None:
         """Where ``path`` of ``base_commit`` lives in this snapshot: itself, its new name after a
-        rename (git's rename detection), or ``None`` when it was deleted."""
+        rename (git's rename detection), or ``None`` when it was deleted.
+
+        A path that is a file of this snapshot is itself, without running the diff: with no break
+        detection (``-B``) git pairs renames only from deleted to added paths, so a path in both
+        trees is never renamed."""
+        if self.exists(path):
+            return path
         key = f"renames:{base_commit}"
         table = self._cache.get(key)
         if table is None:

@@ -7,12 +7,17 @@ seeded by ``(seed, b)``, so results are reproducible and independent of the thre
 
 Intervals are percentile intervals; resamples in which a metric is undefined (one class drawn) are
 left out of that metric's interval and counted in ``n_undefined`` (with a warning).
+
+A plain proportion (a resolution rate) gets a Wilson score interval instead
+(:func:`wilson_interval`): closed form, and never of width 0, where a bootstrap of a handful of
+equal outcomes (all resolved, or none) resamples the same value every time.
 """
 
 from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -21,7 +26,8 @@ from ..errors import InputError
 from . import _kernels
 from .roc import UndefinedMetricWarning, _as_labels, _degenerate, _prepare
 
-__all__ = ["BootstrapInterval", "DetectionMetrics", "bootstrap_auc", "detection_metrics", "seed_key"]
+__all__ = ["BootstrapInterval", "DetectionMetrics", "bootstrap_auc", "detection_metrics", "seed_key",
+           "wilson_interval"]
 
 METRIC_NAMES = ("auc", "tpr_at_fpr", "tpr", "fpr", "precision")
 
@@ -134,3 +140,31 @@ def bootstrap_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, n_boo
     """AUC with a percentile bootstrap interval (``n_boot`` resamples, reproducible by ``seed``)."""
     return detection_metrics(y_true, y_score, sample_weight=sample_weight, n_boot=n_boot,
                              seed=seed, ci=ci).auc
+
+
+def wilson_interval(successes: Any, n: Any, ci: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Wilson score interval of the proportion ``successes / n`` (scalars or arrays, broadcast).
+
+    With ``z`` the normal quantile of ``(1 + ci) / 2`` and ``p = successes / n``::
+
+        centre = (p + z²/2n) / (1 + z²/n),  half = z / (1 + z²/n) · sqrt(p(1-p)/n + z²/4n²)
+
+    The interval lies in [0, 1] and has positive width for every ``n >= 1``: 0 of ``n`` gives
+    ``[0, z²/(n + z²)]``, ``n`` of ``n`` gives ``[n/(n + z²), 1]``. ``n = 0`` gives ``nan``.
+    """
+    if not 0.0 < ci < 1.0:
+        raise InputError(f"ci must lie strictly between 0 and 1, got {ci!r}")
+    k = np.asarray(successes, dtype=np.float64)
+    m = np.asarray(n, dtype=np.float64)
+    if np.any(m < 0) or np.any(k < 0) or np.any(k > m):
+        raise InputError("wilson_interval needs 0 <= successes <= n")
+    z = NormalDist().inv_cdf(0.5 + ci / 2.0)
+    z2 = z * z
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = k / m
+        denom = 1.0 + z2 / m
+        centre = (p + z2 / (2.0 * m)) / denom
+        half = z / denom * np.sqrt(p * (1.0 - p) / m + z2 / (4.0 * m * m))
+        low = np.where(m > 0, np.clip(centre - half, 0.0, 1.0), np.nan)
+        high = np.where(m > 0, np.clip(centre + half, 0.0, 1.0), np.nan)
+    return low, high

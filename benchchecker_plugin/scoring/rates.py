@@ -10,7 +10,15 @@ The table is long-format, one row per (submission, tier), with exactly :data:`LE
   ``original_rate`` but excluded from both ``clean_rate`` and ``contaminated_rate``;
 - ``relative_drop = (original_rate - clean_rate) / original_rate`` (``nan`` when the original rate
   is 0 or no instance is clean), and its percentile bootstrap interval, resampling the tier's
-  instances (all submissions share each resample: a paired bootstrap).
+  instances (all submissions share each resample: a paired bootstrap);
+- ``<rate>_ci_low`` / ``<rate>_ci_high``: a Wilson score interval for each resolution rate
+  (:func:`~.bootstrap.wilson_interval`, closed form, always computed, also with ``n_boot=0``). Not a
+  bootstrap: on a handful of equal outcomes (4 clean instances, all resolved) a bootstrap
+  resamples the same rate every time and gives an interval of width 0; Wilson's does not;
+- ``note``: why a row has no drop: ``too few clean instances (n=4 < 10)`` when the tier has fewer
+  than ``min_clean`` clean instances (its ``relative_drop`` and drop interval are then ``nan``,
+  its clean rate and interval are kept), ``no clean instance`` when none is clean; else empty
+  (``None``).
 """
 
 from __future__ import annotations
@@ -25,7 +33,7 @@ import pandas as pd
 from ..errors import DataError, InputError
 from ..flags import Verdict
 from . import _kernels
-from .bootstrap import percentile_interval, seed_key
+from .bootstrap import percentile_interval, seed_key, wilson_interval
 from .roc import UndefinedMetricWarning
 
 __all__ = [
@@ -33,8 +41,9 @@ __all__ = [
     "HARD_TIER",
     "LEADERBOARD_COLUMNS",
     "MULTI_SWE_BENCH_TIERS",
-    "SWE_BENCH_VERIFIED_TIERS",
     "ResolvedMatrix",
+    "SWE_BENCH_VERIFIED_TIERS",
+    "TOO_FEW_CLEAN",
     "rate_table",
     "rescore",
     "timeline",
@@ -42,9 +51,11 @@ __all__ = [
 
 LEADERBOARD_COLUMNS = (
     "submission", "model", "date", "tier", "n_instances", "n_clean", "n_contaminated",
-    "n_undecided", "original_rate", "clean_rate", "contaminated_rate", "relative_drop",
-    "drop_ci_low", "drop_ci_high",
+    "n_undecided", "original_rate", "original_ci_low", "original_ci_high", "clean_rate",
+    "clean_ci_low", "clean_ci_high", "contaminated_rate", "contaminated_ci_low",
+    "contaminated_ci_high", "relative_drop", "drop_ci_low", "drop_ci_high", "note",
 )
+TOO_FEW_CLEAN = "too few clean instances"
 ALL_TIER = "all"
 HARD_TIER = "hard"
 SWE_BENCH_VERIFIED_TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
@@ -195,7 +206,7 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                tiers: Mapping[str, str] | None = None, *,
                models: Mapping[str, str] | None = None, dates: Mapping[str, str] | None = None,
                group_hard: bool = False, n_boot: int = 1000, seed: int = 0, ci: float = 0.95,
-               ) -> pd.DataFrame:
+               min_clean: int = 0, covered: Iterable[str] | None = None) -> pd.DataFrame:
     """The re-scoring table: one row per (submission, tier), columns :data:`LEADERBOARD_COLUMNS`.
 
     ``resolved``: a :class:`ResolvedMatrix`, or ``{submission: resolved ids}`` with
@@ -206,7 +217,13 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     undecided. ``tiers``: ``{instance_id: tier label}`` covering every instance (``None``: only the
     ``"all"`` row); ``group_hard`` merges ``1-4 hours`` and ``>4 hours`` into ``"hard"``.
     ``models`` / ``dates``: per-submission text for the ``model`` / ``date`` columns.
-    ``n_boot`` resamples (0: no interval) seeded by ``seed``; ``ci`` the interval's coverage.
+    ``n_boot`` resamples (0: no drop interval) seeded by ``seed``; ``ci`` the coverage of every
+    interval. ``min_clean``: a row with fewer clean instances gets no drop (``nan``) and a
+    ``note`` (0, the default: every defined drop is shown). ``covered``: only these instances of
+    the instance list count (e.g. those whose repository could be examined): every rate and count
+    is over the covered instances of each tier, resolved ids and verdicts of the others are
+    ignored (``None``, the default: every instance); ``table.attrs["n_not_covered"]`` says how
+    many were left out. A covered id outside the instance list is a :class:`DataError`.
     """
     if not isinstance(resolved, ResolvedMatrix):
         if instance_ids is None:
@@ -219,7 +236,9 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
         raise InputError(f"n_boot must be a non-negative integer, got {n_boot!r}")
     if not 0.0 < ci < 1.0:
         raise InputError(f"ci must lie strictly between 0 and 1, got {ci!r}")
-    matrix = resolved
+    if isinstance(min_clean, bool) or not isinstance(min_clean, (int, np.integer)) or min_clean < 0:
+        raise InputError(f"min_clean must be a non-negative integer, got {min_clean!r}")
+    matrix = resolved if covered is None else _restrict(resolved, covered)
     codes = _verdict_codes(verdicts or {}, matrix)
     key = seed_key(seed)
     models = models or {}
@@ -234,9 +253,10 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
         m = len(cols)
         n_clean = clean.sum(axis=1)
         n_cont = cont.sum(axis=1)
-        orig = r.sum(axis=1) / m
-        clean_rate = _ratio((r * clean).sum(axis=1), n_clean)
-        cont_rate = _ratio((r * cont).sum(axis=1), n_cont)
+        n_res, n_res_clean, n_res_cont = r.sum(axis=1), (r * clean).sum(axis=1), (r * cont).sum(axis=1)
+        orig = n_res / m
+        clean_rate = _ratio(n_res_clean, n_clean)
+        cont_rate = _ratio(n_res_cont, n_cont)
         with np.errstate(divide="ignore", invalid="ignore"):
             drop = np.where(orig > 0, (orig - clean_rate) / orig, np.nan)
         if n_boot and len(matrix.submissions):
@@ -244,6 +264,14 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
             low, high = percentile_interval(boots, ci, axis=1)
         else:
             low = high = np.full(len(matrix.submissions), np.nan)
+        too_few = n_clean < min_clean
+        drop, low, high = (np.where(too_few, np.nan, a) for a in (drop, low, high))
+        notes = [f"{TOO_FEW_CLEAN} (n={k} < {min_clean})" if k < min_clean
+                 else "no clean instance" if k == 0 else None for k in n_clean.tolist()]
+        intervals = {}
+        for name, k, n in (("original", n_res, np.full_like(n_res, m)), ("clean", n_res_clean, n_clean),
+                           ("contaminated", n_res_cont, n_cont)):
+            intervals[f"{name}_ci_low"], intervals[f"{name}_ci_high"] = wilson_interval(k, n, ci)
         frames.append(pd.DataFrame({
             "submission": list(matrix.submissions),
             "model": [models.get(s, "") for s in matrix.submissions],
@@ -256,9 +284,11 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
             "original_rate": orig,
             "clean_rate": clean_rate,
             "contaminated_rate": cont_rate,
+            **intervals,
             "relative_drop": drop,
             "drop_ci_low": low,
             "drop_ci_high": high,
+            "note": pd.Series(notes, dtype=object),
         }))
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
         columns=list(LEADERBOARD_COLUMNS))
@@ -271,19 +301,35 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
         warnings.warn(f"{len(no_clean)} submissions have no clean instance: their clean rate and "
                       "relative drop are nan", UndefinedMetricWarning, stacklevel=2)
     table.attrs.update(n_boot=int(n_boot), seed=int(seed), ci=float(ci),
-                       n_instances=len(matrix.instance_ids), group_hard=bool(group_hard))
+                       n_instances=len(matrix.instance_ids), group_hard=bool(group_hard),
+                       min_clean=int(min_clean),
+                       n_not_covered=len(resolved.instance_ids) - len(matrix.instance_ids))
     return table
+
+
+def _restrict(matrix: ResolvedMatrix, covered: Iterable[str]) -> ResolvedMatrix:
+    """``matrix`` on the ``covered`` instances only (in the instance list's order)."""
+    keep = set(covered)
+    unknown = keep - set(matrix.instance_ids)
+    if unknown:
+        shown = ", ".join(sorted(unknown)[:5]) + (" ..." if len(unknown) > 5 else "")
+        raise DataError(f"{len(unknown)} covered instance ids are not in the benchmark's instance "
+                        f"list: {shown}")
+    cols = [i for i, iid in enumerate(matrix.instance_ids) if iid in keep]
+    return ResolvedMatrix(matrix.submissions, tuple(matrix.instance_ids[i] for i in cols),
+                          matrix.resolved[:, cols])
 
 
 def rescore(resolved_ids: Iterable[str], instance_ids: Sequence[str],
             verdicts: Mapping[str, Any], tiers: Mapping[str, str] | None = None, *,
             submission: str = "run", model: str = "", date: str = "", group_hard: bool = False,
-            n_boot: int = 1000, seed: int = 0, ci: float = 0.95) -> pd.DataFrame:
+            n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int = 0
+            ) -> pd.DataFrame:
     """:func:`rate_table` for one run: ``resolved_ids`` against the benchmark's ``instance_ids``,
     ``verdicts`` ``{instance_id: Verdict | bool | None}`` for the run's model."""
     return rate_table({submission: list(resolved_ids)}, instance_ids, verdicts, tiers,
                       models={submission: model}, dates={submission: date},
-                      group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci)
+                      group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci, min_clean=min_clean)
 
 
 def timeline(table: pd.DataFrame, tier: str = ALL_TIER) -> pd.DataFrame:

@@ -7,6 +7,7 @@ Pipeline: :mod:`.patch` (diff -> logical-line blocks) -> :mod:`.normalize` (both
 """
 
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
+from .grid import GridRun, patch_presence_grid, run_grid
 from .languages import LanguageSpec, get_language, language_names, register_language
 from .localize import LineMatch, Location, SnapshotIndex, align, localize
 from .normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
@@ -22,6 +23,7 @@ __all__ = [
     "DEFAULT_THRESHOLD",
     "EmbeddingSimilarity",
     "ExactSimilarity",
+    "GridRun",
     "LanguageSpec",
     "LexicalSimilarity",
     "LineMatch",
@@ -51,6 +53,8 @@ __all__ = [
     "parse_patch",
     "parse_source",
     "patch_presence",
+    "patch_presence_grid",
     "register_language",
+    "run_grid",
     "summary_line",
 ]

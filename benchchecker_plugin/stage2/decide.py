@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 
 from .localize import LineMatch, Location
@@ -68,8 +69,34 @@ def block_result(block: PatchBlock, location: Location | None, matches: tuple[Li
     return BlockResult(block, location, matches, removed_found, score, cat)
 
 
-def decide(blocks: list[BlockResult]) -> tuple[Category, float]:
-    """The instance's category and score (the least block score) from its blocks."""
+_TOKEN = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|\d[\w.]*|\"[^\"]*\"|'[^']*'")
+_NOT_CONTENT = frozenset("""self cls this None True False null true false nil return if elif else for while
+in is not and or def class pass break continue try except finally raise with as import from lambda
+yield await async new throw throws catch public private protected static final void var let const
+function fn func mut pub use""".split())
+DOMINANT_SHARE = 0.75
+
+
+def evidence_weight(block: PatchBlock) -> int:
+    """How much a block's verdict tells: the content tokens (names and literals other than
+    keywords, at most 8 a line) of its added lines, or of its removed lines for a pure deletion;
+    at least 1. ``return None`` or ``else:`` weighs 1, a call with four arguments 5 or more."""
+    lines = block.added or block.removed
+    total = sum(min(8, sum(1 for t in _TOKEN.findall(ln.text) if t not in _NOT_CONTENT)) for ln in lines)
+    return max(total, 1)
+
+
+def decide(blocks: list[BlockResult], share: float = DOMINANT_SHARE) -> tuple[Category, float]:
+    """The instance's category and score from its blocks.
+
+    All blocks present -> present; all pre-patch only (or gone beside pre-patch only) -> pre-patch
+    only. Blocks that disagree are weighed (:func:`evidence_weight`): when the present blocks hold
+    at least ``share`` of the whole weight the instance is present, when the pre-patch-only blocks
+    do it is pre-patch only, else inconclusive. On real histories the minority is typically one
+    trivial line (an import already there, a ``return`` found elsewhere in the function, a
+    deleted line duplicated nearby), not the fix. The score is the least score of the blocks of
+    the winning side (present), the greatest of the losing side's complement otherwise.
+    """
     if not blocks:
         return Category.INCONCLUSIVE, 0.0
     cats = {b.category for b in blocks}
@@ -81,5 +108,13 @@ def decide(blocks: list[BlockResult]) -> tuple[Category, float]:
     if Category.GONE in cats and not cats & {Category.PRESENT, Category.PRE_PATCH_ONLY}:
         return Category.GONE, score
     if cats <= {Category.PRE_PATCH_ONLY, Category.GONE}:
+        return Category.PRE_PATCH_ONLY, score
+    weights = {c: 0 for c in Category}
+    for b in blocks:
+        weights[b.category] += evidence_weight(b.block)
+    total = sum(weights.values())
+    if weights[Category.PRESENT] >= share * total:
+        return Category.PRESENT, min(b.score for b in blocks if b.category is Category.PRESENT)
+    if weights[Category.PRE_PATCH_ONLY] >= share * total:
         return Category.PRE_PATCH_ONLY, score
     return Category.INCONCLUSIVE, score

@@ -1,7 +1,9 @@
 """The language registry: what stage II needs to know about a language's tree-sitter grammar.
 
-Register another language with :func:`register_language`; Python and Java ship. A file of a
-language that is not registered is still handled, line by line, without a syntax tree.
+Register another language with :func:`register_language`. Python and Java are registered here;
+C, C++, Go, JavaScript, TypeScript (and TSX) and Rust in :mod:`._grammars` (the Multi-SWE-bench
+languages). A file of a language that is not registered is still handled, line by line, without
+a syntax tree.
 """
 
 from __future__ import annotations
@@ -9,9 +11,10 @@ from __future__ import annotations
 import threading
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["LanguageSpec", "get_language", "get_parser", "language_names", "register_language"]
+__all__ = ["LanguageSpec", "get_language", "get_parser", "language_names", "parse_text",
+           "register_language"]
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,18 @@ class LanguageSpec:
     logical line when they hold no block. ``docstrings``: whether a statement that is only a string
     literal is documentation (Python). ``strings``: string literal node types (kept as one token;
     ``single_quotes_equal`` lets ``'x'`` and ``"x"`` normalise alike).
+
+    For grammars whose scopes have no ``name`` field (C's declarator chain, a JavaScript arrow
+    function named by the variable it is assigned to), ``scope_name(node)`` gives the name,
+    dotted when it is qualified (``"Server.Serve"`` for a Go method, ``"Foo.bar"`` for C++
+    ``Foo::bar``), or ``None`` when the node is no scope (an anonymous callback: its lines belong
+    to the scope around it). ``containers``: further node types searched for nested scopes (the
+    types named ``*statement``, ``*declaration``, ``*definition``, ``*block``, ``*body`` ... always
+    are). ``split_blocks`` (brace languages): a brace block spanning rows cuts the logical line of
+    the statement or bracket that holds it, so a callback's or closure's body stays lines, and a
+    node that ends at column 0 ends on the row before. ``collapse``: leaf types whose text is
+    whitespace-normalised (C macro bodies). ``fallback``: a registered language tried when this
+    grammar's tree has errors; the tree with fewer ``ERROR`` nodes wins (C headers that are C++).
     """
 
     name: str
@@ -36,10 +51,16 @@ class LanguageSpec:
     strings: frozenset[str] = frozenset()
     docstrings: bool = False
     single_quotes_equal: bool = False
+    scope_name: Callable[[Any], str | None] | None = None
+    containers: frozenset[str] = frozenset()
+    split_blocks: bool = False
+    collapse: frozenset[str] = frozenset()
+    fallback: str | None = None
 
 
 _REGISTRY: dict[str, LanguageSpec] = {}
 _PARSERS: dict[str, Any] = {}
+_QUERIES: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
@@ -70,6 +91,31 @@ def get_parser(spec: LanguageSpec) -> Any:
     return parser
 
 
+def _error_count(spec: LanguageSpec, tree: Any) -> int:
+    query = _QUERIES.get(spec.grammar)
+    if query is None:
+        import tree_sitter_languages
+
+        with _LOCK, warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            language = tree_sitter_languages.get_language(spec.grammar)
+            query = _QUERIES[spec.grammar] = language.query("(ERROR) @e")
+    return len(query.captures(tree.root_node))
+
+
+def parse_text(spec: LanguageSpec, data: bytes) -> tuple[LanguageSpec, Any]:
+    """``(spec, tree)`` of ``data``: parsed with ``spec``'s grammar, or with its ``fallback``
+    language's when that tree has fewer ``ERROR`` nodes (the spec returned is the one used)."""
+    tree = get_parser(spec).parse(data)
+    alt = get_language(spec.fallback) if spec.fallback else None
+    if alt is None or not tree.root_node.has_error:
+        return spec, tree
+    alt_tree = get_parser(alt).parse(data)
+    if not alt_tree.root_node.has_error or _error_count(alt, alt_tree) < _error_count(spec, tree):
+        return alt, alt_tree
+    return spec, tree
+
+
 register_language(LanguageSpec(
     name="python", grammar="python",
     functions=frozenset({"function_definition"}),
@@ -98,3 +144,5 @@ register_language(LanguageSpec(
         "continue_statement", "import_declaration", "package_declaration", "yield_statement"}),
     strings=frozenset({"string_literal", "character_literal", "text_block"}),
 ))
+
+from . import _grammars  # noqa: E402,F401  (registers the Multi-SWE-bench languages)

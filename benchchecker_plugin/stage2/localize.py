@@ -151,7 +151,11 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
     if parsed is not None and want is None:
         return Location(path, None, "module", parsed.lines_in(None))
     if parsed is not None and want:
-        hits = parsed.find(want) or parsed.named(simple)
+        same = parsed.find(want)
+        if len(same) > 1:  # a property's getter and setter, overloads: one name, several bodies
+            lines = tuple(dict.fromkeys(ln for sc in same for ln in parsed.lines_in(sc)))
+            return Location(path, want, "same-name", lines)
+        hits = same or parsed.named(simple)
         if hits:
             return _scope_location(path, parsed, hits[0], "same-name")
     if simple and lang:

@@ -11,11 +11,13 @@ change a line. ``preprocess=False`` is the ablation: one stripped physical row p
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+import threading
+from bisect import bisect_left, bisect_right
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from .languages import LanguageSpec, get_language, get_parser
+from .languages import LanguageSpec, get_language, parse_text
 
 __all__ = ["LogicalLine", "ParsedSource", "Scope", "normalize_code", "parse_source"]
 
@@ -65,6 +67,9 @@ class ParsedSource:
         self._nodes: dict[int, Any] = {}
         self.scopes: tuple[Scope, ...] = tuple(_scopes(tree.root_node, spec, self._nodes)) if spec else ()
         self._functions = [sc for sc in self.scopes if sc.kind == "function"]
+        # a grammar that names its scopes (spec.scope_name) leaves unnamed functions in their scope
+        self._skip_ids = (frozenset(sc.node_id for sc in self._functions)
+                          if spec is not None and spec.scope_name is not None else None)
         self._lines: dict[int | None, tuple[LogicalLine, ...]] = {}
 
     @property
@@ -84,7 +89,7 @@ class ParsedSource:
                 lines = [ln for ln in lines if not any(f.start <= ln.start <= f.end for f in self._functions)]
         else:
             tokens, joins = _walk(node, self.spec, self.docstrings,
-                                  self.spec.functions if skip_functions else frozenset())
+                                  self.spec.functions if skip_functions else frozenset(), self._skip_ids)
             lines = list(_group(tokens, joins, self.rows))
         out = self._lines[key] = tuple(lines)
         return out
@@ -137,18 +142,25 @@ def _scopes(root: Any, spec: LanguageSpec, nodes: dict[int, Any]) -> list[Scope]
     """Functions and classes, found by descending statement-level nodes only (cheap)."""
     out: list[Scope] = []
     stack: list[tuple[Any, tuple[str, ...]]] = [(root, ())]
+    openers = spec.functions | spec.classes | spec.containers
     while stack:
         node, names = stack.pop()
         typ = node.type
         if typ in spec.functions or typ in spec.classes:
-            name_node = node.child_by_field_name("name")
-            name = name_node.text.decode("utf-8", "replace") if name_node is not None else "?"
-            names = (*names, name)
-            out.append(Scope(".".join(names), name, "function" if typ in spec.functions else "class",
-                             node.start_point[0], node.end_point[0], node.id))
-            nodes[node.id] = node
+            if spec.scope_name is None:
+                name_node = node.child_by_field_name("name")
+                parts: tuple[str, ...] = (name_node.text.decode("utf-8", "replace")
+                                          if name_node is not None else "?",)
+            else:  # dotted when qualified; None: no scope (an anonymous function)
+                full = spec.scope_name(node)
+                parts = tuple(p for p in full.split(".") if p) if full else ()
+            if parts:
+                names = (*names, *parts)
+                out.append(Scope(".".join(names), parts[-1], "function" if typ in spec.functions else "class",
+                                 node.start_point[0], node.end_point[0], node.id))
+                nodes[node.id] = node
         for child in reversed(node.named_children):
-            if _CONTAINER.search(child.type):
+            if _CONTAINER.search(child.type) or child.type in openers:
                 stack.append((child, names))
     out.sort(key=lambda sc: (sc.start, -sc.end))
     return out
@@ -175,28 +187,38 @@ def _string_token(text: str, spec: LanguageSpec) -> str:
     return text
 
 
-def _walk(root: Any, spec: LanguageSpec, docstrings: bool,
-          skip: frozenset[str]) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
+def _walk(root: Any, spec: LanguageSpec, docstrings: bool, skip: frozenset[str],
+          skip_ids: frozenset[int] | None = None) -> tuple[list[tuple[int, int, str]], list[tuple[int, int]]]:
     """Tokens ``(row, end_row, text)`` and rows to join, in one pre-order pass over ``root``
-    (comments and docstrings dropped; subtrees of a type in ``skip`` left out)."""
+    (comments and docstrings dropped; subtrees of a type in ``skip`` left out, only those whose
+    id is in ``skip_ids`` when that is given). With ``spec.split_blocks``, the joins are cut
+    around the multi-row blocks they hold (:func:`_cut`)."""
     tokens: list[tuple[int, int, str]] = []
     joins: list[tuple[int, int]] = []
+    blocks: list[tuple[int, int]] = []
+    split = spec.split_blocks
     stack: list[Any] = [root]
     while stack:
         node = stack.pop()
         typ = node.type
         if typ in spec.comments or (docstrings and _is_docstring(node, spec)) or (
-                typ in skip and node is not root):
+                typ in skip and node is not root and (skip_ids is None or node.id in skip_ids)):
             continue
         srow, erow = node.start_point[0], node.end_point[0]
+        if split and erow > srow and node.end_point[1] == 0:
+            erow -= 1  # ends with a newline (a preprocessor line): nothing of it on the last row
         kids = node.children
         if typ in spec.strings or not kids:
             if erow > srow:
                 joins.append((srow, erow))
             text = node.text.decode("utf-8", "replace")
+            if typ in spec.collapse:
+                text = " ".join(text.replace("\\\n", " ").split())
             if text.strip() not in ("", "\\"):  # not a line continuation
                 tokens.append((srow, erow, _string_token(text, spec)))
             continue
+        if split and erow > srow and typ in spec.blocks:
+            blocks.append((srow, erow))
         if erow > srow:
             if typ in spec.statements and not spec.blocks:
                 joins.append((srow, erow))
@@ -205,7 +227,27 @@ def _walk(root: Any, spec: LanguageSpec, docstrings: bool,
             elif kids[0].type in _OPEN and kids[-1].type == _OPEN[kids[0].type] and typ not in spec.blocks:
                 joins.append((srow, erow))
         stack.extend(reversed(kids))
-    return tokens, joins
+    return tokens, (_cut(joins, blocks) if blocks else joins)
+
+
+def _cut(joins: list[tuple[int, int]], blocks: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Each join with the rows strictly inside its outermost multi-row blocks taken out:
+    ``foo(function () {`` / body lines / ``});`` instead of one line for the whole call."""
+    blocks.sort(key=lambda b: (b[0], -b[1]))
+    starts = [b[0] for b in blocks]
+    out: list[tuple[int, int]] = []
+    for s, e in joins:
+        i = bisect_left(starts, s)
+        cur = s
+        while i < len(blocks) and blocks[i][0] <= e:
+            bs, be = blocks[i]
+            i += 1
+            if be > e or bs < cur:
+                continue  # not inside this join, or inside a block already cut out
+            out.append((cur, bs))
+            cur = be
+        out.append((cur, e))
+    return out
 
 
 def _merge(joins: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -268,8 +310,30 @@ def parse_source(text: str, language: str | None, *, preprocess: bool = True,
     the first statement is not a docstring).
     """
     spec = get_language(language)
-    tree = get_parser(spec).parse(text.encode("utf-8", "surrogateescape")) if spec else None
-    return ParsedSource(text, language, spec, tree, preprocess=preprocess, docstrings=docstrings)
+    if spec is None:
+        return ParsedSource(text, language, None, None, preprocess=preprocess, docstrings=docstrings)
+    key = (text, language, preprocess, docstrings)
+    cache: OrderedDict | None = getattr(_RECENT, "parsed", None)
+    if cache is None:
+        cache = _RECENT.parsed = OrderedDict()
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    spec, tree = parse_text(spec, text.encode("utf-8", "surrogateescape"))
+    parsed = ParsedSource(text, language, spec, tree, preprocess=preprocess, docstrings=docstrings)
+    if len(text) <= _CACHE_ONE:
+        cache[key] = parsed
+        while sum(len(k[0]) for k in cache) > _CACHE_CHARS:
+            cache.popitem(last=False)
+    return parsed
+
+
+# the same hunk fragment is parsed again for each changed row of a run (patch._fragment_line):
+# the latest texts (each up to _CACHE_ONE characters, _CACHE_CHARS in all, per thread) are kept,
+# so that a hunk is parsed once, not once per row (a 4,000-row C++ hunk took minutes)
+_CACHE_ONE = 500_000
+_CACHE_CHARS = 2_000_000
+_RECENT = threading.local()
 
 
 def normalize_code(text: str, language: str | None) -> list[str]:

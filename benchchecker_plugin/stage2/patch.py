@@ -1,9 +1,11 @@
 """A gold patch -> blocks of changed *logical* lines, each with its enclosing function or class.
 
 With the pre-patch files (``read_pre``), the patch is applied in memory and both sides are parsed
-whole, so a block's scope is the function that holds it in the post-patch file. Without them
-(``read_pre=None``), each hunk's pre- and post-image fragments are parsed on their own and the
-scope comes from a definition inside the hunk, else from the hunk header (``@@ ... @@ def f``).
+whole, so a block's scope is the function that holds it in the post-patch file; each hunk is found
+where ``git apply`` finds it, at an offset from its stated line when the file has moved, and a
+patch ``git apply`` refuses is refused. Without them (``read_pre=None``), each hunk's pre- and
+post-image fragments are parsed on their own and the scope comes from a definition inside the
+hunk, else from the hunk header (``@@ ... @@ def f``).
 
 Refused, with a :class:`DataError` that names the instance: an unparsable or empty diff, a binary
 diff, and a path that is absolute or climbs out of the repository with ``..``.
@@ -13,7 +15,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 from typing import Callable
 
@@ -39,6 +41,9 @@ class PatchBlock:
     holding a removed row. ``scope`` is the qualified name of the enclosing function (or class),
     ``None`` at module level; ``scope_from`` says how it was found (``"tree"``, ``"hunk-header"``).
     ``source_path`` is ``None`` for a file the patch creates; ``path`` is ``None`` for one it deletes.
+    ``offset``: how many rows from its stated line ``git apply`` finds the hunk (whole mode; else 0).
+    ``rivals``: the removed lines of the patch's other blocks in the same file and scope: a
+    snapshot line closer to one of them than to an added line is the old code, not the fix.
     """
 
     path: str | None
@@ -49,6 +54,8 @@ class PatchBlock:
     added: tuple[LogicalLine, ...]
     removed: tuple[LogicalLine, ...]
     hunk_header: str = ""
+    offset: int = 0
+    rivals: tuple[LogicalLine, ...] = ()
 
     @property
     def file(self) -> str:
@@ -73,31 +80,132 @@ def _strip(path: str | None) -> str | None:
     return path
 
 
+@dataclass(frozen=True)
+class _Applied:
+    """One file's patch applied: the post-patch text and, per hunk, its offset from the stated
+    line, the pre-patch row of each context or removed line and the post-patch row of each
+    context or added line (0-based, in hunk order)."""
+
+    text: str
+    offsets: tuple[int, ...]
+    pre_rows: tuple[tuple[int, ...], ...]
+    post_rows: tuple[tuple[int, ...], ...]
+
+
+def _value(line) -> str:  # noqa: ANN001 (unidiff Line)
+    return line.value.rstrip("\n").rstrip("\r")
+
+
+def _context_counts(kinds: list[str]) -> tuple[int, int]:
+    """``(leading, trailing)`` context rows of a hunk, counted as ``git apply`` does."""
+    leading = trailing = 0
+    changed = False
+    for k in kinds:
+        if k == " ":
+            leading += not changed
+            trailing += 1
+        else:
+            changed, trailing = True, 0
+    return leading, trailing
+
+
+def _outward(line: int, n: int):  # noqa: ANN202
+    """Candidate start rows in ``git apply``'s order: ``line``, ``+1``, ``-1``, ``+2``, ``-2``, ..."""
+    yield line
+    for d in range(1, n + 1):
+        if line + d <= n:
+            yield line + d
+        if line - d >= 0:
+            yield line - d
+
+
+def _fits(img: list, want: list[str], at: int) -> bool:
+    """Whether ``want`` matches ``img`` rows from ``at``, none of them written by an earlier hunk."""
+    if at + len(want) > len(img):
+        return False
+    return all(isinstance(img[at + i][1], int) and img[at + i][0].rstrip("\r") == w
+               for i, w in enumerate(want))
+
+
+def _locate(img: list, hunk, want: list[str], kinds: list[str]) -> tuple[int, int]:  # noqa: ANN001
+    """``(found, stated)`` image rows of a hunk's pre-image, searched as ``git apply`` does
+    (found = -1: nowhere). A hunk without any context row follows ``git apply --unidiff-zero``."""
+    leading, trailing = _context_counts(kinds)
+    zero = leading == 0 and trailing == 0
+    begin = hunk.source_start == 0 or (hunk.source_start == 1 and not zero)
+    end = not zero and trailing == 0
+    stated = hunk.target_start - 1 if hunk.target_start else 0
+    n = len(img)
+    line = 0 if begin else (n - len(want) if end else stated)
+    line = n if line < 0 or line > n else line
+    for at in ([line] if begin or end else _outward(line, n)):
+        if (not end or at + len(want) == n) and _fits(img, want, at):
+            return at, stated
+    return -1, stated
+
+
+def _refusal(img: list, hunk, want: list[str], stated: int, path: str,  # noqa: ANN001
+             instance_id: str) -> DataError:
+    """Why a hunk found nowhere fails at its stated line: the first row there that differs."""
+    for i, w in enumerate(want):
+        at = stated + i
+        if at >= len(img) or img[at][0].rstrip("\r") != w:
+            return DataError(f"instance {instance_id!r}: {path} line {hunk.source_start + i} differs "
+                             "from the patch context (wrong base file?)")
+        if not isinstance(img[at][1], int):
+            return DataError(f"instance {instance_id!r}: hunk {hunk.source_start} of {path} does not "
+                             "apply (it overlaps an earlier hunk)")
+    return DataError(f"instance {instance_id!r}: hunk {hunk.source_start} of {path} does not apply "
+                     "(it must match at the start or the end of the file)")
+
+
+def _apply(pre: str, pfile, instance_id: str) -> _Applied:  # noqa: ANN001 (unidiff PatchedFile)
+    """Apply ``pfile`` to ``pre`` the way ``git apply`` does (see :func:`apply_patch_to_text`)."""
+    ends_nl = pre == "" or pre.endswith("\n")
+    rows = pre.split("\n")
+    if ends_nl:
+        rows.pop()
+    # image rows: (text, tag); tag is the pre-patch row, or (hunk, k) for a row a hunk wrote
+    img: list[tuple[str, int | tuple[int, int]]] = [(r, i) for i, r in enumerate(rows)]
+    offsets: list[int] = []
+    pre_rows: list[tuple[int, ...]] = []
+    for h, hunk in enumerate(pfile):
+        lines = [ln for ln in hunk if ln.line_type in (" ", "-", "+")]
+        kinds = [ln.line_type for ln in lines]
+        want = [_value(ln) for ln in lines if ln.line_type != "+"]
+        found, stated = _locate(img, hunk, want, kinds)
+        if found < 0:
+            raise _refusal(img, hunk, want, stated, pfile.path, instance_id)
+        old = img[found:found + len(want)]
+        pre_rows.append(tuple(tag for _, tag in old if isinstance(tag, int)))  # all of them
+        offsets.append(found - stated)
+        made: list[tuple[str, int | tuple[int, int]]] = []
+        src = iter(old)
+        for ln in lines:
+            if ln.line_type == "-":
+                next(src)
+                continue
+            text = next(src)[0] if ln.line_type == " " else _value(ln)
+            made.append((text, (h, len(made))))
+        img[found:found + len(want)] = made
+    post: dict[tuple[int, int], int] = {tag: i for i, (_, tag) in enumerate(img) if not isinstance(tag, int)}
+    post_rows = tuple(tuple(post[(h, k)] for k in range(sum(ln.line_type in (" ", "+") for ln in hunk)))
+                      for h, hunk in enumerate(pfile))
+    text = "\n".join(t for t, _ in img) + ("\n" if ends_nl and img else "")
+    return _Applied(text, tuple(offsets), tuple(pre_rows), post_rows)
+
+
 def apply_patch_to_text(pre: str, pfile, instance_id: str = "?") -> str:  # noqa: ANN001 (unidiff)
-    """The post-patch text of one file of a :class:`unidiff.PatchSet` applied to ``pre``."""
-    old = pre.split("\n")
-    out: list[str] = []
-    pos = 0
-    for hunk in pfile:
-        start = max(hunk.source_start - 1, 0) if hunk.source_length else hunk.source_start
-        if start < pos or start > len(old):
-            raise DataError(f"instance {instance_id!r}: hunk {hunk.source_start} of {pfile.path} "
-                            "does not apply (out of order or past the end)")
-        out.extend(old[pos:start])
-        pos = start
-        for line in hunk:
-            value = line.value.rstrip("\n").rstrip("\r")
-            if line.line_type in (" ", "-"):
-                if pos >= len(old) or old[pos].rstrip("\r") != value:
-                    raise DataError(f"instance {instance_id!r}: {pfile.path} line {pos + 1} differs "
-                                    "from the patch context (wrong base file?)")
-                if line.line_type == " ":
-                    out.append(old[pos])
-                pos += 1
-            elif line.line_type == "+":
-                out.append(value)
-    out.extend(old[pos:])
-    return "\n".join(out)
+    """The post-patch text of one file of a :class:`unidiff.PatchSet` applied to ``pre``.
+
+    Each hunk is located as ``git apply`` locates it: its pre-image (context and removed rows,
+    compared exactly up to a trailing ``\\r``) is searched outward from the line its header states
+    (``+1``, ``-1``, ``+2``, ...; the nearest match wins), never over rows an earlier hunk wrote, with
+    no fuzz and no reduced context; a hunk without trailing context must end the file and one stated
+    at line 0 or 1 must start it. Raises :class:`DataError` naming the instance and the first row
+    that differs at the stated line when the pre-image is found nowhere.
+    """
+    return _apply(pre, pfile, instance_id).text
 
 
 def _header_scope(header: str) -> str | None:
@@ -159,12 +267,13 @@ def _file_blocks(pfile, path: str | None, source: str | None, read_pre, instance
     if whole:
         pre_text = pre_text or ""
         pre = parse_source(pre_text, language, preprocess=preprocess)
-        post_text = apply_patch_to_text(pre_text, pfile, instance_id) if path else None
-        post = parse_source(post_text, language, preprocess=preprocess) if post_text is not None else None
+        applied = _apply(pre_text, pfile, instance_id)
+        post = parse_source(applied.text, language, preprocess=preprocess) if path else None
         if posts is not None and path and post is not None:
             posts[path] = post
     blocks: list[PatchBlock] = []
-    for hunk in pfile:
+    for h, hunk in enumerate(pfile):
+        offset = 0
         if not whole:
             pre_vals = [ln.value.rstrip("\r\n") for ln in hunk if ln.line_type in (" ", "-")]
             post_vals = [ln.value.rstrip("\r\n") for ln in hunk if ln.line_type in (" ", "+")]
@@ -172,8 +281,11 @@ def _file_blocks(pfile, path: str | None, source: str | None, read_pre, instance
             pre_row = {id(ln): i for i, ln in enumerate(x for x in hunk if x.line_type in (" ", "-"))}
             post_row = {id(ln): i for i, ln in enumerate(x for x in hunk if x.line_type in (" ", "+"))}
         else:
-            pre_row = {id(ln): ln.source_line_no - 1 for ln in hunk if ln.source_line_no}
-            post_row = {id(ln): ln.target_line_no - 1 for ln in hunk if ln.target_line_no}
+            offset = applied.offsets[h]
+            pre_row = {id(ln): r for ln, r in zip((x for x in hunk if x.line_type in (" ", "-")),
+                                                 applied.pre_rows[h])}
+            post_row = {id(ln): r for ln, r in zip((x for x in hunk if x.line_type in (" ", "+")),
+                                                  applied.post_rows[h])}
         for run in _runs(hunk):
             add_rows = [post_row[id(ln)] for ln in run if ln.line_type == "+"]
             rem_rows = [pre_row[id(ln)] for ln in run if ln.line_type == "-"]
@@ -187,6 +299,11 @@ def _file_blocks(pfile, path: str | None, source: str | None, read_pre, instance
                                    for r in rem_rows])
             if not added and not removed:
                 continue  # only blank or comment rows changed
+            if whole:
+                blocks.extend(PatchBlock(path, source, language, scope, "tree", add, rem,
+                                         hunk.section_header or "", offset)
+                              for scope, add, rem in _by_scope(added, removed, pre, post))
+                continue
             scope_src = (post, add_rows[0]) if add_rows and post is not None else (pre, rem_rows[0])
             found = scope_src[0].enclosing(scope_src[1])
             scope, scope_from = (found.qualname, "tree") if found else (None, "tree")
@@ -194,8 +311,35 @@ def _file_blocks(pfile, path: str | None, source: str | None, read_pre, instance
                 scope = _header_scope(hunk.section_header or "")
                 scope_from = "hunk-header" if scope else "none"
             blocks.append(PatchBlock(path, source, language, scope, scope_from, added, removed,
-                                     hunk.section_header or ""))
+                                     hunk.section_header or "", offset))
     return _merge_blocks(blocks)
+
+
+def _by_scope(added: tuple[LogicalLine, ...], removed: tuple[LogicalLine, ...], pre: ParsedSource,
+              post: ParsedSource | None) -> list[tuple[str | None, tuple[LogicalLine, ...],
+                                                       tuple[LogicalLine, ...]]]:
+    """One run's lines split by the function (else class) that holds each line.
+
+    A run that adds a whole new function after the end of another, or a nested helper function
+    beside the lines that call it, is several blocks: each is localised by its own name. Added
+    lines take their scope in the post-patch file, removed lines in the pre-patch file; a removed
+    line whose scope is not in the post-patch file (the patch renamed or removed it) stays with
+    the run's first added scope, so it is still the rival of the lines that replaced it."""
+    def name(src: ParsedSource | None, ln: LogicalLine) -> str | None:
+        found = src.enclosing(ln.start) if src is not None else None
+        return found.qualname if found else None
+
+    post_names = {sc.qualname for sc in post.scopes} if post is not None else set()
+    groups: dict[str | None, tuple[list[LogicalLine], list[LogicalLine]]] = {}
+    for ln in added:
+        groups.setdefault(name(post, ln), ([], []))[0].append(ln)
+    first = next(iter(groups), None)
+    for ln in removed:
+        scope = name(pre, ln)
+        if added and scope not in groups and (scope is None or scope not in post_names):
+            scope = first
+        groups.setdefault(scope, ([], []))[1].append(ln)
+    return [(scope, tuple(add), tuple(rem)) for scope, (add, rem) in groups.items()]
 
 
 def _merge_blocks(blocks: list[PatchBlock]) -> list[PatchBlock]:
@@ -208,7 +352,7 @@ def _merge_blocks(blocks: list[PatchBlock]) -> list[PatchBlock]:
             if shared and prev.scope == b.scope and prev.hunk_header == b.hunk_header:
                 out[-1] = PatchBlock(prev.path, prev.source_path, prev.language, prev.scope, prev.scope_from,
                                      _unique([*prev.added, *b.added]), _unique([*prev.removed, *b.removed]),
-                                     prev.hunk_header)
+                                     prev.hunk_header, prev.offset)
                 continue
         out.append(b)
     return out
@@ -243,4 +387,16 @@ def parse_patch(diff: str, *, instance_id: str = "?",
         if pfile.is_binary_file:
             raise DataError(f"instance {instance_id!r}: binary diff for {pfile.path!r} (no text to match)")
         blocks.extend(_file_blocks(pfile, target, source, read_pre, instance_id, posts, preprocess))
-    return tuple(blocks)
+    return _with_rivals(blocks)
+
+
+def _with_rivals(blocks: list[PatchBlock]) -> tuple[PatchBlock, ...]:
+    """Each block with the removed lines of the other blocks of its file and scope."""
+    pool: dict[tuple[str, str | None], list[LogicalLine]] = {}
+    for b in blocks:
+        pool.setdefault((b.file, b.scope), []).extend(b.removed)
+    out = []
+    for b in blocks:
+        others = tuple(r for r in pool[(b.file, b.scope)] if r not in b.removed)
+        out.append(replace(b, rivals=others) if others else b)
+    return tuple(out)

@@ -17,19 +17,21 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence, TypeVar
 
 from ..errors import BenchcheckerError, RepositoryError
 from ..flags import ANY_MODEL, ContaminationFlag
 from ..instances.bug import BugInstance
-from ..models.executor import Executor, LocalExecutor
+from ..models.executor import Executor, ItemResult, LocalExecutor
 from ..repos.snapshot import Snapshot, parse_cutoff
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, decide
-from .localize import SnapshotIndex, align, localize
+from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
-from .patch import parse_patch
+from .patch import PatchBlock, parse_patch
 from .similarity import LexicalSimilarity, Similarity, get_similarity
-from .verify import TestRunner, find_repo, modified_patch
+from .verify import TestRunner, VerifyOutcome, find_repo, modified_patch
+
+T = TypeVar("T")
 
 __all__ = ["METHOD", "PresenceConfig", "find_repo", "instance_presence", "patch_presence", "summary_line"]
 
@@ -57,12 +59,21 @@ class _RepoState:
     base: dict[str, Snapshot] = field(default_factory=dict)
 
 
-def _removed_found(block_removed, location, sim: Similarity) -> tuple[float, ...]:  # noqa: ANN001
-    """How much each removed line is still in the snapshot (lexical, or exact for ``exact``)."""
+def _removed_found(block_removed, location, sim: Similarity,  # noqa: ANN001
+                   taken: Counter | None = None) -> tuple[float, ...]:
+    """How much each removed line is still in the snapshot (lexical, or exact for ``exact``).
+
+    ``taken``: the texts (with counts) of the post-patch scope's unchanged lines. A snapshot line
+    with one of those texts is that kept line, not the removed one, unless the snapshot holds more
+    copies than the post-patch scope does (a deleted duplicate of a line that stays)."""
     if location is None or not block_removed or not location.lines:
         return ()
+    spare = Counter(ln.text for ln in location.lines)
+    spare.subtract(taken or {})
+    cands = [t for t in dict.fromkeys(ln.text for ln in location.lines) if spare[t] > 0]
+    if not cands:
+        return tuple(0.0 for _ in block_removed)
     cheap = sim if sim.name == "exact" else LexicalSimilarity()
-    cands = [ln.text for ln in location.lines]
     return tuple(round(float(row.max()), 6) for row in cheap.matrix([r.text for r in block_removed], cands))
 
 
@@ -87,6 +98,7 @@ def _evidence_block(res: BlockResult) -> dict[str, Any]:
         "lines": [{"patch": m.patch_line, "snapshot": m.snapshot_line, "similarity": m.similarity,
                    "kind": m.kind} for m in res.matches],
         "removed_still_present": list(res.removed_found),
+        "offset": res.block.offset,
     }
 
 
@@ -100,39 +112,88 @@ def instance_presence(inst: BugInstance, state: _RepoState, config: PresenceConf
         raise RepositoryError(f"instance {inst.instance_id!r}: {exc}") from exc
     state.base[inst.base_commit] = base
 
+    posts: dict[str, ParsedSource] = {}
+    blocks = parse_instance(inst, base, config, posts)
+    t1 = time.perf_counter()
+    results = [block_presence(block, state.index, base.commit, posts, config, sim) for block in blocks]
+    t2 = time.perf_counter()
+    category, score, evidence = verdict(inst, state.snapshot, base, results, config, sim.name)
+    evidence["timings_s"] = {"parse": round(t1 - t0, 4), "match": round(t2 - t1, 4),
+                             "total": round(time.perf_counter() - t0, 4)}
+    return category, score, evidence
+
+
+def parse_instance(inst: BugInstance, base: Snapshot, config: PresenceConfig,
+                   posts: dict[str, ParsedSource]) -> tuple[PatchBlock, ...]:
+    """The gold patch's blocks against its base commit (``posts`` receives the post-patch files);
+    they depend on the base commit only, not on the cutoff."""
+
     def read_pre(path: str) -> str | None:
         return base.read_if_exists(path)
 
-    posts: dict[str, ParsedSource] = {}
-    blocks = parse_patch(inst.patch, instance_id=inst.instance_id, read_pre=read_pre, posts=posts,
-                         preprocess=config.preprocess)
-    t1 = time.perf_counter()
-    results = []
-    for block in blocks:
-        loc = localize(block, state.index, base_commit=base.commit,
-                       post=posts.get(block.path or ""))
-        matches = () if loc is None else align(block.added, block.removed, loc, sim, _context(block, posts))
-        results.append(block_result(block, loc, matches, _removed_found(block.removed, loc, sim),
-                                    config.threshold))
+    return parse_patch(inst.patch, instance_id=inst.instance_id, read_pre=read_pre, posts=posts,
+                       preprocess=config.preprocess)
+
+
+def block_presence(block: PatchBlock, index: SnapshotIndex, base_commit: str,
+                   posts: dict[str, ParsedSource], config: PresenceConfig, sim: Similarity) -> BlockResult:
+    """One block located in the snapshot of ``index``, its lines aligned, and decided."""
+    loc = localize(block, index, base_commit=base_commit, post=posts.get(block.path or ""))
+    return judge_block(block, loc, posts, config, sim)
+
+
+def judge_block(block: PatchBlock, loc: Location | None, posts: dict[str, ParsedSource],
+                config: PresenceConfig, sim: Similarity) -> BlockResult:
+    """A located block's lines aligned and decided (a function of the block and ``loc`` only)."""
+    taken = _context(block, posts)
+    rivals = block.removed + tuple(r for r in block.rivals if r not in block.removed)
+    matches = () if loc is None else align(block.added, rivals, loc, sim, taken)
+    return block_result(block, loc, matches, _removed_found(block.removed, loc, sim, taken), config.threshold)
+
+
+def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequence[BlockResult],
+            config: PresenceConfig, similarity: str,
+            run_tests: Callable[[BugInstance, str], VerifyOutcome] | None = None
+            ) -> tuple[Category, float, dict[str, Any]]:
+    """Category, score and evidence (no timings) of an instance from its block results;
+    ``run_tests`` (default ``config.runner.run``) verifies an undecided instance."""
     category, score = decide(results)
-    t2 = time.perf_counter()
     evidence: dict[str, Any] = {
-        "category": category.value, "similarity": sim.name, "threshold": config.threshold,
-        "preprocess": config.preprocess, "snapshot_commit": state.snapshot.commit,
-        "snapshot_date": state.snapshot.committed_at.isoformat(), "repo": inst.repo,
+        "category": category.value, "similarity": similarity, "threshold": config.threshold,
+        "preprocess": config.preprocess, "snapshot_commit": snapshot.commit,
+        "snapshot_date": snapshot.committed_at.isoformat(), "repo": inst.repo,
         "blocks": [_evidence_block(r) for r in results],
     }
     if config.runner is not None and category in (Category.INCONCLUSIVE, Category.GONE):
         diff = modified_patch(inst, base, results)
         if diff:
-            outcome = config.runner.run(inst, diff)
+            outcome = (run_tests or config.runner.run)(inst, diff)
             evidence["verification"] = outcome.to_dict()
             if outcome.passed:
                 category, score = Category.VERIFIED, 1.0
                 evidence["category"] = category.value
-    evidence["timings_s"] = {"parse": round(t1 - t0, 4), "match": round(t2 - t1, 4),
-                             "total": round(time.perf_counter() - t0, 4)}
     return category, score, evidence
+
+
+def named(inst: BugInstance, fn: Callable[[], T]) -> T:
+    """``fn()``, with the instance named in the message of a :class:`BenchcheckerError` it raises."""
+    try:
+        return fn()
+    except BenchcheckerError as exc:
+        if f"instance {inst.instance_id!r}" in str(exc):
+            raise
+        raise type(exc)(f"instance {inst.instance_id!r}: {exc}") from exc
+
+
+def to_flag(inst: BugInstance, model: str, res: ItemResult, when: datetime) -> ContaminationFlag:
+    """The flag of one (instance, model) from its outcome; a failure keeps its error and cutoff."""
+    if res.ok and res.value is not None:
+        category, score, evidence = res.value
+        return ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD, category.contaminated,
+                                 float(score), evidence=evidence)
+    return ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD, None, 0.0,
+                             evidence={"category": Category.ERROR.value, "error": res.error,
+                                       "cutoff": when.isoformat()})
 
 
 def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str],
@@ -160,24 +221,10 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
         return st
 
     def one(inst: BugInstance) -> tuple[Category, float, dict[str, Any]]:
-        try:
-            return instance_presence(inst, state_for(inst), config, sim)
-        except BenchcheckerError as exc:
-            if f"instance {inst.instance_id!r}" in str(exc):
-                raise
-            raise type(exc)(f"instance {inst.instance_id!r}: {exc}") from exc
+        return named(inst, lambda: instance_presence(inst, state_for(inst), config, sim))
 
     runs = (executor or LocalExecutor()).map(one, list(instances), desc="patch presence")
-    flags = []
-    for inst, res in zip(instances, runs):
-        if res.ok and res.value is not None:
-            category, score, evidence = res.value
-            flags.append(ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD,
-                                           category.contaminated, float(score), evidence=evidence))
-        else:
-            flags.append(ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD, None, 0.0,
-                                           evidence={"category": Category.ERROR.value, "error": res.error,
-                                                     "cutoff": when.isoformat()}))
+    flags = [to_flag(inst, model, res, when) for inst, res in zip(instances, runs)]
     for st in states.values():
         if isinstance(st, _RepoState):
             st.snapshot.close()  # the base-commit snapshots share its reader

@@ -48,7 +48,12 @@ def test_leaderboard_acceptance_on_real_submissions(tmp_path):
     payload = json.loads(result.stdout)
     table = pd.read_csv(out / "leaderboard.csv", dtype={"date": str})
     assert tuple(table.columns) == LEADERBOARD_COLUMNS
-    assert {p.name for p in out.iterdir()} == {"leaderboard.csv", "leaderboard.md", "index.html"}
+    assert {p.name for p in out.iterdir()} == {"leaderboard.csv", "leaderboard.md", "index.html",
+                                               "README.md"}
+    assert payload["flags"] == "Flags: rule (500 records, any model)"
+    too_few = table["n_clean"] < 10
+    assert table.loc[too_few, "relative_drop"].isna().all()
+    assert table.loc[too_few, "note"].str.startswith("too few clean instances (n=").all()
     assert table["submission"].nunique() == 82
     assert set(table["tier"]) == {"all", "<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours"}
     everything = table[table["tier"] == "all"].set_index("submission")
@@ -142,3 +147,51 @@ def test_score_against_labels(tmp_path):
 def test_help_teaches(cmd):
     result = _run([cmd, "--help"])
     assert result.exit_code == 0 and "Example:" in result.stdout and "--flags" in result.stdout
+
+
+def test_leaderboard_small_tiers_say_too_few_and_name_the_flags(tmp_path):
+    ids = [f"o__r-{k}" for k in range(30)]
+    pd.DataFrame({"instance_id": ids, "difficulty": ["<15 min fix"] * 24 + ["1-4 hours"] * 6}).to_csv(
+        tmp_path / "tiers.csv", index=False)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name, resolved in (("org__m.run1", ids[:12]), ("org__n.run1", ids[5:25])):
+        (subs / f"{name}.json").write_text(json.dumps(
+            {"resolved_ids": resolved, "submitted_ids": ids, "error_ids": []}))
+    # 16 clean in '<15 min fix', 1 clean in '1-4 hours' (k = 25)
+    flags = write_flags(tmp_path / "flags.jsonl", [
+        ContaminationFlag(benchmark="swe-bench-verified", instance_id=i, model="*", method="rule",
+                          contaminated=k % 3 == 0 if k < 24 else k != 25, score=1.0)
+        for k, i in enumerate(ids)])
+    out = tmp_path / "pub"
+    base = ["leaderboard", "--submissions", str(subs), "--flags", str(flags), "--tiers",
+            str(tmp_path / "tiers.csv"), "--out", str(out), "--n-boot", "50"]
+    result = _run(base)
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(out / "leaderboard.csv")
+    hard = table[table["tier"] == "1-4 hours"]
+    assert hard["n_clean"].tolist() == [1, 1]
+    assert hard["relative_drop"].isna().all() and hard["drop_ci_low"].isna().all()
+    assert hard["note"].tolist() == ["too few clean instances (n=1 < 10)"] * 2
+    assert (hard["clean_ci_high"] > hard["clean_ci_low"]).all()  # the interval is still shown
+    easy = table[table["tier"] != "1-4 hours"]
+    assert easy["relative_drop"].notna().all() and easy["note"].isna().all()
+    md = (out / "leaderboard.md").read_text()
+    html = (out / "index.html").read_text()
+    assert md.count("too few (n=1)") == 2 and "too few (n=1)" in html
+    line = "Flags: rule (30 records, any model)"
+    for path in ("leaderboard.md", "index.html", "README.md"):
+        assert line in (out / path).read_text(), path
+    assert line in result.stderr
+
+    # --min-clean 0: every defined drop shown, and the same as the ruled table elsewhere
+    result = _run(base[:-4] + ["--out", str(tmp_path / "all"), "--n-boot", "50", "--min-clean", "0"])
+    assert result.exit_code == 0, result.output
+    every = pd.read_csv(tmp_path / "all" / "leaderboard.csv")
+    # org/n resolves 1 of 6 hard instances but not the one clean one: a "100% drop" from n=1
+    # (org/m resolves none: no drop either way)
+    drops = every.loc[every["tier"] == "1-4 hours", "relative_drop"].tolist()
+    assert math.isnan(drops[0]) and drops[1] == 1.0
+    assert every["note"].isna().all()
+    pd.testing.assert_frame_equal(every[every["tier"] != "1-4 hours"].drop(columns="note"),
+                                  easy.drop(columns="note"))

@@ -78,3 +78,28 @@ def test_page_in_headless_chromium(tmp_path):
             page.screenshot(path=str(tmp_path / "page.png"), full_page=True)
         finally:
             browser.close()
+
+
+def test_report_names_its_flags_and_explains_the_csv(tmp_path):
+    from benchchecker_plugin.flags import ContaminationFlag, merge_flags
+    from benchchecker_plugin.report import describe_flags
+
+    flags = [ContaminationFlag(benchmark="b", instance_id=f"i{k}", model=m,
+                               method="benchchecker.patch_date", contaminated=True, score=1.0)
+             for k in range(3) for m in ("m1", "m2")]
+    flags += [ContaminationFlag(benchmark="b", instance_id="i0", model="*",
+                                method="benchchecker.stage2", contaminated=None, score=0.0)]
+    line = describe_flags(flags)
+    assert line == ("Flags: benchchecker.patch_date (6 records, 2 models), benchchecker.stage2 "
+                    "(1 records, any model); combined per instance and model with policy any")
+    merged = merge_flags(flags, "all")
+    assert describe_flags(merged) == (
+        f"Flags: merged ({len(merged)} records, 2 models; policy all of "
+        "benchchecker.patch_date, benchchecker.stage2)")
+    paths = write_leaderboard_report(_table(), tmp_path, flags_line=line)
+    assert set(paths) == {"csv", "md", "html", "readme"}
+    for kind in ("md", "html", "readme"):
+        assert line in paths[kind].read_text(), kind
+    readme = paths["readme"].read_text()
+    assert "`note`" in readme and "Wilson" in readme and "leaderboard.csv" in readme
+    assert "Wilson score interval" in paths["html"].read_text()

@@ -6,7 +6,7 @@ import math
 
 import pandas as pd
 
-from benchchecker_plugin.report import to_markdown, wide_summary, write_csv
+from benchchecker_plugin.report import display_drops, to_markdown, wide_summary, write_csv
 from benchchecker_plugin.scoring import LEADERBOARD_COLUMNS, rate_table
 
 
@@ -38,3 +38,29 @@ def test_markdown_and_wide():
     assert wide["submission"].tolist() == ["s1", "s2"]
     assert wide.loc[0, "<15 min fix: original"] == 1.0
     assert wide.loc[0, "n undecided"] == 1
+
+
+def _few_table():
+    """s1 all tier: 4 clean instances (a-d), below min_clean=5; its '<15 min fix' tier too."""
+    ids = [f"i{k}" for k in range(10)]
+    verdicts = {i: False if k < 4 else None if k < 8 else True for k, i in enumerate(ids)}
+    return rate_table({"s1": set(ids[:6])}, ids, verdicts, {i: "<15 min fix" for i in ids},
+                      n_boot=20, min_clean=5)
+
+
+def test_too_few_clean_shows_in_markdown_and_wide_not_in_csv(tmp_path):
+    table = _few_table()
+    assert table["n_clean"].tolist() == [4, 4]
+    md = to_markdown(display_drops(table))
+    assert md.count("too few (n=4)") == 2
+    wide = wide_summary(table)
+    assert wide.loc[0, "drop"] == "too few (n=4)"
+    assert wide.loc[0, "<15 min fix: drop"] == "too few (n=4)"
+    assert wide.loc[0, "clean"] == 1.0 and wide.loc[0, "clean CI low"] < 1.0  # rate and interval kept
+    back = pd.read_csv(write_csv(table, tmp_path / "x.csv"))
+    assert back["relative_drop"].isna().all()
+    assert back["note"].tolist() == ["too few clean instances (n=4 < 5)"] * 2
+    # display leaves the numbers of rows with enough clean instances alone
+    enough = rate_table({"s1": {"i0"}}, ["i0", "i1"], {"i0": False, "i1": False}, n_boot=0,
+                        min_clean=2)
+    pd.testing.assert_frame_equal(display_drops(enough), enough)

@@ -141,3 +141,27 @@ def test_sibling_and_read_if_exists(repo: dict[str, str]) -> None:
 def test_published_cutoff_periods_mean_their_last_second(text: str, expected: str) -> None:
     """Model cutoffs are published as a year or a month; the snapshot includes that whole period."""
     assert parse_cutoff(text).isoformat() == expected
+
+
+def test_snapshot_follows_the_default_branch_not_a_merged_pull_request(tmp_path: Path) -> None:
+    """Regression (real histories): a pull request's commit dated before the cutoff but merged
+    after it is not the branch's state at the cutoff (``rev-list --first-parent``)."""
+    r = tmp_path / "owner__proj"
+    r.mkdir()
+    git(r, ["init", "-q", "-b", "main"])
+    (r / "a.py").write_text("x = 1\n")
+    base = commit(r, "2023-01-01", "base")
+    git(r, ["checkout", "-q", "-b", "fix"])
+    (r / "a.py").write_text("x = 2\n")
+    pr = commit(r, "2023-02-01", "the fix, on its branch")
+    git(r, ["checkout", "-q", "main"])
+    (r / "b.py").write_text("y = 1\n")
+    other = commit(r, "2023-03-01", "unrelated work on main")
+    stamp = "2023-04-01T12:00:00+0000"
+    git(r, ["-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "--no-ff", "-m", "Merge pull request #1",
+            "fix"], env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    assert Snapshot.at(r, "2023-02-15").commit == base          # not `pr`: not merged yet
+    assert Snapshot.at(r, "2023-02-15").read("a.py") == "x = 1\n"
+    assert Snapshot.at(r, "2023-03-15").commit == other
+    assert Snapshot.at(r, "2023-04-02").read("a.py") == "x = 2\n"
+    assert pr != base

@@ -90,3 +90,40 @@ def test_pinned_errors():
         bootstrap_auc([0, 1], [0.1, 0.2], n_boot=0)
     with pytest.raises(InputError, match="seed must be a non-negative integer, got -1"):
         bootstrap_auc([0, 1], [0.1, 0.2], seed=-1)
+
+
+# ----------------------------------------------------------------------------- Wilson interval
+@pytest.mark.parametrize(("k", "n"), [(0, 1), (1, 1), (0, 4), (4, 4), (2, 4), (3, 7), (0, 50),
+                                      (50, 50), (17, 120)])
+@pytest.mark.parametrize("ci", [0.9, 0.95])
+def test_wilson_equals_scipy(k, n, ci):
+    from scipy.stats import binomtest
+
+    from benchchecker_plugin.scoring.bootstrap import wilson_interval
+
+    want = binomtest(k, n).proportion_ci(confidence_level=ci, method="wilson")
+    low, high = wilson_interval(k, n, ci)
+    assert (float(low), float(high)) == pytest.approx((want.low, want.high), abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 9])
+def test_wilson_never_has_width_zero_on_small_all_equal_samples(n):
+    """All-0 and all-1 outcomes on a handful of instances: a bootstrap would give [p, p]."""
+    from benchchecker_plugin.scoring.bootstrap import wilson_interval
+
+    z2 = 1.959963984540054 ** 2
+    low, high = wilson_interval([0, n], [n, n])
+    assert low[0] == 0.0 and high[0] == pytest.approx(z2 / (n + z2))
+    assert low[1] == pytest.approx(n / (n + z2)) and high[1] == 1.0
+    assert (high - low > 0.2).all()
+
+
+def test_wilson_edge_cases_and_errors():
+    from benchchecker_plugin.scoring.bootstrap import wilson_interval
+
+    low, high = wilson_interval(0, 0)
+    assert np.isnan(low) and np.isnan(high)
+    with pytest.raises(InputError, match="0 <= successes <= n"):
+        wilson_interval(5, 4)
+    with pytest.raises(InputError, match="ci must lie strictly between 0 and 1"):
+        wilson_interval(1, 4, ci=1.0)

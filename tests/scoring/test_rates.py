@@ -164,3 +164,97 @@ def test_timeline_means_by_month():
     # x: orig .5 clean 1/3 -> drop 1/3; y: orig .25 clean 0 -> drop 1; z: orig .25, clean 1/3 -> -1/3
     assert tl["mean_relative_drop"].tolist() == pytest.approx([(1 / 3 + 1) / 2, -1 / 3])
     assert tl["n_submissions"].tolist() == [2, 1]
+
+
+# ------------------------------------------------------------------ small samples (issue 12 item 4)
+def _wilson_reference(k, n, z=1.959963984540054):
+    """Plain Wilson score interval (nan for n = 0)."""
+    if n == 0:
+        return math.nan, math.nan
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_rate_intervals_are_wilson_for_every_rate(seed):
+    ids, tiers, resolved, verdicts = _random_inputs(seed, n_sub=3, n=60)
+    for n_boot in (0, 30):
+        table = rate_table(resolved, ids, verdicts, tiers, n_boot=n_boot)
+        for row in table.itertuples(index=False):
+            members = [i for i in ids if row.tier == "all" or tiers[i] == row.tier]
+            v = verdicts[row.submission]
+            res = resolved[row.submission]
+            for name, subset in (("original", members),
+                                 ("clean", [i for i in members if v.get(i) is Verdict.CLEAN]),
+                                 ("contaminated",
+                                  [i for i in members if v.get(i) is Verdict.CONTAMINATED])):
+                lo, hi = _wilson_reference(sum(i in res for i in subset), len(subset))
+                got = (getattr(row, f"{name}_ci_low"), getattr(row, f"{name}_ci_high"))
+                assert got == pytest.approx((lo, hi), abs=1e-12, nan_ok=True), (row, name)
+
+
+@pytest.mark.parametrize("outcome", [True, False])
+def test_small_all_equal_sample_has_a_real_interval(outcome):
+    """4 clean instances, all resolved (or none): the rate's interval is not [1, 1] / [0, 0]."""
+    ids = ["a", "b", "c", "d", "e", "f"]
+    verdicts = {"a": False, "b": False, "c": False, "d": False, "e": True, "f": True}
+    resolved = {"s": set(ids) if outcome else set()}
+    row = rate_table(resolved, ids, verdicts, n_boot=200).iloc[0]
+    assert row.n_clean == 4 and row.clean_rate == (1.0 if outcome else 0.0)
+    assert row.clean_ci_high - row.clean_ci_low > 0.4
+    assert row.clean_ci_low <= row.clean_rate <= row.clean_ci_high
+    assert (row.clean_ci_low, row.clean_ci_high) == pytest.approx(_wilson_reference(4 * outcome, 4))
+
+
+def test_min_clean_blanks_the_drop_keeps_everything_else():
+    """Fewer than min_clean clean instances: no drop, no drop interval, a note; every other number
+    (and every row with enough clean instances) equals the table without the rule."""
+    ids, tiers, resolved, verdicts = _random_inputs(5, n_sub=4, n=120)
+    plain = rate_table(resolved, ids, verdicts, tiers, n_boot=50, seed=3)
+    ruled = rate_table(resolved, ids, verdicts, tiers, n_boot=50, seed=3, min_clean=10)
+    few = ruled["n_clean"] < 10
+    assert few.any() and (~few).any()
+    blanked = ["relative_drop", "drop_ci_low", "drop_ci_high"]
+    assert ruled.loc[few, blanked].isna().all().all()
+    assert ruled.loc[few, "note"].tolist() == [f"too few clean instances (n={n} < 10)"
+                                               for n in ruled.loc[few, "n_clean"]]
+    assert ruled.loc[~few, "note"].isna().all()
+    pd.testing.assert_frame_equal(ruled.loc[~few], plain.loc[~few])
+    kept = [c for c in LEADERBOARD_COLUMNS if c not in blanked + ["note"]]
+    pd.testing.assert_frame_equal(ruled[kept], plain[kept])
+    assert plain["note"].isna().all() or (plain["note"].dropna() == "no clean instance").all()
+
+
+def test_no_clean_instance_is_noted_and_min_clean_is_validated():
+    with pytest.warns(UndefinedMetricWarning, match="no clean instance"):
+        table = rate_table({"s": {"a"}}, ["a", "b"], {"a": True, "b": None}, n_boot=0)
+    assert table.iloc[0].note == "no clean instance"
+    with pytest.raises(InputError, match="min_clean must be a non-negative integer, got -1"):
+        rate_table({"s": {"a"}}, ["a"], {}, min_clean=-1)
+
+
+def test_covered_restricts_every_rate_to_the_covered_instances():
+    """Guards ``covered=``: rates and counts over the covered instances only, resolved ids and
+    verdicts of the others ignored, equal to the reference run on the covered subset alone."""
+    ids, tiers, resolved, verdicts = _random_inputs(5)
+    covered = [i for k, i in enumerate(ids) if k % 3]  # two instances in three
+    table = rate_table(resolved, ids, verdicts, tiers, n_boot=0, covered=covered)
+    assert table.attrs["n_not_covered"] == len(ids) - len(covered)
+    keep = set(covered)
+    ref = reference_rows({s: r & keep for s, r in resolved.items()}, covered, verdicts,
+                         {i: tiers[i] for i in covered})
+    assert len(table) == len(ref)
+    for row in table.itertuples(index=False):
+        for key, value in ref[(row.submission, row.tier)].items():
+            got = getattr(row, key)
+            if isinstance(value, float) and math.isnan(value):
+                assert math.isnan(got), (row.submission, row.tier, key)
+            else:
+                assert got == pytest.approx(value, abs=1e-12), (row.submission, row.tier, key)
+    full = rate_table(resolved, ids, verdicts, tiers, n_boot=0)
+    assert full.attrs["n_not_covered"] == 0
+    assert not table["original_rate"].equals(full["original_rate"])
+    with pytest.raises(DataError, match="not-an-id"):
+        rate_table(resolved, ids, verdicts, tiers, n_boot=0, covered=[ids[0], "not-an-id"])

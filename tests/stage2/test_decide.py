@@ -46,3 +46,54 @@ def test_instance_decision_combines_blocks() -> None:
     assert decide([])[0] is Category.INCONCLUSIVE
     assert Category.PRESENT.contaminated is True and Category.GONE.contaminated is None
     assert Category.PRE_PATCH_ONLY.contaminated is False and Category.VERIFIED.contaminated is True
+
+
+def _weighted_block(*texts: str) -> PatchBlock:
+    added = tuple(LogicalLine(i, i, t, t) for i, t in enumerate(texts))
+    return PatchBlock("a.py", "a.py", "python", "f", "tree", added, ())
+
+
+def test_evidence_weight_counts_content_tokens() -> None:
+    from benchchecker_plugin.stage2.decide import evidence_weight
+
+    assert evidence_weight(_weighted_block("return None")) == 1          # no content token: at least 1
+    assert evidence_weight(_weighted_block("else :")) == 1
+    # names and literals, keywords and self left out: total , parse , text , "utf-8" , strict
+    assert evidence_weight(_weighted_block('total = self . parse ( text , "utf-8" , strict = True )')) == 5
+    assert evidence_weight(_weighted_block(" ".join(f"a{i}" for i in range(20)))) == 8   # capped per line
+    deletion = PatchBlock("a.py", "a.py", "python", "f", "tree", (), (LogicalLine(0, 0, "x = y", "x = y"),))
+    assert evidence_weight(deletion) == 2
+
+
+def test_disagreeing_blocks_are_weighed() -> None:
+    """Regression (real histories): one trivial block against the fix's substance no longer makes
+    the instance inconclusive; evenly split evidence still does."""
+    heavy = _weighted_block("result = compute_total ( items , weights , normalise = True )")   # 5
+    trivial = _weighted_block("return None")                                                 # 1
+    present = block_result(heavy, LOC, (match(0.95),), ())
+    lone_prepatch = block_result(trivial, LOC, (match(0.0, "pre-patch"),), ())
+    assert decide([present, present, lone_prepatch]) == (Category.PRESENT, 0.95)
+    heavy_prepatch = block_result(heavy, LOC, (match(0.0, "pre-patch"),), ())
+    lone_present = block_result(trivial, LOC, (match(1.0, "exact"),), ())
+    assert decide([heavy_prepatch, lone_present]) == (Category.PRE_PATCH_ONLY, 0.0)
+    # 5 against 5: neither side holds 3/4 of the weight
+    assert decide([present, heavy_prepatch])[0] is Category.INCONCLUSIVE
+    # share is a parameter: at 0.9 the 5:1 split (83%) is not enough
+    assert decide([present, lone_prepatch], share=0.9)[0] is Category.INCONCLUSIVE
+
+
+def test_a_deleted_duplicate_of_a_kept_line_is_not_still_present() -> None:
+    """Regression (real histories): a pure deletion of one of two equal lines was "still present"
+    because the copy the patch keeps is in the snapshot; only surplus copies count."""
+    from collections import Counter
+
+    from benchchecker_plugin.stage2 import ExactSimilarity
+    from benchchecker_plugin.stage2.presence import _removed_found
+
+    dup = LogicalLine(3, 3, "self . reset ( )", "self.reset()")
+    snap = Location("a.py", "f", "same-name", (LogicalLine(0, 0, "a = 1", "a = 1"), dup))
+    kept = Counter({"self . reset ( )": 1, "a = 1": 1})    # the post-patch function keeps one copy
+    assert _removed_found((dup,), snap, ExactSimilarity(), kept) == (0.0,)    # fixed: one copy left
+    twice = Location("a.py", "f", "same-name", (*snap.lines, dup))
+    assert _removed_found((dup,), twice, ExactSimilarity(), kept) == (1.0,)   # buggy: both copies
+    assert _removed_found((dup,), snap, ExactSimilarity()) == (1.0,)          # no context known

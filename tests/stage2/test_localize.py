@@ -53,3 +53,30 @@ def test_an_added_duplicate_needs_its_own_copy() -> None:
 def test_no_candidates() -> None:
     (m,) = align(lines("x = 1"), (), loc(), LexicalSimilarity())
     assert m.kind == "unmatched" and m.snapshot_line is None
+
+
+def test_one_name_with_several_bodies_is_searched_whole(tmp_path) -> None:  # noqa: ANN001
+    """Regression (real histories): a property's setter shares its getter's qualified name; the
+    block must be looked for in both bodies, not only in the first one."""
+    import subprocess
+
+    from benchchecker_plugin.repos import Snapshot
+    from benchchecker_plugin.stage2 import SnapshotIndex, localize
+    from benchchecker_plugin.stage2.patch import PatchBlock
+
+    src = ("class A:\n    @property\n    def name(self):\n        return self._name\n\n"
+           "    @name.setter\n    def name(self, value):\n        self._name = validate(value)\n")
+    (tmp_path / "a.py").write_text(src)
+    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
+           "PATH": "/usr/bin:/bin"}
+    for cmd in (["init", "-q"], ["add", "-A"],
+                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
+        subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, env=env)
+    snap = Snapshot.at(tmp_path, "2024-01-01")
+    added = lines("self . _name = validate ( value )")
+    block = PatchBlock("a.py", None, "python", "A.name", "tree", added, ())
+    found = localize(block, SnapshotIndex(snap), base_commit=None)
+    snap.close()
+    assert found is not None and found.how == "same-name"
+    texts = [ln.text for ln in found.lines]
+    assert "return self . _name" in texts and "self . _name = validate ( value )" in texts

@@ -1,0 +1,263 @@
+"""Republish the SWE-bench Verified leaderboard without the instances Stage II flags, beside the
+paper's findings.
+
+    python benchmarks/republish_verified.py --repos-dir CLONES            # what is cloned there
+    python benchmarks/republish_verified.py --repos-dir CLONES --fetch    # clone the missing first
+
+What it does, in order (library calls, no subprocess):
+
+1. reads the 500 instances (``swebench_verified/swebench_verified_composite.jsonl``, with their
+   difficulty tiers), the submissions (``swebench_experiments/``) and the model of each
+   submission with its training cutoff (``model_cutoffs/submission_models.csv``), all under
+   ``--data-dir`` (default ``../shared/data`` next to the project);
+2. with ``--fetch``, clones the instances' repositories into ``--repos-dir`` (``benchchecker repos
+   fetch``; ``--source`` is its URL template). An instance whose repository is not cloned there is
+   **not covered**: it gets no flag and is left out of every rate (it is *not* undecided);
+3. runs Stage II (was the gold patch in the repository at the cutoff?) for every covered
+   instance at every submission model's cutoff in one grid run (``run_grid``);
+4. merges with policy ``benchchecker``: contaminated = Stage I (repository in the training data)
+   AND Stage II (patch present). Stage I cannot be run for closed models here, so it is *assumed*
+   true (``--assume-repo-seen``: these repositories are among the most-starred on GitHub);
+5. re-scores every submission on the covered instances of each tier (original, clean,
+   contaminated rates with Wilson intervals, relative drop with a paired bootstrap interval,
+   "too few" below ``--min-clean`` clean instances) with the 500-instance original rate beside,
+   and writes to ``--out`` (default ``published/swebench-verified``): ``leaderboard.csv``,
+   ``leaderboard.md``, ``index.html``, ``flags.csv`` (compact: instance_id, model, contaminated,
+   score, category), ``unscored.csv`` (submissions whose model or cutoff is unknown, with the
+   reason) and ``README.md`` (command, date, versions, coverage, the assumption, the rule and the
+   paper-vs-ours table).
+
+``--stage2-cache FILE`` keeps the full Stage II flags (JSON Lines, large: keep it outside the
+published folder): read when it exists, written otherwise. ``--repos`` / ``--submissions`` restrict
+the run (for a quick try; the pages then say so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import platform
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _republish_page import paper_tables, write_pages  # noqa: E402
+
+BENCHMARK = "swe-bench-verified"
+
+
+def _args(argv: Sequence[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data",
+                   help="folder holding swebench_verified/, swebench_experiments/, model_cutoffs/")
+    p.add_argument("--repos-dir", type=Path, required=True, help="full clones as owner__name/")
+    p.add_argument("--fetch", action="store_true", help="clone the missing repositories first")
+    p.add_argument("--source", default=None, help="URL template for --fetch (repos fetch --source)")
+    p.add_argument("--out", type=Path, default=ROOT / "published" / "swebench-verified")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the drop")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--min-clean", type=int, default=10, help="fewer clean instances: 'too few'")
+    p.add_argument("--stage2-cache", type=Path, default=None, metavar="DIR",
+                   help="full Stage II flags per repository: read if present, else written "
+                        "(keep outside --out)")
+    p.add_argument("--cached-only", action="store_true",
+                   help="compute nothing: publish the repositories found in --stage2-cache; the "
+                        "others are 'not covered (Stage II not run)', and the pages say so")
+    p.add_argument("--repos", nargs="*", default=None, help="only these repositories (owner/name)")
+    p.add_argument("--submissions", nargs="*", default=None, help="only these submissions")
+    return p.parse_args(argv)
+
+
+def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any]) -> tuple[list[Any], str, set[str]]:
+    """Stage II flags of the covered instances, one repository at a time (smallest first); with
+    ``--stage2-cache DIR`` each repository's flags are kept in ``DIR/owner__name.jsonl`` as soon as
+    it is done and read back on the next run. With ``--cached-only`` nothing is computed: the
+    repositories without a cache file are returned as unfinished."""
+    from benchchecker_plugin.flags import read_flags, write_flags
+    from benchchecker_plugin.repos import repo_dir_name
+    from benchchecker_plugin.stage2 import run_grid
+
+    by_repo: dict[str, list[Any]] = {}
+    for inst in covered:
+        by_repo.setdefault(inst.repo, []).append(inst)
+    flags: list[Any] = []
+    unfinished: set[str] = set()
+    computed, read, took, snapshots, cached_min = 0, 0, 0.0, 0, 0.0
+    for repo, insts in sorted(by_repo.items(), key=lambda kv: len(kv[1])):
+        cache = args.stage2_cache / f"{repo_dir_name(repo)}.jsonl" if args.stage2_cache else None
+        if cache is not None and cache.exists():
+            got = [f for f in read_flags(cache) if f.model in cutoffs]
+            if {f.model for f in got} >= set(cutoffs):
+                flags += got
+                read += len(insts)
+                timing = cache.with_suffix(".minutes")
+                cached_min += float(timing.read_text()) if timing.exists() else math.nan
+                continue
+        if args.cached_only:
+            unfinished.add(repo)
+            continue
+        t0 = time.perf_counter()
+        run = run_grid(insts, args.repos_dir, cutoffs)
+        took += time.perf_counter() - t0
+        snapshots += run.snapshots
+        computed += len(insts)
+        print(f"stage II {repo}: {len(insts)} instances in {(time.perf_counter() - t0) / 60:.1f} min",
+              file=sys.stderr)
+        if cache is not None:
+            args.stage2_cache.mkdir(parents=True, exist_ok=True)
+            write_flags(cache, run.flags)
+            cache.with_suffix(".minutes").write_text(f"{(time.perf_counter() - t0) / 60:.2f}\n")
+        flags += run.flags
+    line = (f"{computed + read} instances x {len(cutoffs)} models; {computed} computed in this run "
+            f"({took / 60:.1f} min, {snapshots} distinct snapshots), {read} read from the Stage II "
+            f"cache of an earlier run of this script (computed there in {cached_min:.1f} min)")
+    return flags, line, unfinished
+
+
+def _compact(stage2: list[Any], merged: list[Any]) -> pd.DataFrame:
+    category = {(f.instance_id, f.model): f.evidence.get("category", "") for f in stage2}
+    rows = [{"instance_id": f.instance_id, "model": f.model,
+             "contaminated": "" if f.contaminated is None else str(f.contaminated).lower(),
+             "score": round(float(f.score), 4), "category": category.get((f.instance_id, f.model), "")}
+            for f in merged]
+    return pd.DataFrame(rows, columns=["instance_id", "model", "contaminated", "score", "category"])
+
+
+def _submission_verdicts(merged: list[Any], models: Sequence[str]) -> dict[str, Any]:
+    """One verdict per covered instance for a submission built on ``models``, from the merged
+    flags (one per instance and model): contaminated if any model's is, clean if every model's
+    is, else undecided -- the rule of ``leaderboard.submission_verdicts``, which takes per-method
+    flags and cannot be given merged ones (``verdicts_for`` merges again)."""
+    from benchchecker_plugin.flags import Verdict
+
+    per = {m: {f.instance_id: f.verdict for f in merged if f.model == m} for m in models}
+    out = {}
+    for iid in set().union(*per.values()):
+        vs = [per[m].get(iid, Verdict.UNDECIDED) for m in models]
+        out[iid] = (Verdict.CONTAMINATED if Verdict.CONTAMINATED in vs
+                    else Verdict.CLEAN if all(v is Verdict.CLEAN for v in vs) else Verdict.UNDECIDED)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import benchchecker_plugin
+    from benchchecker_plugin.cutoffs_file import read_cutoffs
+    from benchchecker_plugin.flags import MergePolicy, merge_flags
+    from benchchecker_plugin.instances import load_instances
+    from benchchecker_plugin.leaderboard import (apply_model_map, load_submissions, load_tiers,
+                                                 read_model_map)
+    from benchchecker_plugin.scoring import rate_table
+    from benchchecker_plugin.stage2.verify import find_repo
+    from benchchecker_plugin.errors import RepositoryError
+
+    args = _args(argv)
+    started = time.perf_counter()
+    data = args.data_dir
+    inst_path = data / "swebench_verified" / "swebench_verified_composite.jsonl"
+    map_path = data / "model_cutoffs" / "submission_models.csv"
+    subs_path = data / "swebench_experiments"
+    instances = load_instances(inst_path)
+    tiers = load_tiers(inst_path, field="difficulty")
+    ids = [i.instance_id for i in instances]
+    if args.fetch:
+        from benchchecker_plugin.repos import DEFAULT_SOURCE, fetch_repos
+
+        commits: dict[str, set[str]] = {}
+        for inst in instances:
+            commits.setdefault(inst.repo, set()).add(inst.base_commit)
+        for res in fetch_repos([i.repo for i in instances], args.repos_dir,
+                               source=args.source or DEFAULT_SOURCE, commits=commits):
+            print(f"fetch {res.repo}: {res.status.value} {res.detail}", file=sys.stderr)
+    covered, missing_repos = [], set()
+    for inst in instances:
+        if args.repos is not None and inst.repo not in args.repos:
+            missing_repos.add(inst.repo)
+            continue
+        try:
+            find_repo(args.repos_dir, inst)
+            covered.append(inst)
+        except RepositoryError:
+            missing_repos.add(inst.repo)
+    if not covered:
+        raise SystemExit(f"no instance is covered: no clone under {args.repos_dir}")
+    table_cutoffs = read_cutoffs(map_path)
+    cutoffs = dict(table_cutoffs.cutoffs)
+    print(f"{len(covered)}/{len(instances)} instances covered; Stage II at {len(cutoffs)} model "
+          f"cutoffs ...", file=sys.stderr)
+    stage2, stage2_line, unfinished = _stage2(covered, args, cutoffs)
+    if unfinished:
+        covered = [i for i in covered if i.repo not in unfinished]
+        missing_repos |= unfinished
+    if not covered:
+        raise SystemExit(f"no instance has Stage II flags: nothing cached in {args.stage2_cache}")
+    merged = merge_flags(stage2, policy=MergePolicy.BENCHCHECKER, assume_repo_seen=True)
+    errors = sum("error" in f.evidence for f in stage2)
+
+    model_map = read_model_map(map_path)
+    subs = apply_model_map(load_submissions(subs_path), model_map)
+    if args.submissions is not None:
+        subs = [s for s in subs if s.name in args.submissions]
+    scored, unscored = [], []
+    for s in subs:
+        if s.name not in model_map:
+            unscored.append((s, "not in the model map"))
+        elif not s.models:
+            unscored.append((s, "model undisclosed"))
+        elif [m for m in s.models if m not in cutoffs]:
+            unknown = ", ".join(m for m in s.models if m not in cutoffs)
+            unscored.append((s, f"no published training cutoff for {unknown}"))
+        else:
+            scored.append(s)
+    cov_ids = [i.instance_id for i in covered]
+    verdicts = {s.name: _submission_verdicts(merged, s.models) for s in scored}
+    table = rate_table({s.name: s.resolved for s in scored}, ids, verdicts, tiers,
+                       models={s.name: s.model for s in scored}, dates={s.name: s.date for s in scored},
+                       n_boot=args.resamples, seed=args.seed, min_clean=args.min_clean, covered=cov_ids)
+    full = rate_table({s.name: s.resolved for s in subs}, ids, {s.name: {} for s in subs}, tiers,
+                      models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
+                      n_boot=0)
+    full = full.rename(columns={"n_instances": "n_instances_500", "original_rate": "original_rate_500"})
+    table = table.merge(full[["submission", "tier", "n_instances_500", "original_rate_500"]],
+                        on=["submission", "tier"], how="left")
+    table.attrs.update(ci=0.95, min_clean=args.min_clean)
+    unscored_df = full[full["tier"] == "all"].set_index("submission").loc[[s.name for s, _ in unscored]]
+    unscored_df = pd.DataFrame({
+        "submission": [s.name for s, _ in unscored], "model": [s.model for s, _ in unscored],
+        "date": [s.date for s, _ in unscored], "reason": [r for _, r in unscored],
+        "original_rate_500": unscored_df["original_rate_500"].tolist()})
+    by_repo = pd.DataFrame({"repo": [i.repo for i in instances],
+                            "covered": [i in covered for i in instances],
+                            "tier": [tiers[i.instance_id] for i in instances]})
+    compact = _compact(stage2, merged)
+    info = {
+        "command": "python benchmarks/republish_verified.py " + " ".join(
+            a if not a.startswith("/") else "<" + Path(a).name + ">" for a in (argv or sys.argv[1:])),
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "versions": f"benchchecker {benchchecker_plugin.__version__}, Python {platform.python_version()}, "
+                    f"pandas {pd.__version__}",
+        "stage2": stage2_line, "errors": errors, "n_flags": len(stage2),
+        "n_models": len(cutoffs), "unknown_models": list(table_cutoffs.unknown),
+        "n_submissions": len(subs), "restricted": args.repos is not None or args.submissions is not None or bool(unfinished),
+        "resamples": args.resamples, "seed": args.seed, "min_clean": args.min_clean,
+        "missing_repos": sorted(missing_repos), "unfinished": sorted(unfinished),
+    }
+    not_cov = sorted({i.repo.split("/")[1] for i in instances if i not in covered})
+    paper = paper_tables(table, compact, subs, cutoffs, args.min_clean,
+                         f"{len(covered)}/{len(instances)} instances covered (none of {', '.join(not_cov)})")
+    info["runtime"] = f"{(time.perf_counter() - started) / 60:.1f} min in all"
+    paths = write_pages(args.out, table, compact, unscored_df, by_repo, paper, info)
+    print(f"{info['stage2']}; {info['runtime']}; wrote {', '.join(p.name for p in paths)}",
+          file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

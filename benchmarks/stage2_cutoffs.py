@@ -1,0 +1,136 @@
+"""Stage II for every published model cutoff in one run, against one run per model.
+
+    python benchmarks/stage2_cutoffs.py --repos-dir CLONES            # every model x every instance
+    python benchmarks/stage2_cutoffs.py --repos-dir CLONES --baseline-models 2 --limit 40
+
+``CLONES`` holds full clones of SWE-bench Verified repositories as ``owner__name/``; the instances
+are the SWE-bench Verified ones of those repositories, the cutoffs the published ones of
+``model_cutoffs/model_cutoffs.csv`` (models without a published cutoff are left out), both from
+``--data-dir`` (default: ``../shared/data`` next to the project).
+
+Times ``run_grid`` (every model in one run) against the named baseline, *one ``patch_presence``
+run per model*. One run per model over ~200 instances takes minutes, so the baseline is run for
+a random sample of ``--baseline-models`` models only and its mean time per model extrapolated to
+all models (printed as such). The grid's flags for the sampled models are checked against the
+baseline's: equal except timings and creation time. Each run gets its own similarity (cold line
+cache); the embedding model is loaded before any timing. With the default ``difflib+minilm``, an
+embedding depends by ~1e-7 on the batch it was computed in, so a rounded similarity may differ
+in its last digit between two runs that batch differently: such flags are counted apart
+("equal up to embedding float noise"); with ``--similarity difflib`` they must all be identical.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+
+def _strip(flag: Any) -> dict:  # noqa: ANN401
+    d = flag.to_dict()
+    d.pop("created_at", None)
+    d["evidence"].pop("timings_s", None)
+    return d
+
+
+def _close(a: Any, b: Any, tol: float = 2e-6) -> bool:  # noqa: ANN401
+    """Equal, floats within ``tol`` (embedding noise), everything else exactly."""
+    if isinstance(a, float) and isinstance(b, float):
+        return abs(a - b) <= tol
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k], tol) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y, tol) for x, y in zip(a, b))
+    return a == b
+
+
+def main() -> None:
+    root = Path(__file__).resolve().parents[1]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repos-dir", type=Path, required=True, help="folder of full clones, owner__name/")
+    ap.add_argument("--data-dir", type=Path, default=root / ".." / "shared" / "data")
+    ap.add_argument("--baseline-models", type=int, default=4, help="models timed one run each (random)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--limit", type=int, default=None, help="only the first N instances")
+    ap.add_argument("--similarity", default="difflib+minilm", choices=["difflib+minilm", "difflib", "exact"])
+    ap.add_argument("--threads", type=int, default=1, help="torch threads")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+    import torch
+
+    torch.set_num_threads(args.threads)
+    from benchchecker_plugin.cutoffs_file import read_cutoffs
+    from benchchecker_plugin.errors import RepositoryError
+    from benchchecker_plugin.instances import load_instances
+    from benchchecker_plugin.stage2 import (EmbeddingSimilarity, LexicalSimilarity, PresenceConfig,
+                                            RerankSimilarity, patch_presence, run_grid)
+    from benchchecker_plugin.stage2.presence import find_repo
+
+    table = read_cutoffs(args.data_dir / "model_cutoffs" / "model_cutoffs.csv")
+    cutoffs = dict(table.cutoffs)
+    instances = []
+    for inst in load_instances(str(args.data_dir / "swebench_verified" / "swebench_verified_composite.jsonl")):
+        try:
+            find_repo(args.repos_dir, inst)
+        except RepositoryError:
+            continue
+        instances.append(inst)
+    instances = instances[: args.limit] if args.limit else instances
+    if not instances:
+        sys.exit(f"{args.repos_dir}: no clone of any SWE-bench Verified repository")
+    repos = sorted({i.repo for i in instances})
+    print(f"{len(cutoffs) + len(table.skipped)} models in the table, {len(cutoffs)} with a published "
+          f"cutoff ({len({p.text for p in cutoffs.values()})} distinct), {len(table.skipped)} without "
+          f"(left out); {len(instances)} instances of {len(repos)} repositories")
+
+    def fresh_config() -> PresenceConfig:
+        if args.similarity == "difflib+minilm":
+            return PresenceConfig(similarity=RerankSimilarity(LexicalSimilarity(), EmbeddingSimilarity()))
+        return PresenceConfig(similarity=args.similarity)
+
+    EmbeddingSimilarity().embed(["warm up"])  # the model load is kept out of every timing
+    t0 = time.perf_counter()
+    run = run_grid(instances, args.repos_dir, cutoffs, config=fresh_config())
+    grid_s = time.perf_counter() - t0
+    failed = sum(1 for f in run.flags if "error" in f.evidence)
+    print(f"grid: {len(run.flags)} flags ({len(instances)} instances x {run.models} models) in {grid_s:.0f} s; "
+          f"{run.snapshots} distinct snapshots (vs {len(repos) * run.models} repository x model pairs), "
+          f"blocks: {run.blocks_computed} matched, {run.blocks_reused} reused whole, {run.alignments_reused} "
+          f"located again at a known place; {failed} failed flags")
+
+    sample = random.Random(args.seed).sample(list(cutoffs), min(args.baseline_models, len(cutoffs)))
+    grid_of = {(f.instance_id, f.model): f for f in run.flags}
+    times, same, noise, different = [], 0, 0, []
+    for model in sample:
+        t0 = time.perf_counter()
+        flags = patch_presence(instances, args.repos_dir, cutoffs[model], model=model, config=fresh_config())
+        times.append(time.perf_counter() - t0)
+        print(f"baseline, one run for {model} (cutoff {cutoffs[model].text}): {times[-1]:.0f} s")
+        for f in flags:
+            a, b = _strip(grid_of[(f.instance_id, model)]), _strip(f)
+            if a == b:
+                same += 1
+            elif _close(a, b) and a["contaminated"] == b["contaminated"]:
+                noise += 1
+            else:
+                different.append((f.instance_id, model))
+    per_model = sum(times) / len(times)
+    total = per_model * len(cutoffs)
+    print(f"flags of the {len(sample)} sampled models: {same} identical, {noise} equal up to embedding "
+          f"float noise (<= 2e-6), {len(different)} different{': ' + str(different[:5]) if different else ''}")
+    print(f"baseline (one run per model): {per_model:.0f} s per model, measured on {len(sample)} random "
+          f"models; EXTRAPOLATED to all {len(cutoffs)} models: {total:.0f} s (not measured)")
+    print(f"grid (all {len(cutoffs)} models in one run, measured): {grid_s:.0f} s")
+    print(f"speed-up of the grid vs one run per model (extrapolated baseline): {total / grid_s:.1f}x")
+    print(f"peak memory (max RSS of this process): {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e6:.1f} GB")
+    if different:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
