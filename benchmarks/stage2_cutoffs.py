@@ -49,6 +49,15 @@ def _close(a: Any, b: Any, tol: float = 2e-6) -> bool:  # noqa: ANN401
     return a == b
 
 
+def _differences(a: Any, b: Any, where: str = "") -> list[str]:  # noqa: ANN401
+    """Where two flag dicts differ (paths into the dicts, values shortened)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{where}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [d for n, (x, y) in enumerate(zip(a, b)) for d in _differences(x, y, f"{where}[{n}]")]
+    return [] if _close(a, b) else [f"{where}: grid {str(a)[:120]!r} vs baseline {str(b)[:120]!r}"]
+
+
 def main() -> None:
     root = Path(__file__).resolve().parents[1]
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -119,6 +128,8 @@ def main() -> None:
                 noise += 1
             else:
                 different.append((f.instance_id, model))
+                for line in _differences(a, b)[:6]:
+                    print(f"  {f.instance_id} / {model} differs at {line}")
     per_model = sum(times) / len(times)
     total = per_model * len(cutoffs)
     print(f"flags of the {len(sample)} sampled models: {same} identical, {noise} equal up to embedding "

@@ -16,6 +16,7 @@ _COMMANDS = {
     "flags": "benchchecker_plugin.cli.flags_cmd:flags",
     "cache": "benchchecker_plugin.cli.cache_cmd:cache",
     "repos": "benchchecker_plugin.cli.repos_cmd:repos",
+    "models": "benchchecker_plugin.cli.models_cmd:models",
     # scorer
     "score": "benchchecker_plugin.cli.score_cmd:score",
     "rescore": "benchchecker_plugin.cli.score_cmd:rescore",
@@ -33,8 +34,31 @@ _COMMANDS = {
     "swebench": "harness_adapters.swebench.cli:swebench",
 }
 
+# what `benchchecker --help` lists, without importing each command (tests/cli/test_help_imports.py
+# keeps each equal to its command's own short help: change both together)
+_SHORT_HELP = {
+    "demo": "Run the whole pipeline offline and write an HTML report.",
+    "flags": "Read, check, combine and convert contamination flags files.",
+    "cache": "Inspect or empty the model response cache.",
+    "repos": "Clones of the repositories benchmark instances name (for patch-presence --repos-dir).",
+    "models": "Show the plain model folder of a local model, for other harnesses.",
+    "score": "How well flags find the truly contaminated instances: AUC, TPR, FPR, TPR@FPR, with "
+             "intervals.",
+    "rescore": "Re-score one run without its contaminated instances, per difficulty tier.",
+    "leaderboard": "Re-score every submission of a leaderboard and publish the filtered leaderboard.",
+    "patch-presence": "Was each instance's gold patch already in its repository at the training cutoff?",
+    "repo-presence": "Stage I: was the model trained on this repository? (text outputs only)",
+    "baselines": "Logit membership-inference scores of repositories: loss, zlib, Min-K% and Min-K%++.",
+    "eval": "Controlled evaluations: how well do the detectors separate known members from non-members?",
+    "ts-guess": "Ask a model to fill in a hidden part of each benchmark item (TS-Guessing).",
+    "check": "Check a model before release: which benchmark instances has it probably seen?",
+    "lm-eval": "lm-evaluation-harness commands with contamination filtering.",
+    "inspect": "Inspect commands with contamination filtering.",
+    "swebench": "SWE-bench harness with contamination filtering; re-scoring of its reports.",
+}
 
-@click.group(cls=LazyGroup, lazy_commands=_COMMANDS,
+
+@click.group(cls=LazyGroup, lazy_commands=_COMMANDS, lazy_help=_SHORT_HELP,
              context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="benchchecker")
 def main() -> None:

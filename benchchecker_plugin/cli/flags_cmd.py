@@ -27,9 +27,13 @@ _CONVERTERS = {
     "from-lm-eval": "harness_adapters.lm_eval.flags:from_lm_eval",
     "from-inspect": "harness_adapters.inspect.flags:from_inspect",
 }
+_CONVERTER_HELP = {  # listed without importing the converters (tests/cli/test_help_imports.py)
+    "from-lm-eval": "Convert lm-eval TS-Guessing samples into contamination flags.",
+    "from-inspect": "Convert Inspect TS-Guessing logs into contamination flags.",
+}
 
 
-@click.group(cls=LazyGroup, lazy_commands=_CONVERTERS)
+@click.group(cls=LazyGroup, lazy_commands=_CONVERTERS, lazy_help=_CONVERTER_HELP)
 def flags() -> None:
     """Read, check, combine and convert contamination flags files.
 

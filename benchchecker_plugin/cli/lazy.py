@@ -1,5 +1,9 @@
 """A click group whose subcommands are imported only when used (fast ``--help``, no harness
-imported at start-up) and which turns our errors into one line and a non-zero exit code."""
+imported at start-up) and which turns our errors into one line and a non-zero exit code.
+
+The group's own ``--help`` lists each command with the short help given in ``lazy_help``, so
+listing imports no command module (a test keeps those strings equal to the commands' own).
+"""
 
 from __future__ import annotations
 
@@ -23,15 +27,20 @@ class UsageFailure(click.ClickException):
 
 
 class LazyGroup(click.Group):
-    """``lazy_commands`` maps a command name to ``"module:attribute"``.
+    """``lazy_commands`` maps a command name to ``"module:attribute"``: a click command, or a
+    function without arguments that builds one (called once). ``lazy_help`` maps a command name to
+    its short help, shown in the listing without importing the command.
 
     A module that cannot be imported (not built yet, or its optional harness is missing) leaves its
     command out of the listing; invoking it explains why.
     """
 
-    def __init__(self, *args: Any, lazy_commands: dict[str, str] | None = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, lazy_commands: dict[str, str] | None = None,
+                 lazy_help: dict[str, str] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy_commands = dict(lazy_commands or {})
+        self.lazy_help = dict(lazy_help or {})
+        self._loaded: dict[str, click.Command] = {}
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         names = set(super().list_commands(ctx))
@@ -49,8 +58,27 @@ class LazyGroup(click.Group):
         module_name, attr = self.lazy_commands[cmd_name].split(":")
         if not self._available(cmd_name):
             return None
-        module = importlib.import_module(module_name)
-        return getattr(module, attr)
+        if cmd_name not in self._loaded:
+            found = getattr(importlib.import_module(module_name), attr)
+            self._loaded[cmd_name] = found if isinstance(found, click.Command) else found()
+        return self._loaded[cmd_name]
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command listing, as click writes it, with ``lazy_help`` instead of importing."""
+        rows: list[tuple[str, str]] = []
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max((len(n) for n in names), default=0)
+        for name in names:
+            if name in self.lazy_help and name not in self._loaded:
+                placeholder = click.Command(name, help=self.lazy_help[name])  # click's own shortening
+                rows.append((name, placeholder.get_short_help_str(limit)))
+                continue
+            cmd = self.get_command(ctx, name)
+            if cmd is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -8,13 +8,15 @@ import math
 import sys
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import click
-import pandas as pd
 
 from ..errors import DataError, InputError
 from ..flags import ContaminationFlag, read_flags
+
+if TYPE_CHECKING:  # pandas is imported where used: `--help` stays fast
+    import pandas as pd
 
 __all__ = ["leaderboard", "rescore", "score"]
 
@@ -45,6 +47,8 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _print_table(frame: pd.DataFrame) -> None:
+    import pandas as pd
+
     text = [c for c in frame.columns if frame[c].dtype == object]
     frame = frame.assign(**{c: frame[c].where(frame[c].notna(), "") for c in text})
     with pd.option_context("display.max_rows", None, "display.max_columns", None,
@@ -233,6 +237,8 @@ def score(flags_path: Path, labels_path: Path, fpr_target: float, n_boot: int, s
         rows.append(row)
     if not any(r["n"] for r in rows):
         raise DataError(f"{labels_path}: no label matches any flag in {flags_path}")
+    import pandas as pd
+
     table = pd.DataFrame(rows)
     if as_json:
         _emit_json({"fpr_target": fpr_target, "n_boot": n_boot, "seed": seed, "ci": 0.95,

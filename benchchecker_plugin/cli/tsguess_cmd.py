@@ -8,11 +8,15 @@ import click
 
 from ..errors import InputError
 from ..flags import write_flags
-from .. import tsguessing
-from ..tsguessing import BENCHMARKS, MULTICHOICE_THRESHOLD, Mode, generation_params, load_items
 from .options import threads_option
 
 __all__ = ["ts_guess"]
+
+# = tsguessing.BENCHMARKS, its Mode values and MULTICHOICE_THRESHOLD (tests/cli/test_help_imports.py):
+# importing tsguessing loads scikit-learn, so `--help` reads these copies
+BENCHMARKS = ("mmlu", "truthfulqa")
+MODES = ("multichoice", "question")
+MULTICHOICE_THRESHOLD = 0.8
 
 
 def _get_model(spec: str, batch_size: int, cache_dir: Path | None):  # type: ignore[no-untyped-def]
@@ -24,7 +28,7 @@ def _get_model(spec: str, batch_size: int, cache_dir: Path | None):  # type: ign
 @click.command("ts-guess")
 @click.option("--benchmark", type=click.Choice(BENCHMARKS), required=True,
               help="mmlu (test split, 14,042 questions) or truthfulqa (817 questions).")
-@click.option("--mode", type=click.Choice([m.value for m in Mode]), default="multichoice", show_default=True,
+@click.option("--mode", type=click.Choice(MODES), default="multichoice", show_default=True,
               help="multichoice: hide one wrong option and ask for it; question: hide one content "
                    "word of the question and ask for it.")
 @click.option("--model", "model_spec", default="hf/smollm2-135m", show_default=True, metavar="SPEC",
@@ -73,6 +77,9 @@ def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, subj
           --model hf/HuggingFaceTB/SmolLM2-135M-Instruct --data ../shared/data/mmlu \\
           --limit 200 -o out/tsg_mmlu.jsonl
     """
+    from .. import tsguessing
+    from ..tsguessing import generation_params, load_items
+
     items = load_items(benchmark, data)
     if subjects:
         known = {i.metadata.get("subject") for i in items}

@@ -183,11 +183,21 @@ def verdicts_for(flags: Iterable[ContaminationFlag], *, benchmark: str, model: s
                  assume_repo_seen: bool = False) -> Mapping[str, Verdict]:
     """Per-instance verdict for one benchmark and one model (``"*"`` records included).
 
-    This is what scorers and harness adapters consume. Instances without any applicable record are
+    This is what scorers and harness adapters consume. A file written by ``flags merge`` (records
+    of method ``"merged"``) is taken as it is. Instances without any applicable record are
     absent from the result (the caller decides how to count them). Only the methods with a record
     for an instance vote on it (see :class:`MergePolicy`).
     """
     relevant = [f for f in flags if f.benchmark == benchmark and f.applies_to(model)]
+    done = [f for f in relevant if f.method == MERGED_METHOD]
+    if done:  # a file written by ``flags merge``: its verdicts are final
+        if len(done) != len(relevant):
+            raise InputError(f"flags for {benchmark} / model {model!r} mix merged records with "
+                             "per-method ones; give either the merged file or the per-method files")
+        out_done: dict[str, Verdict] = {}
+        for m in sorted(done, key=lambda f: f.model == model):  # the model's own record wins over "*"
+            out_done[m.instance_id] = m.verdict
+        return out_done
     merged = [m for m in merge_flags(relevant, policy,
                                      assume_repo_seen=assume_repo_seen) if m.applies_to(model)]
     out: dict[str, Verdict] = {}

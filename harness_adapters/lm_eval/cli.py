@@ -24,14 +24,16 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import click
 
 from benchchecker_plugin.errors import ExecutionError, InputError
 
 from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
-from ..scores import GroupedScore, format_table, grouped_scores
+
+if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
+    from ..scores import GroupedScore
 
 __all__ = ["instance_id_of", "lm_eval"]
 
@@ -158,6 +160,8 @@ def _model_candidates(cfg: Any) -> list[str]:
 
 def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOptions) -> None:
     """Plan the subset, run lm-eval, annotate its samples and write the grouped scores."""
+    from ..scores import format_table
+
     if not namespace.output_path:
         raise InputError("--contamination-filter needs --output_path (lm-eval writes the "
                          "per-sample results the grouped scores come from there)")
@@ -252,6 +256,8 @@ def _task_of(path: Path, tasks: Sequence[str]) -> str:
 def _annotate(path: Path, selection: Selection, docs: Mapping[str, Any]) -> list[GroupedScore]:
     """Add a ``benchchecker`` object to each line of one samples file (atomic rewrite; every
     other key kept as written), and return the grouped scores of its metrics."""
+    from ..scores import grouped_scores
+
     task = _task_of(path, list(docs))
     lines = path.read_text(encoding="utf-8").splitlines()
     out: list[str] = []

@@ -22,14 +22,16 @@ import sys
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import click
 
 from benchchecker_plugin.errors import ExecutionError, InputError
 
 from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
-from ..scores import GroupedScore, format_table, grouped_scores
+
+if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
+    from ..scores import GroupedScore
 
 __all__ = ["RunPlan", "harness_argv", "plan_run", "rescore_report", "swebench"]
 
@@ -225,6 +227,8 @@ def rescore_report(path: Path, selection: Selection, *, tiers: str | None = None
     """Grouped scores (per tier) of one report for the instances of ``selection``."""
     from benchchecker_plugin.leaderboard import load_tiers
 
+    from ..scores import grouped_scores
+
     run = _load_run(path)
     values = {i: 1.0 if i in run.resolved else 0.0 for i in selection.groups}
     tier_map = None
@@ -237,6 +241,8 @@ def rescore_report(path: Path, selection: Selection, *, tiers: str | None = None
 
 
 def _write_beside(report: Path, selection: Selection, scores: list[GroupedScore]) -> Path:
+    from ..scores import format_table
+
     target = report.with_name(report.stem + ".benchchecker.json")
     data = {"report": str(report), "benchmark": selection.benchmark, "model": selection.model,
             "mode": selection.mode.value, "counts": selection.counts(),
@@ -280,6 +286,8 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
           --tiers ../shared/data/swebench_verified/swebench_verified_composite.jsonl
     """
     from benchchecker_plugin.leaderboard import load_instance_ids
+
+    from ..scores import format_table
 
     with echo_warnings():
         run = _load_run(report)

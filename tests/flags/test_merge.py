@@ -208,3 +208,16 @@ def test_verdicts_for_filters_benchmark_and_model() -> None:
              f("q1", "s.a", True, 1.0, benchmark="mmlu")]
     got = verdicts_for(flags, benchmark="swe-bench-verified", model="m1")
     assert got == {"i1": Verdict.CONTAMINATED, "i2": Verdict.CLEAN, "i3": Verdict.UNDECIDED}
+
+
+def test_verdicts_for_reads_a_merged_file_as_it_is() -> None:
+    """Regression: ``flags merge --policy benchchecker`` then ``leaderboard`` failed with "cannot
+    merge already-merged flags"."""
+    flags = [f("i1", "benchchecker.stage2", True, 1.0), f("i2", "benchchecker.stage2", False, 0.1),
+             f("i3", "benchchecker.stage2", None, 0.4)]
+    merged = merge_flags(flags, "benchchecker", assume_repo_seen=True)
+    assert verdicts_for(merged, benchmark="swe-bench-verified", model="m1") == {
+        "i1": Verdict.CONTAMINATED, "i2": Verdict.CLEAN, "i3": Verdict.UNDECIDED}
+    with pytest.raises(InputError, match="mix merged records with per-method ones"):
+        verdicts_for([*merged, f("i4", "benchchecker.stage2", True, 1.0)],
+                     benchmark="swe-bench-verified", model="m1")

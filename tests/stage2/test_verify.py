@@ -126,3 +126,20 @@ def test_swebench_runner_without_docker_is_a_clear_error(monkeypatch: pytest.Mon
     inst = BugInstance("x-1", "swe-bench-verified", "o/x", "abc", PATCH)
     with pytest.raises(ExecutionError, match="instance 'x-1': Docker is not available"):
         SwebenchRunner().run(inst, PATCH)
+
+
+def test_find_repo_ignores_case_like_github(tmp_path) -> None:  # noqa: ANN001
+    """Regression: Multi-SWE-bench names ``fasterxml/jackson-core``; the clone is FasterXML__jackson-core."""
+    from benchchecker_plugin.errors import RepositoryError
+    from benchchecker_plugin.instances.bug import BugInstance
+    from benchchecker_plugin.stage2.verify import find_repo
+
+    (tmp_path / "FasterXML__jackson-core").mkdir()
+    inst = BugInstance(benchmark="multi-swe-bench", instance_id="fasterxml__jackson-core-1",
+                       repo="fasterxml/jackson-core", base_commit="0" * 40, patch="")
+    assert find_repo(tmp_path, inst) == tmp_path / "FasterXML__jackson-core"
+    other = BugInstance(benchmark="multi-swe-bench", instance_id="x__y-1", repo="x/y",
+                        base_commit="0" * 40, patch="")
+    import pytest
+    with pytest.raises(RepositoryError, match="no clone of x/y"):
+        find_repo(tmp_path, other)
