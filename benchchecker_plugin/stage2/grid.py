@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import os
 import sys
+import threading
 import time
 from bisect import bisect_left, insort
 from dataclasses import dataclass, field
@@ -104,10 +105,15 @@ class _Words:
         self.commit: str | None = None
         self.blobs: dict[str, str] = {}
         self.index: dict[str, list[str]] = {}
+        self.lock = threading.Lock()  # worker threads of one commit ask at once
 
     def at(self, snapshot: Snapshot, cache: _BlobCache) -> dict[str, list[str]]:
-        if self.commit == snapshot.commit:
+        with self.lock:
+            if self.commit != snapshot.commit:
+                self._move(snapshot, cache)
             return self.index
+
+    def _move(self, snapshot: Snapshot, cache: _BlobCache) -> None:
         try:
             new = {p: snapshot.blob(p) or f"{snapshot.commit}:{p}" for p in snapshot.files(self.language)}
             for path, blob in self.blobs.items():
@@ -125,7 +131,6 @@ class _Words:
             self.commit, self.blobs, self.index = None, {}, {}  # half moved: start afresh next time
             raise
         self.commit, self.blobs = snapshot.commit, new
-        return self.index
 
 
 class _SharedIndex(SnapshotIndex):

@@ -196,3 +196,15 @@ def test_identifier_index_moves_between_commits_like_a_fresh_index(history) -> N
             assert shared.files_with(w, "python") == fresh.files_with(w, "python"), (snap.commit, w)
         assert shared.files_with("no_such_identifier_anywhere", "python") == ()
         snap.close()
+
+
+def test_worker_threads_give_the_same_flags(history) -> None:  # noqa: ANN001
+    from benchchecker_plugin.models.executor import LocalExecutor
+
+    root, cases = history
+    instances = [c.instance for c in cases]
+    cutoffs = {"early": T0 + timedelta(days=120), "at-cutoff": CUTOFF, "late": "2025-06"}
+    one = run_grid(instances, root, cutoffs, config=CONFIG)
+    two = run_grid(instances, root, cutoffs, config=CONFIG, executor=LocalExecutor(2))
+    for a, b in zip(one.flags, two.flags, strict=True):
+        _same(a, b)
