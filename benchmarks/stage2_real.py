@@ -40,7 +40,6 @@ import argparse
 import csv
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -53,11 +52,13 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 LABELS = HERE / "data" / "stage2_real_labels.csv"
-DEFAULT_INSTANCES = HERE.parent.parent / "shared" / "data" / "swebench_verified" / "swebench_verified_composite.jsonl"
+DEFAULT_INSTANCES = (HERE.parent.parent / "shared" / "data" / "swebench_verified"
+                     / "swebench_verified_composite.jsonl")
 FIELDS = ["instance_id", "repo", "cutoff", "label", "kind", "fix_commit", "fix_date", "how"]
 
 
-def _git(repo: Path, *args: str, input_bytes: bytes | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+def _git(repo: Path, *args: str, input_bytes: bytes | None = None,
+         env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(["git", "-C", str(repo), *args], input=input_bytes, capture_output=True,
                           env={**os.environ, "LC_ALL": "C", **(env or {})}, check=False)
 

@@ -133,3 +133,18 @@ def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     for deco in reversed(decorators):
         wrapper = deco(wrapper)
     return wrapper
+
+
+def instances_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``--instances FILE_OR_DATASET`` and ``--format``: the bug-fixing instances a command reads
+    (parameters ``source`` and ``fmt``; load them with ``instances.load_instances``)."""
+    from ..instances import FORMATS
+
+    fn = click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
+                      help="Format of --instances; auto decides from what the path is.")(fn)
+    return click.option(
+        "--instances", "source", required=True, metavar="FILE_OR_DATASET",
+        help="SWE-bench .jsonl/.json or dataset name (princeton-nlp/SWE-bench_Verified), a "
+             "Multi-SWE-bench .jsonl file or folder, a BugsInPy checkout "
+             "(projects/<p>/bugs/<n>/bug.info + bug_patch.txt), or a Defects4J folder "
+             "(<Project>/active-bugs.csv + patches/).")(fn)

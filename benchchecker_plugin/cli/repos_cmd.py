@@ -8,7 +8,8 @@ from pathlib import Path
 import click
 
 from ..errors import RepositoryError
-from ..instances import FORMATS, load_instances
+from ..instances import load_instances
+from .options import instances_options
 from ..repos.fetch import DEFAULT_SOURCE
 
 __all__ = ["repos"]
@@ -20,12 +21,7 @@ def repos() -> None:
 
 
 @repos.command("fetch")
-@click.option("--instances", "source", required=True, metavar="FILE_OR_DATASET",
-              help="SWE-bench .jsonl/.json or dataset name (princeton-nlp/SWE-bench_Verified), a "
-                   "BugsInPy checkout (projects/<p>/bugs/<n>/bug.info + bug_patch.txt), or a "
-                   "Defects4J folder (<Project>/active-bugs.csv + patches/).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
-              help="Format of --instances; auto decides from what the path is.")
+@instances_options
 @click.option("--into", type=click.Path(file_okay=False, path_type=Path), required=True, metavar="DIR",
               help="Folder of the clones, one DIR/owner__name per repository (created if needed); "
                    "give it to patch-presence as --repos-dir.")

@@ -10,7 +10,8 @@ import click
 
 from ..errors import InputError
 from ..flags import ANY_MODEL, write_flags
-from ..instances import FORMATS, load_instances
+from ..instances import load_instances
+from .options import instances_options
 from ..models.executor import LocalExecutor
 
 if TYPE_CHECKING:
@@ -22,12 +23,7 @@ __all__ = ["patch_presence"]
 
 
 @click.command("patch-presence")
-@click.option("--instances", "source", required=True, metavar="FILE_OR_DATASET",
-              help="SWE-bench .jsonl/.json or dataset name (princeton-nlp/SWE-bench_Verified), a "
-                   "BugsInPy checkout (projects/<p>/bugs/<n>/bug.info + bug_patch.txt), or a "
-                   "Defects4J folder (<Project>/active-bugs.csv + patches/).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
-              help="Format of --instances; auto decides from what the path is.")
+@instances_options
 @click.option("--repos-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="Folder of full git clones; repository owner/name is looked up as owner__name/, "
                    "then name/. Shallow clones are refused.")

@@ -109,7 +109,8 @@ def merge_flags(flags: Iterable[ContaminationFlag],
     (benchmark, instance, model, method) appears more than once, the newest ``created_at`` wins.
 
     ``methods``: the methods every verdict should hear from (a group without one counts it as a
-    null vote); default: only the methods with a record for the instance vote. ``assume_repo_seen`` (only with ``MergePolicy.BENCHCHECKER``): a group
+    null vote); default: only the methods with a record for the instance vote.
+    ``assume_repo_seen`` (only with ``MergePolicy.BENCHCHECKER``): a group
     without a Stage I record counts Stage I as true, and its evidence says so under ``"assumed"``.
 
     The merged record has ``method = "merged"``, ``contaminated`` from ``policy`` (see

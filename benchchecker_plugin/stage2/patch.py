@@ -282,10 +282,10 @@ def _file_blocks(pfile, path: str | None, source: str | None, read_pre, instance
             post_row = {id(ln): i for i, ln in enumerate(x for x in hunk if x.line_type in (" ", "+"))}
         else:
             offset = applied.offsets[h]
-            pre_row = {id(ln): r for ln, r in zip((x for x in hunk if x.line_type in (" ", "-")),
-                                                 applied.pre_rows[h])}
-            post_row = {id(ln): r for ln, r in zip((x for x in hunk if x.line_type in (" ", "+")),
-                                                  applied.post_rows[h])}
+            pre_lines = (x for x in hunk if x.line_type in (" ", "-"))
+            post_lines = (x for x in hunk if x.line_type in (" ", "+"))
+            pre_row = {id(ln): r for ln, r in zip(pre_lines, applied.pre_rows[h])}
+            post_row = {id(ln): r for ln, r in zip(post_lines, applied.post_rows[h])}
         for run in _runs(hunk):
             add_rows = [post_row[id(ln)] for ln in run if ln.line_type == "+"]
             rem_rows = [pre_row[id(ln)] for ln in run if ln.line_type == "-"]
