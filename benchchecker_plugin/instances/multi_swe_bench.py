@@ -19,11 +19,12 @@ import os
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Mapping
 
 from ..errors import DataError, InputError
 from ..repos.language import detect_language
 from .bug import BugInstance
+from .swebench import rows_from_file
 
 __all__ = ["instance_from_multi_swe_bench", "is_multi_swe_bench", "load_multi_swe_bench"]
 
@@ -113,17 +114,6 @@ def _files(path: Path) -> list[Path]:
     raise InputError(f"{path}: Multi-SWE-bench instances file or folder not found")
 
 
-def _rows(path: Path) -> Iterator[tuple[str, Any]]:
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                yield f"{path}:{n}", json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
-
-
 def is_multi_swe_bench(path: str | os.PathLike[str]) -> bool:
     """Whether ``path`` (a ``.jsonl`` file, or a folder holding some) starts with a Multi-SWE-bench
     record: an object with ``fix_patch`` and ``base`` (SWE-bench has ``patch`` and ``base_commit``)."""
@@ -147,7 +137,7 @@ def load_multi_swe_bench(source: str | os.PathLike[str]) -> list[BugInstance]:
     out: list[BugInstance] = []
     seen: dict[str, str] = {}
     for file in _files(Path(source)):
-        for where, row in _rows(file):
+        for where, row in rows_from_file(file):
             inst = instance_from_multi_swe_bench(row, where=where, folder_hint=file.parent.name)
             if inst.instance_id in seen:
                 raise DataError(f"{where}: instance {inst.instance_id!r} repeats {seen[inst.instance_id]}")

@@ -61,7 +61,9 @@ def instance_from_swebench(row: Mapping[str, Any], *, benchmark: str = "swe-benc
     )
 
 
-def _rows_from_file(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
+def rows_from_file(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
+    """``(where, record)`` of a ``.json`` list or a JSON Lines file; ``where`` names the file and
+    the line (or index) for error messages."""
     text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
         try:
@@ -88,7 +90,7 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
     (``princeton-nlp/SWE-bench_Verified``, loaded with :func:`datasets.load_dataset`)."""
     path = Path(source)
     if path.is_file():
-        rows = list(_rows_from_file(path))
+        rows = list(rows_from_file(path))
         name = benchmark or ("multi-swe-bench" if "multi" in path.name.lower() else "swe-bench-verified")
     else:
         if path.suffix in (".jsonl", ".json") or path.is_dir():
