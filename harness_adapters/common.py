@@ -119,21 +119,29 @@ class FilterOptions:
     flags: Path | None
     mode: Mode = Mode.BOTH
     model: str | None = None
+    detect: bool = False
+    """Flags are also made in the run (``--contamination-detect``) and merged with ``flags``."""
 
     @property
     def enabled(self) -> bool:
-        return self.flags is not None
+        return self.flags is not None or self.detect
 
     @classmethod
     def from_values(cls, flags: str | Path | None, mode: str | Mode | None,
-                    model: str | None) -> "FilterOptions":
+                    model: str | None, detect: bool = False) -> "FilterOptions":
         mode = Mode(mode or Mode.BOTH.value)
-        if flags is None:
+        if flags is None and not detect:
             if mode is not Mode.BOTH or model:
                 raise InputError("--contamination-mode and --contamination-model need "
-                                 "--contamination-filter FLAGS")
+                                 "--contamination-filter FLAGS or --contamination-detect")
             return cls(None)
-        return cls(Path(flags), mode, model or None)
+        return cls(Path(flags) if flags is not None else None, mode, model or None, bool(detect))
+
+    def source(self) -> str:
+        """How error messages name the flags of this run."""
+        parts = ([str(self.flags)] if self.flags is not None else []) + \
+            (["the flags detected in this run"] if self.detect else [])
+        return " + ".join(parts)
 
 
 FILTER_HELP = ("Contamination flags: a .jsonl flags file or a folder of them. Turns on grouped "
@@ -285,16 +293,21 @@ def select(flags: Sequence[ContaminationFlag], *, benchmark: str, model: str,
 
 def run_filter(options: FilterOptions, *, hints: Iterable[str], model_candidates: Sequence[str],
                instance_ids: Sequence[str] | Callable[[str], Sequence[str]],
-               known_ids: Collection[str] | Callable[[str], Collection[str]] | None = None
-               ) -> Selection:
+               known_ids: Collection[str] | Callable[[str], Collection[str]] | None = None,
+               detected: Sequence[ContaminationFlag] = ()) -> Selection:
     """Load the flags and build the :class:`Selection` for one run.
 
     ``instance_ids`` is the run's instance list, or a function of the resolved benchmark that
     returns it (when the ids depend on it); ``known_ids`` likewise (see :func:`select`).
+    ``detected`` are the flags the run made itself (``--contamination-detect``); they are merged
+    with the ``--contamination-filter`` flags per instance (one verdict per instance and method,
+    merged across methods by :func:`benchchecker_plugin.flags.verdicts_for`).
     """
-    assert options.flags is not None
-    source = str(options.flags)
-    flags = load_flags(options.flags)
+    assert options.enabled
+    source = options.source()
+    flags = (load_flags(options.flags) if options.flags is not None else []) + list(detected)
+    if not flags:
+        raise InputError(f"{source}: holds no flags records")
     benchmark = resolve_benchmark(flags, hints, source=source)
     candidates = [options.model] if options.model else list(model_candidates)
     model = resolve_model(flags, benchmark, candidates, source=source)

@@ -3,7 +3,10 @@ contamination options added.
 
 lm-eval's parser (``lm_eval._cli.HarnessCLI``) parses every argument; our options are added to its
 ``run`` sub-parser and removed from the namespace before ``execute`` (lm-eval rejects keys it does
-not know). With ``--contamination-filter``:
+not know). With ``--contamination-detect`` the run first makes its own flags
+(:func:`harness_adapters.lm_eval.detect.detect_in_run`: TS-Guessing on its MMLU / TruthfulQA docs
+through its own model, written to ``benchchecker_flags_<date>.jsonl``), merged with any
+``--contamination-filter`` flags. With flags:
 
 - the run's docs are mapped to benchmark instance ids (see :func:`instance_id_of`) and grouped by
   the flags' verdicts for the run's model;
@@ -23,14 +26,18 @@ import json
 import math
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import click
 
 from benchchecker_plugin.errors import ExecutionError, InputError
+from benchchecker_plugin.flags import write_flags
 
 from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
+from ..detection import (CACHE_DIR_HELP, DETECT_HELP, DRY_RUN_HELP, NO_CACHE_HELP, DetectOptions,
+                         Detection, flags_path_beside, timing_line)
 
 if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
     from ..scores import GroupedScore
@@ -38,9 +45,19 @@ if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--he
 __all__ = ["instance_id_of", "lm_eval"]
 
 _OUR_DESTS = ("contamination_filter", "contamination_mode", "contamination_model")
+_DETECT_DESTS = ("contamination_detect", "contamination_dry_run", "contamination_cache_dir",
+                 "contamination_no_cache")
 
 EPILOG = """\
-benchchecker contamination filter:
+benchchecker contamination detection (flags made in this run, MMLU / TruthfulQA tasks):
+  $ benchchecker lm-eval run --model hf --model_args pretrained=$(benchchecker models path \
+        hf/smollm2-135m) --include_path tasks/lm_eval --tasks mmlu_local_astronomy \
+        --metadata '{"data": "../shared/data/mmlu"}' --output_path out/ --contamination-detect
+  asks the run's own model the TS-Guessing probes of exactly the docs it evaluates, writes
+  out/<model>/benchchecker_flags_<date>.jsonl and scores full / clean / contaminated groups;
+  --dry-run prints how many model calls detection adds.
+
+benchchecker contamination filter (flags made elsewhere):
   $ benchchecker lm-eval run --model hf --model_args pretrained=HuggingFaceTB/SmolLM2-135M \\
         --tasks mmlu_abstract_algebra --output_path out/ --log_samples \\
         --contamination-filter flags.jsonl --contamination-mode both
@@ -54,8 +71,9 @@ def lm_eval() -> None:
     """lm-evaluation-harness commands with contamination filtering.
 
     \b
-    benchchecker lm-eval run <every lm-eval run argument> --contamination-filter FLAGS
-        [--contamination-mode both|clean|contaminated] [--contamination-model NAME]
+    benchchecker lm-eval run <every lm-eval run argument> --contamination-detect
+        [--contamination-filter FLAGS] [--contamination-mode both|clean|contaminated]
+        [--contamination-model NAME] [--dry-run]
 
     See `benchchecker lm-eval run --help` (lm-eval's own help, with our options at the end).
     """
@@ -65,12 +83,15 @@ def lm_eval() -> None:
                  context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def run(args: tuple[str, ...]) -> None:
-    """Run `lm-eval run ARGS`, optionally filtered by contamination flags.
+    """Run `lm-eval run ARGS`, detecting contamination and/or filtered by contamination flags.
 
     Reads: every lm-eval `run` argument, a flags file or folder (--contamination-filter).
+    With --contamination-detect, the run's MMLU / TruthfulQA docs are first asked as
+    TS-Guessing probes through the run's own model (through the response cache).
     Writes: lm-eval's own output (with a filter, --log_samples is turned on and --output_path is
-    required), plus benchchecker_<date>.json beside its results_<date>.json and a "benchchecker"
-    object on each line of the run's samples_*.jsonl.
+    required), plus benchchecker_<date>.json (and benchchecker_flags_<date>.jsonl with
+    --contamination-detect) beside its results_<date>.json and a "benchchecker" object on each
+    line of the run's samples_*.jsonl.
 
     \b
     Example:
@@ -78,12 +99,14 @@ def run(args: tuple[str, ...]) -> None:
           --output_path out/ --log_samples --contamination-filter flags.jsonl
     """
     cli, namespace = parse(list(args))
-    options = FilterOptions.from_values(*(namespace.__dict__.pop(d) for d in _OUR_DESTS))
+    detect = DetectOptions.from_values(*(namespace.__dict__.pop(d) for d in _DETECT_DESTS))
+    options = FilterOptions.from_values(*(namespace.__dict__.pop(d) for d in _OUR_DESTS),
+                                        detect=detect.enabled)
     if not options.enabled:
         cli.execute(namespace)
         return
     with echo_warnings():
-        execute_filtered(cli, namespace, options)
+        execute_filtered(cli, namespace, options, detect)
 
 
 def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
@@ -102,6 +125,14 @@ def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
     group.add_argument("--contamination-model", dest="contamination_model", default=None,
                        metavar="<name>", help="Model name used in the flags (default: from "
                                               "--model/--model_args).")
+    group.add_argument("--contamination-detect", dest="contamination_detect",
+                       action="store_true", help=DETECT_HELP)
+    group.add_argument("--dry-run", dest="contamination_dry_run", action="store_true",
+                       help=DRY_RUN_HELP)
+    group.add_argument("--contamination-cache-dir", dest="contamination_cache_dir", default=None,
+                       metavar="<dir>", help=CACHE_DIR_HELP)
+    group.add_argument("--contamination-no-cache", dest="contamination_no_cache",
+                       action="store_true", help=NO_CACHE_HELP)
     parser.epilog = (parser.epilog or "") + "\n" + EPILOG
     return cli, cli._parser.parse_args(["run", *argv])
 
@@ -140,15 +171,15 @@ def _task_manager(cfg: Any) -> Any:
     return cfg.process_tasks(cfg.metadata)
 
 
-def _load_docs(namespace: argparse.Namespace) -> tuple[Any, dict[str, list[Any]]]:
-    """lm-eval's config and, per leaf task, its eval docs (loaded the way lm-eval loads them)."""
+def _load_tasks(namespace: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """lm-eval's config and its leaf task objects (loaded the way lm-eval loads them)."""
     from lm_eval.config.evaluate_config import EvaluatorConfig
 
     cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(namespace)))
     if not cfg.tasks:
-        raise InputError("--contamination-filter needs --tasks")
+        raise InputError("--contamination-filter / --contamination-detect need --tasks")
     loaded = _task_manager(cfg).load(cfg.tasks)
-    return cfg, {name: list(task.eval_docs) for name, task in loaded["tasks"].items()}
+    return cfg, dict(loaded["tasks"])
 
 
 def _model_candidates(cfg: Any) -> list[str]:
@@ -158,18 +189,11 @@ def _model_candidates(cfg: Any) -> list[str]:
     return [c for c in dict.fromkeys(out) if c] or [str(cfg.model)]
 
 
-def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOptions) -> None:
-    """Plan the subset, run lm-eval, annotate its samples and write the grouped scores."""
-    from ..scores import format_table
-
-    if not namespace.output_path:
-        raise InputError("--contamination-filter needs --output_path (lm-eval writes the "
-                         "per-sample results the grouped scores come from there)")
-    namespace.log_samples = True
-    cfg, docs = _load_docs(namespace)
+def _evaluated(cfg: Any, docs: Mapping[str, list[Any]]) -> dict[str, list[int]]:
+    """Per task, the doc indices lm-eval will run (``--samples``, ``--limit``)."""
     limit, given = cfg.limit, cfg.samples or {}
     indices: dict[str, list[int]] = {}
-    for task, task_docs in docs.items():   # the docs lm-eval would run (--samples, --limit)
+    for task, task_docs in docs.items():
         n = len(task_docs)
         if task in given:
             keep: Any = [i for i in given[task] if 0 <= int(i) < n]
@@ -178,26 +202,84 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
         else:
             keep = range(n)
         indices[task] = sorted({int(i) for i in keep})
+    return indices
 
-    hints = list(docs) + [str(d.get("benchmark")) for t in docs.values() for d in t[:1]
-                          if isinstance(d, Mapping) and d.get("benchmark")]
 
-    def run_ids(benchmark: str) -> list[str]:
+def _select(cfg: Any, docs: Mapping[str, list[Any]], indices: Mapping[str, list[int]],
+            options: FilterOptions, detection: Detection | None
+            ) -> tuple[dict[str, str | None], dict[str, Selection]]:
+    """Per task its benchmark (``None``: not grouped) and per benchmark the selection."""
+    def ids(names: Sequence[str], benchmark: str, every: bool = False) -> list[str]:
         # Two tasks of one run may evaluate the same instance (prompt variants): one id each.
-        return list(dict.fromkeys(instance_id_of(i, docs[t][i], task=t, benchmark=benchmark)
-                                  for t in docs for i in indices[t]))
+        return list(dict.fromkeys(
+            instance_id_of(i, docs[t][i], task=t, benchmark=benchmark)
+            for t in names for i in (range(len(docs[t])) if every else indices[t])))
 
-    def all_ids(benchmark: str) -> set[str]:
-        return {instance_id_of(i, d, task=t, benchmark=benchmark)
-                for t in docs for i, d in enumerate(docs[t])}
+    candidates = [options.model] if options.model else _model_candidates(cfg)
+    if detection is not None:
+        task_benchmark = dict(detection.tasks)
+        selections = {}
+        for benchmark in sorted({b for b in task_benchmark.values() if b}):
+            names = [t for t, b in task_benchmark.items() if b == benchmark]
+            selections[benchmark] = run_filter(
+                options, hints=[benchmark], model_candidates=candidates,
+                instance_ids=ids(names, benchmark), known_ids=ids(names, benchmark, every=True),
+                detected=detection.flags)
+        return task_benchmark, selections
+    names = list(docs)
+    hints = names + [str(d.get("benchmark")) for t in docs.values() for d in t[:1]
+                     if isinstance(d, Mapping) and d.get("benchmark")]
+    selection = run_filter(options, hints=hints, model_candidates=candidates,
+                           instance_ids=lambda b: ids(names, b),
+                           known_ids=lambda b: set(ids(names, b, every=True)))
+    return {t: selection.benchmark for t in names}, {selection.benchmark: selection}
 
-    selection = run_filter(options, hints=hints, model_candidates=_model_candidates(cfg),
-                           instance_ids=run_ids, known_ids=all_ids)
-    echo(selection.summary())
+
+def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOptions,
+                     detect: DetectOptions | None = None) -> None:
+    """Detect (optionally), plan the subset, run lm-eval, annotate its samples, write the
+    flags and the grouped scores."""
+    from ..scores import format_table
+
+    detect = detect or DetectOptions()
+    if not namespace.output_path:
+        given = "--contamination-detect" if options.flags is None else "--contamination-filter"
+        raise InputError(f"{given} needs --output_path (lm-eval writes the per-sample results "
+                         "the grouped scores come from there)")
+    namespace.log_samples = True
+    cfg, tasks = _load_tasks(namespace)
+    docs = {name: list(task.eval_docs) for name, task in tasks.items()}
+    indices = _evaluated(cfg, docs)
+    from .detect import detect_in_run, reusing
+
+    detection, lm = (detect_in_run(cfg, tasks, docs, indices, options, detect)
+                     if detect.enabled else (None, None))
+    if detection is not None and detect.dry_run:
+        grouped = sorted(t for t, b in detection.tasks.items() if b)
+        echo(f"dry run: detection would add {detection.calls} model calls ({detection.cached} "
+             f"more already cached) for {detection.probes} probes on {len(grouped)} task(s)"
+             + (f"; no detector for: {', '.join(detection.no_detector)}"
+                if detection.no_detector else "") + "; nothing was run")
+        return
+    if detection is not None:
+        echo(detection.summary())
+        if not any(detection.tasks.values()):
+            raise InputError("--contamination-detect: no task of this run has a detector "
+                             f"({', '.join(detection.tasks)}); detectors exist for MMLU and "
+                             "TruthfulQA documents")
+    task_benchmark, selections = _select(cfg, docs, indices, options, detection)
+    for selection in selections.values():
+        echo(selection.summary())
     if options.mode is not Mode.BOTH:
-        chosen = set(selection.selected)
-        subset = {t: [i for i in indices[t] if instance_id_of(
-            i, docs[t][i], task=t, benchmark=selection.benchmark) in chosen] for t in docs}
+        subset: dict[str, list[int]] = {}
+        for t in docs:
+            benchmark = task_benchmark[t]
+            if benchmark is None:
+                raise InputError(f"--contamination-mode {options.mode.value}: task '{t}' has no "
+                                 "detector and no flags; drop it from --tasks")
+            chosen = set(selections[benchmark].selected)
+            subset[t] = [i for i in indices[t] if instance_id_of(
+                i, docs[t][i], task=t, benchmark=benchmark) in chosen]
         empty = [t for t, ids in subset.items() if not ids]
         if empty:
             raise InputError(f"empty subset: task '{empty[0]}' has no {options.mode.value} docs; "
@@ -207,24 +289,48 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
     root = Path(namespace.output_path)
     root = root.parent if root.suffix == ".json" else root
     before = _snapshot(root)
-    cli.execute(namespace)
+    start = time.perf_counter()
+    with reusing(cfg.model, lm):
+        cli.execute(namespace)
+    evaluation_s = time.perf_counter() - start
     written = {p for p, m in _snapshot(root).items() if before.get(p) != m}
     samples = sorted(p for p in written if p.name.startswith("samples_") and p.suffix == ".jsonl")
     results = sorted(p for p in written if p.suffix == ".json"
                      and not p.name.startswith("benchchecker_"))
     if not samples:
         raise ExecutionError(f"lm-eval wrote no samples_*.jsonl under {root}; cannot score groups")
-    scores = [s for path in samples for s in _annotate(path, selection, docs)]
+    scores: list[GroupedScore] = []
+    for path in samples:
+        task = _task_of(path, list(docs))
+        benchmark = task_benchmark[task]
+        if benchmark is not None:
+            scores += _annotate(path, task, selections[benchmark], docs)
     target = _beside(results, samples[0])
-    _write_json(target, {
-        "flags": str(options.flags), "mode": options.mode.value, "benchmark": selection.benchmark,
-        "model": selection.model, "counts": selection.counts(),
-        "samples_files": [str(p) for p in samples],
-        "scores": [s.to_dict() for s in scores]})
-    click.echo(format_table(scores, title=f"benchchecker: scores by contamination group "
-                                          f"({selection.benchmark}, flags model "
-                                          f"'{selection.model}', mode {options.mode.value})"))
+    report: dict[str, Any] = {
+        "flags": str(options.flags) if options.flags else None, "mode": options.mode.value}
+    first = next(iter(selections.values()))
+    report.update({"benchmark": first.benchmark, "model": first.model, "counts": first.counts()})
+    report["groups"] = [{"benchmark": b, "model": s.model, "counts": s.counts(),
+                         "tasks": sorted(t for t, tb in task_benchmark.items() if tb == b)}
+                        for b, s in selections.items()]
+    if detection is not None:
+        flags_file = flags_path_beside(target.parent, target.stem[len("benchchecker_"):])
+        write_flags(flags_file, detection.flags)
+        report["detection"] = {**detection.to_dict(), "flags_file": str(flags_file)}
+    report["timings"] = {"detection_s": round(detection.seconds, 3) if detection else None,
+                         "evaluation_s": round(evaluation_s, 3)}
+    report["samples_files"] = [str(p) for p in samples]
+    report["scores"] = [s.to_dict() for s in scores]
+    _write_json(target, report)
+    for benchmark, selection in selections.items():
+        rows = [s for s in scores if task_benchmark.get(s.task) == benchmark]
+        click.echo(format_table(rows, title=f"benchchecker: scores by contamination group "
+                                            f"({benchmark}, flags model '{selection.model}', "
+                                            f"mode {options.mode.value})"))
+    if detection is not None:
+        echo(f"flags detected in this run written to {report['detection']['flags_file']}")
     echo(f"grouped scores written to {target}")
+    echo(timing_line(detection, evaluation_s))
 
 
 def _snapshot(root: Path) -> dict[Path, tuple[int, int]]:
@@ -253,12 +359,12 @@ def _task_of(path: Path, tasks: Sequence[str]) -> str:
     return max(matches, key=len)
 
 
-def _annotate(path: Path, selection: Selection, docs: Mapping[str, Any]) -> list[GroupedScore]:
-    """Add a ``benchchecker`` object to each line of one samples file (atomic rewrite; every
-    other key kept as written), and return the grouped scores of its metrics."""
+def _annotate(path: Path, task: str, selection: Selection,
+              docs: Mapping[str, Any]) -> list[GroupedScore]:
+    """Add a ``benchchecker`` object to each line of one samples file of ``task`` (atomic
+    rewrite; every other key kept as written), and return the grouped scores of its metrics."""
     from ..scores import grouped_scores
 
-    task = _task_of(path, list(docs))
     lines = path.read_text(encoding="utf-8").splitlines()
     out: list[str] = []
     values: dict[tuple[str, str], dict[str, float]] = {}

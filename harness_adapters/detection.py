@@ -1,0 +1,205 @@
+"""What ``--contamination-detect`` shares across the three harness wrappers.
+
+A wrapped run with ``--contamination-detect`` makes its own flags before it evaluates: the
+harness-specific part (which documents are MMLU / TruthfulQA, which SWE-bench instances and
+cutoff) lives in each adapter; this module holds the options, the response-cache wrapping of the
+run's model, the count of model calls (``--dry-run``), the timing line and where the flags file
+goes.
+
+Options (the same on every wrapped command):
+
+``--contamination-detect``
+    make flags in this run (TS-Guessing through the run's own model for MMLU / TruthfulQA tasks;
+    Stage II at the model's cutoff for SWE-bench). Combinable with ``--contamination-filter``
+    (flags made elsewhere): both sets are merged per instance.
+``--dry-run``
+    say how many model calls detection would add (and how many are already cached); run nothing.
+``--contamination-cache-dir DIR`` / ``--contamination-no-cache``
+    where detection answers are kept (default: benchchecker's response cache), or no cache.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import click
+
+from benchchecker_plugin.errors import InputError
+from benchchecker_plugin.flags import ContaminationFlag
+
+__all__ = [
+    "DetectOptions",
+    "Detection",
+    "LazyModel",
+    "click_detect_options",
+    "count_calls",
+    "flags_path_beside",
+    "timing_line",
+    "ts_guess_probes",
+]
+
+DETECT_HELP = ("Make contamination flags in this run: TS-Guessing through the run's own model for "
+               "MMLU / TruthfulQA documents (Stage II at the model's cutoff for SWE-bench), "
+               "written beside the harness's results and used to score clean / contaminated "
+               "groups. Combinable with --contamination-filter (flags are merged).")
+DRY_RUN_HELP = ("With --contamination-detect: print how many model calls detection would add "
+                "(and how many are already cached) and run nothing.")
+CACHE_DIR_HELP = ("Response cache for detection answers (a re-run asks nothing twice). "
+                  "[default: benchchecker's cache folder]")
+NO_CACHE_HELP = "Ask the model every detection probe again; keep nothing."
+
+
+@dataclass(frozen=True)
+class DetectOptions:
+    """The detection options of one command line (``enabled`` False: no detection)."""
+
+    enabled: bool = False
+    dry_run: bool = False
+    cache_dir: Path | None = None
+    use_cache: bool = True
+
+    @classmethod
+    def from_values(cls, detect: bool, dry_run: bool = False, cache_dir: str | Path | None = None,
+                    no_cache: bool = False) -> "DetectOptions":
+        if not detect and (dry_run or cache_dir or no_cache):
+            given = [n for n, v in (("--dry-run", dry_run), ("--contamination-cache-dir", cache_dir),
+                                    ("--contamination-no-cache", no_cache)) if v]
+            raise InputError(f"{', '.join(given)} need(s) --contamination-detect")
+        if cache_dir and no_cache:
+            raise InputError("--contamination-cache-dir and --contamination-no-cache exclude each other")
+        return cls(bool(detect), bool(dry_run), Path(cache_dir) if cache_dir else None, not no_cache)
+
+    def cache(self) -> Any:
+        """The :class:`~benchchecker_plugin.models.ResponseCache` to use, or ``None``."""
+        if not self.use_cache:
+            return None
+        from benchchecker_plugin.models import ResponseCache, default_cache_dir
+
+        return ResponseCache(self.cache_dir or default_cache_dir())
+
+
+def click_detect_options() -> list[click.Option]:
+    """The detection options as click ``Option`` objects (appended to a wrapped command)."""
+    return [
+        click.Option(["--contamination-detect", "contamination_detect"], is_flag=True,
+                     default=False, help=DETECT_HELP),
+        click.Option(["--dry-run", "contamination_dry_run"], is_flag=True, default=False,
+                     help=DRY_RUN_HELP),
+        click.Option(["--contamination-cache-dir", "contamination_cache_dir"], default=None,
+                     type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+                     help=CACHE_DIR_HELP),
+        click.Option(["--contamination-no-cache", "contamination_no_cache"], is_flag=True,
+                     default=False, help=NO_CACHE_HELP),
+    ]
+
+
+class LazyModel:
+    """A :class:`~benchchecker_plugin.models.TextModel` whose backend is built on the first
+    ``generate`` call (a run whose answers are all cached never loads the model)."""
+
+    def __init__(self, spec: str, identity: str, factory: Callable[[], Any]) -> None:
+        self.spec = spec
+        self.cache_identity = identity
+        self._factory = factory
+        self._model: Any = None
+
+    @property
+    def built(self) -> bool:
+        return self._model is not None
+
+    def generate(self, prompts: Sequence[str], params: Any) -> list[Any]:
+        if self._model is None:
+            self._model = self._factory()
+        return self._model.generate(prompts, params)
+
+
+def count_calls(identity: str, prompts: Sequence[str], params: Any, cache: Any) -> tuple[int, int]:
+    """``(model calls, cached)`` for asking ``prompts`` once each: distinct prompts not in the
+    cache are calls."""
+    from benchchecker_plugin.models.cache import completion_key
+
+    keys = list(dict.fromkeys(completion_key(identity, p, params) for p in prompts))
+    cached = len(cache.get_completions(keys)) if cache is not None else 0
+    return len(keys) - cached, cached
+
+
+@dataclass(frozen=True)
+class Detection:
+    """What detection did in one run: its flags, what was asked, and how long it took."""
+
+    flags: tuple[ContaminationFlag, ...]
+    tasks: Mapping[str, str | None]
+    """Every task (or dataset) of the run and the benchmark its detector handles (``None``: no
+    detector for this task)."""
+    probes: int = 0
+    calls: int = 0
+    cached: int = 0
+    seconds: float = 0.0
+    dropped: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def no_detector(self) -> tuple[str, ...]:
+        return tuple(t for t, b in self.tasks.items() if b is None)
+
+    @property
+    def failed(self) -> int:
+        return sum("error" in f.evidence for f in self.flags)
+
+    @property
+    def contaminated(self) -> int:
+        return sum(f.contaminated is True for f in self.flags)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"tasks": dict(self.tasks), "no_detector": list(self.no_detector),
+                "probes": self.probes, "model_calls": self.calls, "cached": self.cached,
+                "failed": self.failed, "contaminated": self.contaminated,
+                "dropped": dict(self.dropped), "seconds": round(self.seconds, 3)}
+
+    def summary(self) -> str:
+        dropped = sum(self.dropped.values())
+        return (f"detection: {self.probes} probes ({self.calls} model calls, {self.cached} cached, "
+                f"{self.failed} failed), {self.contaminated} flagged contaminated"
+                + (f", {dropped} items dropped by the TS-Guessing filters" if dropped else ""))
+
+
+def ts_guess_probes(model: Any, probes: Sequence[Any], *, model_name: str, cache: Any,
+                    batch_size: int = 16, dry_run: bool = False
+                    ) -> tuple[list[ContaminationFlag], int, int, float]:
+    """Ask ``model`` every probe through the response cache, as ``benchchecker ts-guess`` does.
+
+    Returns ``(flags, calls, cached, seconds)``; with ``dry_run`` nothing is asked and the flags
+    are empty.
+    """
+    from benchchecker_plugin.models import with_cache
+    from benchchecker_plugin.tsguessing import DEFAULT_PARAMS, run_probes
+
+    identity = getattr(model, "cache_identity", model.spec)
+    calls, cached = count_calls(identity, [p.prompt for p in probes], DEFAULT_PARAMS, cache)
+    if dry_run or not probes:
+        return [], calls, cached, 0.0
+    start = time.perf_counter()
+    asked = with_cache(model, cache, chunk_size=batch_size) if cache is not None else model
+    flags = run_probes(asked, probes, batch_size=batch_size, model_name=model_name)
+    return flags, calls, cached, time.perf_counter() - start
+
+
+def flags_path_beside(folder: Path, date: str) -> Path:
+    """``benchchecker_flags_<date>.jsonl`` in ``folder`` (never over an existing file)."""
+    target = folder / f"benchchecker_flags_{date}.jsonl"
+    n = 1
+    while target.exists():
+        target, n = folder / f"benchchecker_flags_{date}.{n}.jsonl", n + 1
+    return target
+
+
+def timing_line(detection: Detection | None, evaluation_s: float) -> str:
+    """The run's summary line: detection time next to the evaluation's."""
+    if detection is None:
+        return f"evaluation {evaluation_s:.1f} s"
+    share = detection.seconds / (detection.seconds + evaluation_s) if evaluation_s > 0 else 0.0
+    return (f"detection {detection.seconds:.1f} s ({detection.calls} model calls, "
+            f"{detection.cached} cached) + evaluation {evaluation_s:.1f} s; detection took "
+            f"{share:.0%} of the run")

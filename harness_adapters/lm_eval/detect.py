@@ -1,0 +1,246 @@
+"""``--contamination-detect`` for lm-eval: TS-Guessing on the documents the run evaluates, asked
+through the run's own lm-eval ``LM`` object.
+
+Which tasks have a detector is decided from their documents and dataset, not from task names:
+
+- **MMLU**: the dataset is MMLU (``cais/mmlu`` and its copies, or a task whose metadata says
+  ``benchmark: mmlu``, like the shipped ``mmlu_local_*``) and the documents have MMLU's fields
+  (``question``, four ``choices``, integer ``answer``). Every ``mmlu_*`` subtask and group of
+  lm-eval qualifies; MMLU-Pro, MMMLU and other datasets do not. Instance id
+  ``<subject>/<doc_id>``, as ``benchchecker ts-guess`` numbers MMLU.
+- **TruthfulQA**: the dataset is TruthfulQA (``truthfulqa/truthful_qa``) and the documents are
+  the ``generation`` config's (``best_answer``, ``incorrect_answers``: ``truthfulqa_gen``) or
+  the ``multiple_choice`` config's (``mc1_targets``: ``truthfulqa_mc1``/``mc2``; the options are
+  the mc1 choices, the first one correct). Instance id ``<doc_id>`` (the row of the question).
+- **the project's ``ts_guessing_*`` tasks**: each document carries its probe (``probe_json``).
+
+Each MMLU / TruthfulQA document becomes the :class:`~benchchecker_plugin.tsguessing.BenchmarkItem`
+``benchchecker ts-guess`` builds for it, and goes through the same filters, masking, prompt and
+scoring, so the flags equal ``ts-guess`` on the same items and model. The prompts are sent with
+lm-eval's ``generate_until`` request (greedy, no stop string, 32 new tokens), so every lm-eval
+backend answers (hf, vllm, local-completions, openai-completions, ...).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+from benchchecker_plugin.tsguessing import BenchmarkItem, Probe, prepare_probes
+
+from ..common import FilterOptions, echo
+from ..detection import DetectOptions, Detection, ts_guess_probes
+
+__all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "probes_for_run",
+           "reusing", "run_model_name"]
+
+#: Hub datasets holding MMLU's questions (lm-eval's ``mmlu_*`` tasks read the first two).
+MMLU_DATASETS = frozenset({"cais/mmlu", "hails/mmlu_no_train", "lighteval/mmlu", "tasksource/mmlu"})
+TRUTHFULQA_DATASETS = frozenset({"truthfulqa/truthful_qa", "truthful_qa"})
+
+
+def _first(docs: Sequence[Any]) -> Mapping[str, Any] | None:
+    return docs[0] if docs and isinstance(docs[0], Mapping) else None
+
+
+def _is_mmlu_doc(doc: Mapping[str, Any]) -> bool:
+    choices = doc.get("choices")
+    return (isinstance(doc.get("question"), str) and isinstance(choices, (list, tuple))
+            and len(choices) == 4 and isinstance(doc.get("answer"), int)
+            and not isinstance(doc.get("answer"), bool))
+
+
+def _is_truthfulqa_doc(doc: Mapping[str, Any]) -> bool:
+    return isinstance(doc.get("question"), str) and (
+        isinstance(doc.get("mc1_targets"), Mapping)
+        or ("best_answer" in doc and isinstance(doc.get("incorrect_answers"), (list, tuple))))
+
+
+def benchmark_of_task(task: Any, docs: Sequence[Any]) -> str | None:
+    """``"mmlu"``, ``"truthfulqa"`` or ``None`` (no detector) for one lm-eval task object."""
+    doc = _first(docs)
+    if doc is None:
+        return None
+    if "probe_json" in doc:
+        return str(json.loads(doc["probe_json"])["benchmark"])
+    config = getattr(task, "config", None)
+    path = str(getattr(config, "dataset_path", None) or "").lower()
+    declared = str((getattr(config, "metadata", None) or {}).get("benchmark") or "").lower()
+    if (path in MMLU_DATASETS or declared == "mmlu") and _is_mmlu_doc(doc):
+        return "mmlu"
+    if (path in TRUTHFULQA_DATASETS or declared == "truthfulqa") and _is_truthfulqa_doc(doc):
+        return "truthfulqa"
+    return None
+
+
+def _subject(task_name: str, task: Any, doc: Mapping[str, Any]) -> str:
+    if isinstance(doc.get("subject"), str) and doc["subject"]:
+        return str(doc["subject"])
+    name = getattr(getattr(task, "config", None), "dataset_name", None)
+    if isinstance(name, str) and name and name != "all":
+        return name
+    return task_name[len("mmlu_"):] if task_name.startswith("mmlu_") else task_name
+
+
+def item_of(benchmark: str, doc_id: int, doc: Mapping[str, Any], *, task_name: str,
+            task: Any = None) -> BenchmarkItem:
+    """The TS-Guessing item of one lm-eval document (see the module docstring)."""
+    from benchchecker_plugin.tsguessing.data import _sha1
+
+    if benchmark == "mmlu":
+        subject = _subject(task_name, task, doc)
+        return BenchmarkItem("mmlu", f"{subject}/{doc_id}", doc["question"], tuple(doc["choices"]),
+                             int(doc["answer"]), {"subject": subject})
+    question = str(doc["question"]).strip()
+    meta = {"type": doc.get("type") or "", "category": doc.get("category") or "",
+            "source": doc.get("source") or "", "question_sha1": _sha1(question)}
+    if isinstance(doc.get("mc1_targets"), Mapping):
+        choices = [str(c) for c in doc["mc1_targets"]["choices"]]
+        labels = list(doc["mc1_targets"]["labels"])
+        answer = labels.index(1)
+        return BenchmarkItem("truthfulqa", str(doc_id), question, tuple(choices), answer, meta)
+    options = (str(doc["best_answer"]).strip(),
+               *[str(a) for a in doc["incorrect_answers"] if str(a).strip()])
+    return BenchmarkItem("truthfulqa", str(doc_id), question, options, 0, meta)
+
+
+def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
+                   indices: Mapping[str, Sequence[int]]
+                   ) -> tuple[dict[str, str | None], list[Probe], dict[str, int]]:
+    """Per task its benchmark (``None``: no detector), the probes for exactly the evaluated
+    documents (each instance once, in run order), and the items the filters dropped per reason."""
+    benchmarks: dict[str, str | None] = {}
+    probes: dict[tuple[str, str, str], Probe] = {}
+    dropped: dict[str, int] = {}
+    for name, task in tasks.items():
+        benchmark = benchmark_of_task(task, docs[name])
+        benchmarks[name] = benchmark
+        if benchmark is None:
+            continue
+        chosen = [docs[name][i] for i in indices[name]]
+        if chosen and "probe_json" in chosen[0]:
+            made = [Probe.from_dict(json.loads(d["probe_json"])) for d in chosen]
+        else:
+            items = list({(it := item_of(benchmark, i, docs[name][i], task_name=name, task=task))
+                          .instance_id: it for i in indices[name]}.values())
+            prep = prepare_probes(items, "multichoice")
+            made = list(prep.probes)
+            for reason, n in prep.dropped.items():
+                dropped[reason.value] = dropped.get(reason.value, 0) + n
+        for p in made:
+            probes.setdefault((p.benchmark, p.instance_id, p.mode.value), p)
+    return benchmarks, list(probes.values()), dropped
+
+
+class LMEvalTextModel:
+    """A :class:`~benchchecker_plugin.models.TextModel` over an lm-eval ``LM``: each prompt is one
+    ``generate_until`` request. ``chat`` formats it with the LM's chat template (as lm-eval does
+    under ``--apply_chat_template``, with the ``--system_instruction``)."""
+
+    def __init__(self, lm_factory: Callable[[], Any], spec: str, identity: str, *,
+                 chat: bool = False, system_instruction: str | None = None) -> None:
+        self._factory = lm_factory
+        self.spec = spec
+        self.cache_identity = identity
+        self.chat = chat
+        self.system_instruction = system_instruction
+
+    def _format(self, lm: Any, prompt: str) -> str:
+        if not self.chat:
+            return (self.system_instruction + "\n\n" + prompt) if self.system_instruction else prompt
+        history = ([{"role": "system", "content": self.system_instruction}]
+                   if self.system_instruction else []) + [{"role": "user", "content": prompt}]
+        return str(lm.apply_chat_template(history, add_generation_prompt=True))
+
+    def generate(self, prompts: Sequence[str], params: Any) -> list[Any]:
+        from lm_eval.api.instance import Instance
+
+        from benchchecker_plugin.models import Completion
+
+        lm = self._factory()
+        kwargs = {"until": list(params.stop), "max_gen_toks": params.max_tokens,
+                  "do_sample": params.temperature > 0, "temperature": params.temperature}
+        requests = [Instance("generate_until", {}, (self._format(lm, p), dict(kwargs)), i,
+                             ("benchchecker_detect", i, 1)) for i, p in enumerate(prompts)]
+        texts = lm.generate_until(requests)
+        return [Completion(text=str(t)) for t in texts]
+
+
+def run_model_name(cfg: Any, options: FilterOptions) -> str:
+    """The model name detected flags are written under: ``--contamination-model``, else the
+    name lm-eval writes as ``model_name`` in its results (``pretrained=`` / ``model=``)."""
+    if options.model:
+        return options.model
+    args = cfg.model_args if isinstance(cfg.model_args, Mapping) else {}
+    return str(args.get("pretrained") or args.get("model") or cfg.model)
+
+
+def _build_lm(cfg: Any) -> Any:
+    """The run's lm-eval ``LM``, built as ``simple_evaluate`` builds it."""
+    from lm_eval.api.registry import get_model
+
+    extra = {"batch_size": cfg.batch_size, "max_batch_size": cfg.max_batch_size,
+             "device": cfg.device}
+    cls = get_model(cfg.model)
+    if isinstance(cfg.model_args, Mapping):
+        return cls.create_from_arg_obj(dict(cfg.model_args), extra)
+    return cls.create_from_arg_string(cfg.model_args or "", extra)
+
+
+@contextlib.contextmanager
+def reusing(name: str, lm: Any) -> Iterator[None]:
+    """While lm-eval runs, its registry hands out the ``LM`` detection already loaded for
+    ``--model name`` instead of loading the weights a second time (nothing else changes: the
+    run's results name the model as without detection)."""
+    import lm_eval.api.registry as registry
+
+    if lm is None:
+        yield
+        return
+    original = registry.get_model
+
+    class _Loaded:
+        @staticmethod
+        def create_from_arg_obj(*_: Any, **__: Any) -> Any:
+            return lm
+
+        create_from_arg_string = create_from_arg_obj
+
+    registry.get_model = lambda model: _Loaded if model == name else original(model)
+    try:
+        yield
+    finally:
+        registry.get_model = original
+
+
+def detect_in_run(cfg: Any, tasks: Mapping[str, Any], docs: Mapping[str, list[Any]],
+                  indices: Mapping[str, list[int]], options: FilterOptions,
+                  detect: DetectOptions) -> tuple[Detection, Any]:
+    """TS-Guessing on the run's MMLU / TruthfulQA docs through the run's own LM (built on the
+    first uncached probe). Returns the detection and the LM if it was built (for reuse)."""
+    benchmarks, probes, dropped = probes_for_run(tasks, docs, indices)
+    for name, benchmark in benchmarks.items():
+        if benchmark is None:
+            echo(f"no detector for this task: {name} (not MMLU or TruthfulQA documents); "
+                 "it runs unfiltered")
+    loaded: dict[str, Any] = {}
+
+    def lm() -> Any:
+        if "lm" not in loaded:
+            loaded["lm"] = _build_lm(cfg)
+        return loaded["lm"]
+
+    args = cfg.model_args if isinstance(cfg.model_args, Mapping) else {"args": cfg.model_args}
+    chat = bool(cfg.apply_chat_template)
+    identity = (f"lm-eval/{cfg.model}?" + json.dumps(args, sort_keys=True, default=str)
+                + (f"&chat={cfg.apply_chat_template}" if chat else "")
+                + (f"&system={cfg.system_instruction}" if cfg.system_instruction else ""))
+    model = LMEvalTextModel(lm, f"lm-eval/{cfg.model}", identity, chat=chat,
+                            system_instruction=cfg.system_instruction)
+    size = int(cfg.batch_size) if str(cfg.batch_size).isdigit() else 16
+    flags, calls, cached, seconds = ts_guess_probes(
+        model, probes, model_name=run_model_name(cfg, options), cache=detect.cache(),
+        batch_size=max(size, 1), dry_run=detect.dry_run)
+    return (Detection(tuple(flags), benchmarks, len(probes), calls, cached, seconds, dropped),
+            loaded.get("lm"))
