@@ -42,6 +42,7 @@ __all__ = [
     "click_options",
     "echo",
     "echo_warnings",
+    "flags_digest",
     "load_flags",
     "resolve_benchmark",
     "resolve_model",
@@ -315,6 +316,22 @@ def run_filter(options: FilterOptions, *, hints: Iterable[str], model_candidates
     known = known_ids(benchmark) if callable(known_ids) else known_ids
     return select(flags, benchmark=benchmark, model=model, instance_ids=list(ids),
                   mode=options.mode, source=source, known_ids=known)
+
+
+def flags_digest(paths: Iterable[Path | None]) -> str:
+    """``sha256:<hex>`` over the flags files a run used (a folder: its ``*.jsonl`` files, sorted),
+    so a shared results file names exactly which flags filtered it."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for path in paths:
+        if path is None:
+            continue
+        files = sorted(path.rglob("*.jsonl")) if path.is_dir() else [path]
+        for file in files:
+            h.update(file.name.encode("utf-8") + b"\0")
+            h.update(file.read_bytes())
+    return "sha256:" + h.hexdigest()
 
 
 def echo(message: str) -> None:

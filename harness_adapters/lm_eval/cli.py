@@ -35,7 +35,8 @@ import click
 from benchchecker_plugin.errors import ExecutionError, InputError
 from benchchecker_plugin.flags import write_flags
 
-from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
+from ..common import (FilterOptions, Mode, Selection, echo, echo_warnings, flags_digest,
+                      run_filter)
 from ..detection import (CACHE_DIR_HELP, DETECT_HELP, DRY_RUN_HELP, NO_CACHE_HELP, DetectOptions,
                          Detection, flags_path_beside, timing_line)
 
@@ -322,6 +323,8 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
     report["samples_files"] = [str(p) for p in samples]
     report["scores"] = [s.to_dict() for s in scores]
     _write_json(target, report)
+    for path in results:
+        _mark_results(path, options, report, target)
     for benchmark, selection in selections.items():
         rows = [s for s in scores if task_benchmark.get(s.task) == benchmark]
         click.echo(format_table(rows, title=f"benchchecker: scores by contamination group "
@@ -331,6 +334,33 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
         echo(f"flags detected in this run written to {report['detection']['flags_file']}")
     echo(f"grouped scores written to {target}")
     echo(timing_line(detection, evaluation_s))
+
+
+def _mark_results(path: Path, options: FilterOptions, report: Mapping[str, Any],
+                  ours: Path) -> None:
+    """Add a ``benchchecker`` key to lm-eval's own ``results_*.json``: whoever shares that file
+    also shares that its scores are of a filtered run (mode, the flags' hash, subset sizes)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    used = [options.flags] + ([Path(report["detection"]["flags_file"])]
+                              if "detection" in report else [])
+    data["benchchecker"] = {
+        "mode": options.mode.value,
+        "note": ("scores are of the "
+                 + ("full run" if options.mode is Mode.BOTH else f"{options.mode.value} subset only")
+                 + f"; grouped scores in {ours.name}"),
+        "flags": [str(p) for p in used if p is not None], "flags_sha256": flags_digest(used),
+        "detect": "detection" in report,
+        "evaluated": {g["benchmark"]: g["counts"] for g in report["groups"]},
+        "subset_sizes": _subset_sizes(report), "grouped_scores_file": ours.name}
+    _write_json(path, data)
+
+
+def _subset_sizes(report: Mapping[str, Any]) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    for s in report["scores"]:
+        if s["tier"] == "all":
+            sizes[s["task"]] = max(sizes.get(s["task"], 0), int(s["n_instances"]))
+    return sizes
 
 
 def _snapshot(root: Path) -> dict[Path, tuple[int, int]]:

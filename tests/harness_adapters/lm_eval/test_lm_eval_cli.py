@@ -78,6 +78,13 @@ def test_each_mode_runs_the_subset_annotates_and_equals_rescore(
     from lm_eval.utils import hash_string
     digest = hash_string("".join(s["doc_hash"] + s["prompt_hash"] + s["target_hash"] for s in lines))
     assert json.loads(results.read_text())["task_hashes"][TASK] == digest
+    # lm-eval's own results file says it holds a filtered run (issue 13, item 3)
+    import hashlib
+    mark = json.loads(results.read_text())["benchchecker"]
+    assert mark["mode"] == mode and mark["subset_sizes"] == {TASK: len(SUBSET[mode])}
+    assert mark["flags_sha256"] == "sha256:" + hashlib.sha256(
+        flags.name.encode() + b"\0" + flags.read_bytes()).hexdigest()
+    assert mark["grouped_scores_file"] == ours.name and mark["detect"] is False
 
     [row] = json.loads(ours.read_text())["scores"]
     ids = tmp_path / "ids.json"
