@@ -6,25 +6,23 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ..errors import InputError
-from .options import threads_option
+from .options import ModelOptions, model_options
 
 __all__ = ["baselines", "repo_presence"]
 
 _LANGS = click.Choice(["python", "java"])
 
 
-def _model(spec: str, cache_dir: Path | None, no_cache: bool, dry_run: bool, batch_size: int) -> Any:
-    from ..models import get_model
-
-    return get_model(spec, cache_dir=None if no_cache else cache_dir,
-                     use_cache=False if no_cache else (True if cache_dir is None else None),
-                     dry_run=dry_run, batch_size=batch_size)
+def _reference(model_opts: ModelOptions, spec: str | None) -> Any:
+    """The ``--reference`` model: the same model options, another spec, never a dry run."""
+    return replace(model_opts, spec=spec, dry_run=False).build() if spec else None
 
 
 def _p0(value: str | None) -> float | None:
@@ -67,14 +65,8 @@ _common = [
     click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True),
     click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True,
                  help="Tokens generated per sample (targets are at most 40 characters)."),
-    click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True),
-    threads_option,
     click.option("--seed", type=int, default=0, show_default=True,
                  help="Seed of query sampling and of the first sample (sample i uses seed+i)."),
-    click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-                 help="SQLite response cache (default: the user cache folder); a re-run answers "
-                      "from it without calling the model."),
-    click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
 ]
 
 
@@ -85,8 +77,7 @@ def _with_common(fn: Any) -> Any:
 
 
 @click.group("repo-presence", invoke_without_command=True)
-@click.option("--model", "model_spec", metavar="SPEC", help="Model to probe: hf/..., "
-              "openai-compatible/..., inspect/... (text outputs are enough).")
+@model_options
 @click.option("--repo", "repo", type=click.Path(exists=True, file_okay=False, path_type=Path),
               help="The repository: a folder of source files, or a git clone (with --cutoff).")
 @click.option("--cutoff", metavar="DATE", default=None,
@@ -107,17 +98,14 @@ def _with_common(fn: Any) -> Any:
                    "of this repository instead of one flag for the repository.")
 @click.option("--repo-name", default=None, help="owner/name of --repo, to match --instances "
               "(default: the folder name).")
-@click.option("--dry-run", is_flag=True, help="Mine and build queries, print the number of "
-              "queries and model calls (cached ones counted apart); call no model, write nothing.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Flags file to write (JSON Lines).")
 @click.pass_context
-def repo_presence(ctx: click.Context, model_spec: str | None, repo: Path | None, cutoff: str | None,
-                  language: str, n_queries: int, n_samples: int, temperature: float, max_tokens: int,
-                  batch_size: int, seed: int, cache_dir: Path | None, no_cache: bool,
-                  reference: str | None, min_entropy: float, p0_arg: str | None, alpha: float,
-                  instances: str | None, repo_name: str | None, dry_run: bool,
-                  output: Path | None) -> None:
+def repo_presence(ctx: click.Context, model_opts: ModelOptions, repo: Path | None,
+                  cutoff: str | None, language: str, n_queries: int, n_samples: int,
+                  temperature: float, max_tokens: int, seed: int, reference: str | None,
+                  min_entropy: float, p0_arg: str | None, alpha: float, instances: str | None,
+                  repo_name: str | None, output: Path | None) -> None:
     """Stage I: was the model trained on this repository? (text outputs only)
 
     Mines recurring patterns in the repository (tree-sitter clones, simhash near-duplicates,
@@ -142,8 +130,9 @@ def repo_presence(ctx: click.Context, model_spec: str | None, repo: Path | None,
     """
     if ctx.invoked_subcommand is not None:
         return
-    if model_spec is None or repo is None:
-        raise click.UsageError("repo-presence needs --model and --repo (or the calibrate sub-form)")
+    if repo is None:
+        raise click.UsageError("repo-presence needs --repo (or the calibrate sub-form)")
+    dry_run, batch_size, model_spec = model_opts.dry_run, model_opts.batch_size, model_opts.spec
     if output is None and not dry_run:
         raise click.UsageError("give -o/--output (or --dry-run)")
     from ..flags import write_flags
@@ -154,10 +143,10 @@ def repo_presence(ctx: click.Context, model_spec: str | None, repo: Path | None,
     files = read_sources(repo, language=language, cutoff=cutoff)
     if not files:
         raise InputError(f"{repo}: no {language} source files")
-    ref = _model(reference, cache_dir, no_cache, False, batch_size) if reference else None
+    ref = _reference(model_opts, reference)
     queries = build_queries(files, language=language, n_queries=n_queries, reference=ref,
                             min_entropy=min_entropy, seed=seed)
-    model = _model(model_spec, cache_dir, no_cache, dry_run, batch_size)
+    model = model_opts.build()
     name = repo_name or repo.resolve().name
     with warnings.catch_warnings():
         if dry_run:  # every answer is a "not called" error: the test is undecided by design
@@ -178,7 +167,7 @@ def repo_presence(ctx: click.Context, model_spec: str | None, repo: Path | None,
 
 
 @repo_presence.command("calibrate")
-@click.option("--model", "model_spec", required=True, metavar="SPEC", help="Model to calibrate.")
+@model_options
 @click.option("--repo", "repos", type=click.Path(exists=True, file_okay=False, path_type=Path),
               multiple=True, required=True,
               help="A repository known to be EXCLUDED from the model's training data (created "
@@ -186,9 +175,9 @@ def repo_presence(ctx: click.Context, model_spec: str | None, repo: Path | None,
 @_with_common
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Calibration JSON to write (pass it to repo-presence --p0).")
-def calibrate(model_spec: str, repos: tuple[Path, ...], language: str, n_queries: int,
-              n_samples: int, temperature: float, max_tokens: int, batch_size: int, seed: int,
-              cache_dir: Path | None, no_cache: bool, output: Path) -> None:
+def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, n_queries: int,
+              n_samples: int, temperature: float, max_tokens: int, seed: int,
+              output: Path) -> None:
     """Estimate p0 (the chance hit rate) of a model from repositories it cannot have seen.
 
     Probes each repository exactly as repo-presence does and pools hits over queries:
@@ -202,16 +191,22 @@ def calibrate(model_spec: str, repos: tuple[Path, ...], language: str, n_queries
     """
     from ..stage1 import build_queries, calibrate_p0, read_sources, repo_presence as run
 
-    model = _model(model_spec, cache_dir, no_cache, False, batch_size)
+    model, model_spec, batch_size = model_opts.build(), model_opts.spec, model_opts.batch_size
     per_repo = []
     for r in repos:
         files = read_sources(r, language=language)
         queries = build_queries(files, language=language, n_queries=n_queries, seed=seed)
-        res = run(model, files, language=language, queries=queries, n_samples=n_samples,
-                  temperature=temperature, max_tokens=max_tokens, batch_size=batch_size, seed=seed,
-                  name=r.resolve().name)
+        with warnings.catch_warnings():
+            if model_opts.dry_run:  # every answer is a "not called" error, by design
+                warnings.simplefilter("ignore", RuntimeWarning)
+            res = run(model, files, language=language, queries=queries, n_samples=n_samples,
+                      temperature=temperature, max_tokens=max_tokens, batch_size=batch_size,
+                      seed=seed, name=r.resolve().name)
         per_repo.append({"repo": res.repo, "hits": res.test.hits, "queries": res.test.queries,
                          "failed_queries": res.failed_queries})
+    if model_opts.dry_run:
+        click.echo(f"{len(repos)} repositories; {model.summary()}")  # type: ignore[attr-defined]
+        return
     cal = calibrate_p0([(x["hits"], x["queries"]) for x in per_repo])
     doc = {"model": model_spec, "language": language, "p0": cal.p0, "upper": cal.upper,
            "hits": cal.hits, "queries": cal.queries, "n_samples": n_samples,
@@ -223,24 +218,16 @@ def calibrate(model_spec: str, repos: tuple[Path, ...], language: str, n_queries
 
 
 @click.command("baselines")
-@click.option("--model", "model_spec", required=True, metavar="SPEC",
-              help="A local hf/ model (log-probabilities are needed).")
+@model_options
 @click.option("--repo", "repos", type=click.Path(exists=True, file_okay=False, path_type=Path),
               multiple=True, required=True, help="Repository folder (repeatable).")
 @click.option("--language", type=_LANGS, default="python", show_default=True)
 @click.option("--k", "k", type=click.FloatRange(0, 1, min_open=True), default=0.2, show_default=True,
               help="Fraction of lowest-scoring tokens for Min-K% and Min-K%++.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True)
-@threads_option
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="SQLite response cache (default: the user cache folder).")
-@click.option("--no-cache", is_flag=True, help="Do not read or write the response cache.")
-@click.option("--dry-run", is_flag=True, help="Print the number of texts to score (model calls), "
-              "call nothing.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Flags file (methods benchchecker.baseline.{loss,zlib,min_k,min_k_pp}).")
-def baselines(model_spec: str, repos: tuple[Path, ...], language: str, k: float, batch_size: int,
-              cache_dir: Path | None, no_cache: bool, dry_run: bool, output: Path | None) -> None:
+def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, k: float,
+              output: Path | None) -> None:
     """Logit membership-inference scores of repositories: loss, zlib, Min-K% and Min-K%++.
 
     One forward pass per file gives all four; a repository's score is the token-weighted mean
@@ -259,7 +246,8 @@ def baselines(model_spec: str, repos: tuple[Path, ...], language: str, k: float,
     texts = {r.resolve().name: [f.text for f in read_sources(r, language=language)] for r in repos}
     if len(texts) != len(repos):
         raise InputError("two --repo folders have the same name; rename one")
-    model = _model(model_spec, cache_dir, no_cache, dry_run, batch_size)
+    model_spec, batch_size, dry_run = model_opts.spec, model_opts.batch_size, model_opts.dry_run
+    model = model_opts.build()
     if not isinstance(model, LogprobModel):
         raise InputError(f"--model {model_spec}: this backend gives no log-probabilities (use hf/...)")
     results = repo_logit_scores(model, texts, k=k, batch_size=batch_size)

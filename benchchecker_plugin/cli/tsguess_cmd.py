@@ -8,7 +8,7 @@ import click
 
 from ..errors import InputError
 from ..flags import write_flags
-from .options import threads_option
+from .options import ModelOptions, dry_run_summary, model_options
 
 __all__ = ["ts_guess"]
 
@@ -19,22 +19,13 @@ MODES = ("multichoice", "question")
 MULTICHOICE_THRESHOLD = 0.8
 
 
-def _get_model(spec: str, batch_size: int, cache_dir: Path | None):  # type: ignore[no-untyped-def]
-    from ..models import get_model
-
-    return get_model(spec, batch_size=batch_size, cache_dir=cache_dir)
-
-
 @click.command("ts-guess")
 @click.option("--benchmark", type=click.Choice(BENCHMARKS), required=True,
               help="mmlu (test split, 14,042 questions) or truthfulqa (817 questions).")
 @click.option("--mode", type=click.Choice(MODES), default="multichoice", show_default=True,
               help="multichoice: hide one wrong option and ask for it; question: hide one content "
                    "word of the question and ask for it.")
-@click.option("--model", "model_spec", default="hf/smollm2-135m", show_default=True, metavar="SPEC",
-              help="Model spec of benchchecker's model layer: hf/smollm2-135m (shipped, offline), "
-                   "hf//path/to/local/folder, hf/HuggingFaceTB/SmolLM2-135M, "
-                   "openai-compatible/NAME, inspect/PROVIDER/MODEL.")
+@model_options
 @click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
               help="Local data: the MMLU folder of <subject>_test.csv files (or its parent with test/), "
                    "or TruthfulQA.csv. Default: cais/mmlu or truthfulqa/truthful_qa through datasets.")
@@ -46,22 +37,16 @@ def _get_model(spec: str, batch_size: int, cache_dir: Path | None):  # type: ign
 @click.option("--hints/--no-hints", default=True, show_default=True,
               help="Name the benchmark and its metadata (MMLU subject; TruthfulQA type, category, "
                    "source) in the prompt.")
-@click.option("--batch-size", type=click.IntRange(min=1), default=16, show_default=True,
-              help="Prompts per generate call.")
-@threads_option
 @click.option("--max-tokens", type=click.IntRange(min=1), default=32, show_default=True)
 @click.option("--threshold", type=click.FloatRange(0, 1), default=MULTICHOICE_THRESHOLD, show_default=True,
               help="multichoice: contaminated when Rouge-L F1 against the masked option >= this "
                    "(question mode: exact match).")
 @click.option("--model-name", default=None, help="Name written into the flags' model field (default: SPEC).")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Keep model answers in this SQLite response cache (re-runs skip the model).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
-def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, subjects: tuple[str, ...],
-             limit: int | None, seed: int,
-             hints: bool, batch_size: int, max_tokens: int, threshold: float, model_name: str | None,
-             cache_dir: Path | None, output: Path) -> None:
+def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | None,
+             subjects: tuple[str, ...], limit: int | None, seed: int, hints: bool, max_tokens: int,
+             threshold: float, model_name: str | None, output: Path) -> None:
     """Ask a model to fill in a hidden part of each benchmark item (TS-Guessing).
 
     Reads MMLU or TruthfulQA, drops items a guess cannot tell anything about (correlated options,
@@ -69,7 +54,9 @@ def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, subj
     content word (question), asks the model at temperature 0, scores exact match and Rouge-L F1
     against the hidden text, and writes one flag per item (method ts_guessing.multichoice or
     ts_guessing.question; instance ids "<subject>/<row>" for MMLU, "<row>" for TruthfulQA).
-    Prints how many items were used and dropped, and mean EM and Rouge-L.
+    Prints how many items were used and dropped, and mean EM and Rouge-L. Answers go through the
+    response cache (a re-run asks nothing twice; --no-cache turns it off); --dry-run prints how
+    many model calls the run would make and writes nothing.
 
     \b
     Example:
@@ -88,10 +75,15 @@ def ts_guess(benchmark: str, mode: str, model_spec: str, data: Path | None, subj
             raise InputError(f"--subject {', '.join(unknown)}: not a subject of {benchmark} "
                              f"(e.g. {', '.join(sorted(s for s in known if s)[:3]) or 'none'})")
         items = [i for i in items if i.metadata.get("subject") in subjects]
-    model = _get_model(model_spec, batch_size, cache_dir)
+    model = model_opts.build()
     result = tsguessing.ts_guess(model, items, mode, seed=seed, hints=hints, limit=limit,
-                                 params=generation_params(max_tokens), batch_size=batch_size,
-                                 model_name=model_name or model_spec, threshold=threshold)
+                                 params=generation_params(max_tokens),
+                                 batch_size=model_opts.batch_size,
+                                 model_name=model_name or model_opts.spec, threshold=threshold)
+    if model_opts.dry_run:
+        click.echo(f"{benchmark} {mode}: {len(result.flags)} probes; {dry_run_summary(model)}; "
+                   f"nothing written")
+        return
     write_flags(output, result.flags)
     s = result.summary()
     reasons = sorted(result.dropped.items(), key=lambda kv: kv[0].value)

@@ -36,8 +36,11 @@ def test_threads_sets_torch_threads(restore_threads) -> None:
 @pytest.mark.parametrize("command", [["ts-guess", "--benchmark", "mmlu"], ["repo-presence"], ["baselines"],
                                      ["check"]])
 def test_every_local_model_command_has_threads(command) -> None:
+    """Every command that calls a model has the model options (issue 13, item 4)."""
     res = CliRunner().invoke(main, command + ["--threads", "0"])
     assert res.exit_code == 2
     assert "Invalid value for '--threads': 0 is not in the range x>=1" in res.output
     help_text = " ".join(CliRunner().invoke(main, command[:1] + ["--help"]).output.split())
     assert "--threads" in help_text and "busy with other work" in help_text
+    for option in ("--dry-run", "--no-cache", "--cache-dir", "--device", "--batch-size"):
+        assert option in help_text, option

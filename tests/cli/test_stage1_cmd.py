@@ -129,8 +129,10 @@ def test_errors_are_one_line_with_exit_code(repo, tmp_path):
     res = CliRunner().invoke(main, ["repo-presence", "--model", "hf/x", "--repo", str(repo),
                                     "--p0", "nope", "-o", str(tmp_path / "f")])
     assert res.exit_code == 2 and "--p0 'nope' is neither a number nor a calibration file" in res.output
+    res = CliRunner().invoke(main, ["repo-presence", "--model", "hf/x"])
+    assert res.exit_code == 2 and "repo-presence needs --repo" in res.output
     res = CliRunner().invoke(main, ["repo-presence", "--repo", str(repo)])
-    assert res.exit_code == 2 and "needs --model and --repo" in res.output
+    assert res.exit_code == 2 and "give -o/--output (or --dry-run)" in res.output
 
 
 def test_baselines_table_and_flags(tiny_model, repo, tmp_path):

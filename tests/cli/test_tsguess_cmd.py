@@ -51,6 +51,25 @@ def test_truthfulqa_question_mode_writes_flags_and_summary(untrained_lm: Path, t
     assert flags[0].evidence["target"] == "watermelon" and "[MASK]" in flags[0].evidence["masked_item"]
 
 
+@pytest.mark.model
+def test_answers_are_cached_and_dry_run_counts_calls(untrained_lm: Path, tmp_path: Path) -> None:
+    """ts-guess goes through the response cache: a dry run after a run needs no model call; with
+    --no-cache it would ask every probe again; neither writes flags (issue 13, item 4)."""
+    args = ["ts-guess", "--benchmark", "truthfulqa", "--mode", "multichoice", "--model",
+            f"hf/{untrained_lm}", "--data", str(TQA), "--limit", "3", "--max-tokens", "4",
+            "--device", "cpu", "--cache-dir", str(tmp_path / "cache")]
+    first = CliRunner().invoke(main, [*args, "-o", str(tmp_path / "f.jsonl")])
+    assert first.exit_code == 0, first.output
+    dry = CliRunner().invoke(main, [*args, "--dry-run", "-o", str(tmp_path / "g.jsonl")])
+    assert dry.exit_code == 0, dry.output
+    assert dry.stdout.strip() == (f"truthfulqa multichoice: 3 probes; dry run: 3 model calls "
+                                  f"(3 cached) for hf/{untrained_lm}; nothing written")
+    assert not (tmp_path / "g.jsonl").exists()
+    fresh = CliRunner().invoke(main, [*args[:-2], "--no-cache", "--dry-run", "-o",
+                                      str(tmp_path / "g.jsonl")])
+    assert "dry run: 3 model calls (0 cached)" in fresh.stdout
+
+
 def test_help_teaches() -> None:
     res = CliRunner().invoke(main, ["ts-guess", "--help"])
     assert res.exit_code == 0
