@@ -40,3 +40,47 @@ def test_truthfulqa_question_docs_from_local_csv(mmlu_dir: Path) -> None:
 @pytest.fixture(autouse=True)
 def _datasets_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
+
+
+def _utils():  # type: ignore[no-untyped-def]
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "ts_guessing_task_utils", REPO / "tasks" / "lm_eval" / "ts_guessing" / "utils.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_metadata_data_keys_are_resolved_or_refused(mmlu_dir: Path) -> None:
+    """The ``ts_guessing`` group with one ``data`` key (issue 13, item 5): the shared-data folder
+    serves both benchmarks; an MMLU folder serves MMLU and is refused for TruthfulQA with a
+    message naming the key to pass; a misspelt key is refused."""
+    from benchchecker_plugin.errors import InputError
+
+    utils = _utils()
+    shared = mmlu_dir.parent
+    tqa = shared / "truthfulqa" / "TruthfulQA.csv"
+    assert utils.data_path("mmlu", {"data": str(shared)}) == str(shared / "mmlu")
+    assert utils.data_path("truthfulqa", {"data": str(shared)}) == str(tqa)
+    assert utils.data_path("mmlu", {"data": str(mmlu_dir)}) == str(mmlu_dir)
+    assert utils.data_path("truthfulqa", {"data": str(mmlu_dir),
+                                          "truthfulqa_data": str(tqa)}) == str(tqa)
+    with pytest.raises(InputError) as err:
+        utils.data_path("truthfulqa", {"data": str(mmlu_dir)})
+    assert str(err.value) == (
+        f"--metadata data={mmlu_dir}: holds no truthfulqa data (expected TruthfulQA.csv, or a "
+        "folder with mmlu/ and truthfulqa/TruthfulQA.csv); pass '{\"truthfulqa_data\": ...}' "
+        "for the ts_guessing_truthfulqa_* tasks")
+    with pytest.raises(InputError, match="'mmul_data' is not read"):
+        utils.data_path("mmlu", {"mmul_data": str(mmlu_dir)})
+
+
+def test_truthfulqa_task_reads_the_shared_folder_through_data(mmlu_dir: Path) -> None:
+    from lm_eval.tasks import TaskManager
+
+    tm = TaskManager(include_path=str(REPO / "tasks" / "lm_eval"), include_defaults=False,
+                     metadata={"data": str(mmlu_dir.parent)})
+    name = "ts_guessing_truthfulqa_multichoice"
+    docs = list(tm.load([name])["tasks"][name].test_docs())
+    assert docs and json.loads(docs[0]["probe_json"])["benchmark"] == "truthfulqa"

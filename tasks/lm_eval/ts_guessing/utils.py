@@ -1,11 +1,16 @@
 """lm-eval glue for the TS-Guessing tasks; all logic lives in ``benchchecker_plugin.tsguessing``.
 
-Data: pass ``--metadata '{"data": "/path/to/mmlu"}'`` (MMLU folder of <subject>_test.csv, or
-TruthfulQA.csv; ``mmlu_data`` / ``truthfulqa_data`` when running both benchmarks), or set
-``BENCHCHECKER_MMLU_DATA`` / ``BENCHCHECKER_TRUTHFULQA_DATA``; otherwise
-``cais/mmlu`` / ``truthfulqa/truthful_qa`` are loaded with ``datasets``. ``seed`` (default 0),
-``hints`` (default true) and ``subjects`` (MMLU subjects to keep, default all) can be passed the
-same way.
+``--metadata`` keys (JSON object):
+
+- ``data``: the MMLU folder (``<subject>_test.csv`` files, or its parent with ``test/``), the
+  ``TruthfulQA.csv`` file, or a folder holding both as ``mmlu/`` and ``truthfulqa/TruthfulQA.csv``
+  (the shared-data layout; what the ``ts_guessing`` group needs with one key);
+- ``mmlu_data`` / ``truthfulqa_data``: one benchmark's data (win over ``data``);
+- ``seed`` (default 0), ``hints`` (default true), ``subjects`` (MMLU subjects to keep).
+
+Without data keys, ``BENCHCHECKER_MMLU_DATA`` / ``BENCHCHECKER_TRUTHFULQA_DATA`` are read, else
+``cais/mmlu`` / ``truthfulqa/truthful_qa`` are loaded with ``datasets``. A ``data`` path that does
+not hold the task's benchmark is an error naming the key to pass.
 """
 
 from __future__ import annotations
@@ -14,9 +19,48 @@ import json
 import os
 from typing import Any
 
+from pathlib import Path
+
+from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.tsguessing import Probe, load_items, prepare_probes, probe_flag
 
 _ENV = {"mmlu": "BENCHCHECKER_MMLU_DATA", "truthfulqa": "BENCHCHECKER_TRUTHFULQA_DATA"}
+#: --metadata keys the tasks read; lm-eval adds the task's own ``version`` (and others may pass
+#: keys meant for other tasks of the run: those are ignored, misspelt data keys are not).
+KEYS = ("data", "mmlu_data", "truthfulqa_data", "seed", "hints", "subjects")
+
+
+def _in_shared_layout(folder: Path, benchmark: str) -> Path | None:
+    candidates = ([folder / "mmlu"] if benchmark == "mmlu"
+                  else [folder / "truthfulqa" / "TruthfulQA.csv", folder / "TruthfulQA.csv"])
+    return next((c for c in candidates if c.exists()), None)
+
+
+def data_path(benchmark: str, kwargs: dict[str, Any]) -> str | None:
+    """The data path of ``benchmark`` from the --metadata keys (see the module docstring)."""
+    typos = sorted(k for k in kwargs if k.endswith("_data") and k not in KEYS)
+    if typos:
+        raise InputError(f"--metadata key {typos[0]!r} is not read by the TS-Guessing tasks; "
+                         f"use one of: {', '.join(KEYS)}")
+    own = kwargs.get(f"{benchmark}_data")
+    if own:
+        return str(own)
+    shared = kwargs.get("data")
+    if not shared:
+        return os.environ.get(_ENV[benchmark]) or None
+    path = Path(str(shared))
+    if path.is_dir():
+        found = _in_shared_layout(path, benchmark)
+        if found is not None:
+            return str(found)
+        if benchmark == "mmlu":
+            return str(path)
+    elif benchmark == "truthfulqa" and path.suffix.lower() == ".csv":
+        return str(path)
+    want = "a folder of <subject>_test.csv files" if benchmark == "mmlu" else "TruthfulQA.csv"
+    raise InputError(f"--metadata data={shared}: holds no {benchmark} data (expected {want}, or a "
+                     f"folder with mmlu/ and truthfulqa/TruthfulQA.csv); pass "
+                     f"'{{\"{benchmark}_data\": ...}}' for the ts_guessing_{benchmark}_* tasks")
 
 
 def _as_bool(value: Any) -> bool:
@@ -26,7 +70,7 @@ def _as_bool(value: Any) -> bool:
 def _dataset(benchmark: str, mode: str, **kwargs: Any):  # type: ignore[no-untyped-def]
     import datasets
 
-    path = kwargs.get(f"{benchmark}_data") or kwargs.get("data") or os.environ.get(_ENV[benchmark]) or None
+    path = data_path(benchmark, kwargs)
     items = load_items(benchmark, path)
     subjects = kwargs.get("subjects")
     if subjects:
