@@ -8,6 +8,10 @@ flags for the predictions' model, passes the subset as ``--instance_ids`` (modes
 log folder and run report are its own), then re-scores the run report per tier and writes
 ``<report>.benchchecker.json`` beside it.
 
+With ``--contamination-detect`` the run first makes its own flags (Stage II at the model's cutoff,
+:mod:`.detect`), written beside the report before the harness starts and merged with any
+``--contamination-filter`` flags; ``--dry-run`` says what detection would do and runs nothing.
+
 ``rescore`` reads an existing run report, per-instance log folder, or Multi-SWE-bench
 ``final_report.json`` with the same loaders and scorer as ``benchchecker rescore`` and prints the
 same numbers, without Docker.
@@ -16,28 +20,34 @@ same numbers, without Docker.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
+import time
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import click
 
 from benchchecker_plugin.errors import ExecutionError, InputError
 
-from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
+from ..common import (FILTER_HELP, MODE_HELP, MODEL_HELP, FilterOptions, Mode, Selection, echo,
+                      echo_warnings, run_filter)
+from ..detection import timing_line
+from .rescore import TIERS_HELP, rescore, rescore_report, write_beside
+from .detect import (DETECT_OPTION_HELP, DETECT_SWITCHES, DETECT_VALUED, DetectRequest,
+                     add_detect_arguments)
 
 if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
-    from ..scores import GroupedScore
+    from benchchecker_plugin.flags import ContaminationFlag
 
-__all__ = ["RunPlan", "harness_argv", "plan_run", "rescore_report", "swebench"]
+    from ..detection import Detection
+
+__all__ = ["OPTION_HELP", "RunInputs", "RunPlan", "finish_run", "harness_argv", "plan_run",
+           "read_run", "report_path", "rescore_report", "swebench"]
 
 HARNESS = "swebench.harness.run_evaluation"
-_TIERS_HELP = ("Per-instance difficulty tiers (.jsonl/.csv/.parquet with instance_id + difficulty, "
-               "or a datasets name); adds one row per tier.")
 
 
 @click.group("swebench")
@@ -47,6 +57,8 @@ def swebench() -> None:
     \b
     benchchecker swebench run_evaluation <every run_evaluation argument> --contamination-filter F
         [--contamination-mode both|clean|contaminated] [--contamination-tiers T]
+    benchchecker swebench run_evaluation <...> --contamination-detect --repos-dir DIR
+        (--contamination-cutoff DATE | --cutoffs FILE) [--dry-run] [--contamination-filter F]
     benchchecker swebench rescore REPORT_OR_LOG_DIR --flags F [--tiers T]
     """
 
@@ -67,21 +79,34 @@ def _harness_parser() -> argparse.ArgumentParser:
                    choices=[m.value for m in Mode])
     p.add_argument("--contamination-model", dest="contamination_model")
     p.add_argument("--contamination-tiers", dest="contamination_tiers")
+    add_detect_arguments(p)
     return p
 
 
 _OURS = {"--contamination-filter", "--contamination-mode", "--contamination-model",
-         "--contamination-tiers"}
+         "--contamination-tiers", *DETECT_VALUED}
+
+#: Our options as ``run_evaluation --help`` lists them (before the harness's own help).
+OPTION_HELP = (
+    ("--contamination-filter FLAGS", FILTER_HELP),
+    ("--contamination-mode MODE", MODE_HELP),
+    ("--contamination-model NAME", MODEL_HELP),
+    ("--contamination-tiers T", TIERS_HELP),
+    *DETECT_OPTION_HELP,
+)
 
 
-def _strip(argv: Sequence[str], names: set[str], *, nargs_plus: bool = False) -> list[str]:
+def _strip(argv: Sequence[str], names: set[str], *, nargs_plus: bool = False,
+           switches: frozenset[str] | set[str] = frozenset()) -> list[str]:
     """``argv`` without the options in ``names`` and their value (all values with
-    ``nargs_plus``, up to the next option)."""
+    ``nargs_plus``, up to the next option), and without the value-less options in ``switches``."""
     out: list[str] = []
     i = 0
     while i < len(argv):
         tok = argv[i]
         i += 1
+        if tok in switches:
+            continue
         if tok.split("=", 1)[0] not in names:
             out.append(tok)
         elif "=" not in tok:
@@ -108,6 +133,38 @@ def _predictions(path: str, dataset_name: str, split: str) -> list[dict[str, Any
 
 
 @dataclass(frozen=True)
+class RunInputs:
+    """What a filtered run reads from its predictions: the one model they name, the run's
+    instance ids (the predictions narrowed by ``--instance_ids``, in prediction order) and every
+    predicted id."""
+
+    model: str
+    ids: tuple[str, ...]
+    known: tuple[str, ...]
+
+
+def read_run(ns: argparse.Namespace) -> RunInputs:
+    """The :class:`RunInputs` of parsed ``run_evaluation`` arguments (one-line errors)."""
+    if not ns.predictions_path or not ns.run_id:
+        raise InputError("run_evaluation needs --predictions_path and --run_id")
+    preds = _predictions(ns.predictions_path, ns.dataset_name, ns.split)
+    models = sorted({str(p.get("model_name_or_path", "")) for p in preds})
+    if len(models) != 1:
+        raise InputError(f"{ns.predictions_path}: predictions name {len(models)} models "
+                         f"({', '.join(models[:3])}); filter one model per run")
+    ids = known = [str(p["instance_id"]) for p in preds]
+    if ns.instance_ids:
+        wanted = set(ns.instance_ids)
+        ids = [i for i in ids if i in wanted]
+    return RunInputs(models[0], tuple(ids), tuple(known))
+
+
+def report_path(ns: argparse.Namespace, model: str) -> Path:
+    """Where ``make_run_report`` writes the run report of ``model``'s predictions."""
+    return Path(ns.report_dir) / f"{model.replace('/', '__')}.{ns.run_id}.json"
+
+
+@dataclass(frozen=True)
 class RunPlan:
     """One ``run_evaluation`` command line, planned: the harness's own arguments (with the subset
     as ``--instance_ids`` for modes clean / contaminated), the selection (``None``: no filter),
@@ -121,35 +178,31 @@ class RunPlan:
     @property
     def report(self) -> Path:
         """Where ``make_run_report`` writes this run's report."""
-        return Path(self.args.report_dir) / f"{self.model.replace('/', '__')}.{self.args.run_id}.json"
+        return report_path(self.args, self.model)
 
 
-def plan_run(argv: Sequence[str]) -> RunPlan:
-    """Parse and plan one ``run_evaluation`` command line (see :class:`RunPlan`)."""
-    ns, _ = _harness_parser().parse_known_args(list(argv))
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    return _harness_parser().parse_known_args(list(argv))[0]
+
+
+def plan_run(argv: Sequence[str], *, detected: Sequence[ContaminationFlag] = (),
+             inputs: RunInputs | None = None) -> RunPlan:
+    """Parse and plan one ``run_evaluation`` command line (see :class:`RunPlan`); ``detected``
+    are the flags ``--contamination-detect`` made (merged with ``--contamination-filter``'s),
+    ``inputs`` the predictions already read."""
+    ns = _parse(argv)
     options = FilterOptions.from_values(ns.contamination_filter, ns.contamination_mode,
-                                        ns.contamination_model)
-    harness = _strip(_strip(argv, {o for o in _OURS if o != "--contamination-tiers"}),
-                     {"--contamination-tiers"})
+                                        ns.contamination_model, detect=ns.contamination_detect)
+    harness = _strip(argv, _OURS, switches=DETECT_SWITCHES)
     if not options.enabled:
         return RunPlan(tuple(harness), None, "", ns)
-    if not ns.predictions_path or not ns.run_id:
-        raise InputError("run_evaluation needs --predictions_path and --run_id")
-    preds = _predictions(ns.predictions_path, ns.dataset_name, ns.split)
-    models = sorted({str(p.get("model_name_or_path", "")) for p in preds})
-    if len(models) != 1:
-        raise InputError(f"{ns.predictions_path}: predictions name {len(models)} models "
-                         f"({', '.join(models[:3])}); filter one model per run")
-    ids = known = [str(p["instance_id"]) for p in preds]
-    if ns.instance_ids:
-        wanted = set(ns.instance_ids)
-        ids = [i for i in ids if i in wanted]
-    selection = run_filter(options, hints=[ns.dataset_name], model_candidates=models,
-                           instance_ids=ids, known_ids=known)
+    run = inputs or read_run(ns)
+    selection = run_filter(options, hints=[ns.dataset_name], model_candidates=[run.model],
+                           instance_ids=run.ids, known_ids=run.known, detected=detected)
     if options.mode is not Mode.BOTH:
         harness = _strip(harness, {"-i", "--instance_ids"}, nargs_plus=True)
         harness += ["--instance_ids", *selection.selected]
-    return RunPlan(tuple(harness), selection, models[0], ns)
+    return RunPlan(tuple(harness), selection, run.model, ns)
 
 
 def harness_argv(argv: Sequence[str]) -> list[str]:
@@ -179,135 +232,78 @@ def _run_harness(cmd: list[str]) -> None:
                   context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED)
 def run_evaluation(args: tuple[str, ...]) -> None:
-    """Run `python -m swebench.harness.run_evaluation ARGS`, filtered by contamination flags.
+    """Run `python -m swebench.harness.run_evaluation ARGS`, filtered by contamination flags
+    given (--contamination-filter) or made in the run (--contamination-detect).
 
-    Reads: every run_evaluation argument (-d, -p, -id, -i, --report_dir, ...), the flags
-    (--contamination-filter), optional --contamination-mode, --contamination-model and
-    --contamination-tiers. Writes: the harness's own logs and run report, plus
-    <model>.<run_id>.benchchecker.json beside the report.
+    Reads: every run_evaluation argument (-d, -p, -id, -i, --report_dir, ...) and the options
+    below. Writes: the harness's own logs and run report, plus
+    <model>.<run_id>.benchchecker.json beside the report (grouped scores per tier; with
+    detection a "detection" block and "timings"), and with --contamination-detect the flags
+    <model>.<run_id>.benchchecker_flags.jsonl there, before the harness starts.
 
     \b
-    Example:
+    Examples:
       benchchecker swebench run_evaluation -d princeton-nlp/SWE-bench_Verified \\
           -p preds.jsonl -id run1 --contamination-filter flags.jsonl \\
           --contamination-mode clean --contamination-tiers swebench_verified_composite.jsonl
+      benchchecker swebench run_evaluation -d verified.jsonl -p preds.jsonl -id run1 \\
+          --contamination-detect --contamination-cutoff 2024-04-30 --repos-dir repos/
     """
     if "-h" in args or "--help" in args:
-        click.echo(click.get_current_context().get_help())
+        click.echo(_help(click.get_current_context()))
+        sys.stdout.flush()
         subprocess.run([sys.executable, "-m", HARNESS, "--help"], check=False)
         return
     with echo_warnings():
-        plan = plan_run(args)
+        ns = _parse(args)
+        request = DetectRequest.from_namespace(ns)
+        inputs = detection = block = None
+        if request is not None:
+            from .detect import detect_run
+
+            inputs = read_run(ns)
+            made = detect_run(request, dataset=ns.dataset_name, split=ns.split, ids=inputs.ids,
+                              model=ns.contamination_model or inputs.model,
+                              report=report_path(ns, inputs.model))
+            if made is None:  # --dry-run
+                return
+            detection, block = made
+        plan = plan_run(args, detected=detection.flags if detection else (), inputs=inputs)
         if plan.selection is not None:
             echo(plan.selection.summary())
+        start = time.perf_counter()
         _run_harness([sys.executable, "-m", HARNESS, *plan.argv])
-        if plan.selection is None:
-            return
-        if not plan.report.is_file():
-            raise ExecutionError(f"the harness wrote no run report at {plan.report}")
-        scores = rescore_report(plan.report, plan.selection, tiers=plan.args.contamination_tiers)
-        _write_beside(plan.report, plan.selection, scores)
+        if plan.selection is not None:
+            finish_run(plan, time.perf_counter() - start, detection, block)
 
 
-# ------------------------------------------------------------------------------ rescore
-
-def _load_run(path: Path) -> Any:
-    from benchchecker_plugin.leaderboard import load_submissions
-
-    subs = load_submissions(path)
-    if len(subs) != 1:
-        raise InputError(f"{path}: holds {len(subs)} runs; point at one report or one "
-                         "<run_id>/<model> log folder")
-    return subs[0]
+def _help(ctx: click.Context) -> str:
+    """Our help: the docstring, then every option we add (the harness's help follows)."""
+    formatter = ctx.make_formatter()
+    assert ctx.command is not None
+    ctx.command.format_help(ctx, formatter)
+    with formatter.section("Options added by benchchecker (removed before the harness runs)"):
+        formatter.write_dl(list(OPTION_HELP))
+    return formatter.getvalue() + "\nThe harness's own options:"
 
 
-def rescore_report(path: Path, selection: Selection, *, tiers: str | None = None,
-                   group_hard: bool = False, n_boot: int = 1000, seed: int = 0
-                   ) -> list[GroupedScore]:
-    """Grouped scores (per tier) of one report for the instances of ``selection``."""
-    from benchchecker_plugin.leaderboard import load_tiers
-
-    from ..scores import grouped_scores
-
-    run = _load_run(path)
-    values = {i: 1.0 if i in run.resolved else 0.0 for i in selection.groups}
-    tier_map = None
-    if tiers:
-        scheme = "multi-swe-bench" if selection.benchmark == "multi-swe-bench" \
-            else "swe-bench-verified"
-        tier_map = load_tiers(tiers, scheme=scheme)
-    return grouped_scores(values, selection, task=run.name, metric="resolved", tiers=tier_map,
-                          group_hard=group_hard, n_boot=n_boot, seed=seed)
-
-
-def _write_beside(report: Path, selection: Selection, scores: list[GroupedScore]) -> Path:
-    from ..scores import format_table
-
-    target = report.with_name(report.stem + ".benchchecker.json")
-    data = {"report": str(report), "benchmark": selection.benchmark, "model": selection.model,
-            "mode": selection.mode.value, "counts": selection.counts(),
-            "scores": [s.to_dict() for s in scores]}
-    target.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    click.echo(format_table(scores, title=f"benchchecker: resolution rate by contamination group "
-                                          f"({selection.benchmark}, flags model "
-                                          f"'{selection.model}', mode {selection.mode.value})"))
-    echo(f"grouped scores written to {target}")
+def finish_run(plan: RunPlan, evaluation_s: float, detection: Detection | None = None,
+               detection_block: Mapping[str, Any] | None = None) -> Path:
+    """After the harness: re-score its run report per tier for the plan's selection and write
+    ``<report>.benchchecker.json`` (with the ``detection`` block and ``timings``); the last
+    stderr line is the timing line."""
+    assert plan.selection is not None
+    if not plan.report.is_file():
+        raise ExecutionError(f"the harness wrote no run report at {plan.report}")
+    scores = rescore_report(plan.report, plan.selection, tiers=plan.args.contamination_tiers)
+    extra: dict[str, Any] = {}
+    if detection_block is not None:
+        extra["detection"] = dict(detection_block)
+    extra["timings"] = {"detection_s": round(detection.seconds, 3) if detection else None,
+                        "evaluation_s": round(evaluation_s, 3)}
+    target = write_beside(plan.report, plan.selection, scores, extra)
+    echo(timing_line(detection, evaluation_s))
     return target
 
 
-@swebench.command("rescore")
-@click.argument("report", type=click.Path(exists=True, path_type=Path))
-@click.option("--flags", "flags_path", required=True, type=click.Path(exists=True, path_type=Path),
-              help="Flags file (.jsonl) or folder of them.")
-@click.option("--tiers", "tiers_path", default=None, help=_TIERS_HELP)
-@click.option("--instances", "instances_path", default=None,
-              help="The benchmark's instance list (denominator); default: the ids in --tiers, "
-                   "else the ids the report lists as submitted.")
-@click.option("--benchmark", default=None,
-              help="swe-bench-verified or multi-swe-bench (default: from the report and flags).")
-@click.option("--model", default=None, help="Model name the flags use (default: the report's).")
-@click.option("--group-hard", is_flag=True, help="Merge '1-4 hours' and '>4 hours' into 'hard'.")
-@click.option("--n-boot", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Bootstrap resamples for the drop's interval (0: none).")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
-def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_path: str | None,
-            benchmark: str | None, model: str | None, group_hard: bool, n_boot: int,
-            seed: int) -> None:
-    """Re-score an existing SWE-bench or Multi-SWE-bench report per tier, without Docker.
-
-    REPORT_OR_LOG_DIR is a swebench run report (<model>.<run_id>.json), a per-instance log folder
-    (logs/run_evaluation/<run_id>/<model>), or a Multi-SWE-bench final_report.json. Prints full,
-    clean-only and contaminated-only resolution rates and the relative drop per tier (the same
-    numbers as `benchchecker rescore`) and writes <report>.benchchecker.json beside a report file.
-
-    \b
-    Example:
-      benchchecker swebench rescore gpt-4o.run1.json --flags flags.jsonl \\
-          --tiers ../shared/data/swebench_verified/swebench_verified_composite.jsonl
-    """
-    from benchchecker_plugin.leaderboard import load_instance_ids
-
-    from ..scores import format_table
-
-    with echo_warnings():
-        run = _load_run(report)
-        if instances_path or tiers_path:
-            ids = load_instance_ids(instances_path or tiers_path)  # type: ignore[arg-type]
-        elif run.submitted:
-            ids = sorted(run.submitted)
-            echo(f"denominator: the {len(ids)} instances the report lists as submitted "
-                 "(give --instances or --tiers for the benchmark's list)")
-        else:
-            raise InputError(f"{report}: lists no submitted ids; give --instances or --tiers")
-        hints = [benchmark] if benchmark else [str(report), run.format, str(tiers_path or "")]
-        options = FilterOptions(flags_path, Mode.BOTH, model)
-        selection = run_filter(options, hints=[h for h in hints if h],
-                               model_candidates=list(run.models) or [run.name], instance_ids=ids)
-        echo(selection.summary())
-        scores = rescore_report(report, selection, tiers=tiers_path, group_hard=group_hard,
-                                n_boot=n_boot, seed=seed)
-        if report.is_file():
-            _write_beside(report, selection, scores)
-        else:
-            click.echo(format_table(scores, title="benchchecker: resolution rate by "
-                                                  "contamination group"))
+swebench.add_command(rescore)

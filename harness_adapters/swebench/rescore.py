@@ -1,0 +1,126 @@
+"""``benchchecker swebench rescore``: grouped (full / clean / contaminated) resolution rates of
+an existing SWE-bench or Multi-SWE-bench report per tier, without Docker; also what
+``run_evaluation`` uses to score its own report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+import click
+
+from benchchecker_plugin.errors import InputError
+
+from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
+
+if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
+    from ..scores import GroupedScore
+
+__all__ = ["TIERS_HELP", "rescore", "rescore_report", "write_beside"]
+
+TIERS_HELP = ("Per-instance difficulty tiers (.jsonl/.csv/.parquet with instance_id + difficulty, "
+              "or a datasets name); adds one row per tier.")
+
+
+def _load_run(path: Path) -> Any:
+    from benchchecker_plugin.leaderboard import load_submissions
+
+    subs = load_submissions(path)
+    if len(subs) != 1:
+        raise InputError(f"{path}: holds {len(subs)} runs; point at one report or one "
+                         "<run_id>/<model> log folder")
+    return subs[0]
+
+
+def rescore_report(path: Path, selection: Selection, *, tiers: str | None = None,
+                   group_hard: bool = False, n_boot: int = 1000, seed: int = 0
+                   ) -> list[GroupedScore]:
+    """Grouped scores (per tier) of one report for the instances of ``selection``."""
+    from benchchecker_plugin.leaderboard import load_tiers
+
+    from ..scores import grouped_scores
+
+    run = _load_run(path)
+    values = {i: 1.0 if i in run.resolved else 0.0 for i in selection.groups}
+    tier_map = None
+    if tiers:
+        scheme = "multi-swe-bench" if selection.benchmark == "multi-swe-bench" \
+            else "swe-bench-verified"
+        tier_map = load_tiers(tiers, scheme=scheme)
+    return grouped_scores(values, selection, task=run.name, metric="resolved", tiers=tier_map,
+                          group_hard=group_hard, n_boot=n_boot, seed=seed)
+
+
+def write_beside(report: Path, selection: Selection, scores: list[GroupedScore],
+                 extra: Mapping[str, Any] | None = None) -> Path:
+    from ..scores import format_table
+
+    target = report.with_name(report.stem + ".benchchecker.json")
+    data = {"report": str(report), "benchmark": selection.benchmark, "model": selection.model,
+            "mode": selection.mode.value, "counts": selection.counts(),
+            **(extra or {}), "scores": [s.to_dict() for s in scores]}
+    target.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    click.echo(format_table(scores, title=f"benchchecker: resolution rate by contamination group "
+                                          f"({selection.benchmark}, flags model "
+                                          f"'{selection.model}', mode {selection.mode.value})"))
+    echo(f"grouped scores written to {target}")
+    return target
+
+
+@click.command("rescore")
+@click.argument("report", type=click.Path(exists=True, path_type=Path))
+@click.option("--flags", "flags_path", required=True, type=click.Path(exists=True, path_type=Path),
+              help="Flags file (.jsonl) or folder of them.")
+@click.option("--tiers", "tiers_path", default=None, help=TIERS_HELP)
+@click.option("--instances", "instances_path", default=None,
+              help="The benchmark's instance list (denominator); default: the ids in --tiers, "
+                   "else the ids the report lists as submitted.")
+@click.option("--benchmark", default=None,
+              help="swe-bench-verified or multi-swe-bench (default: from the report and flags).")
+@click.option("--model", default=None, help="Model name the flags use (default: the report's).")
+@click.option("--group-hard", is_flag=True, help="Merge '1-4 hours' and '>4 hours' into 'hard'.")
+@click.option("--n-boot", default=1000, show_default=True, type=click.IntRange(min=0),
+              help="Bootstrap resamples for the drop's interval (0: none).")
+@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_path: str | None,
+            benchmark: str | None, model: str | None, group_hard: bool, n_boot: int,
+            seed: int) -> None:
+    """Re-score an existing SWE-bench or Multi-SWE-bench report per tier, without Docker.
+
+    REPORT_OR_LOG_DIR is a swebench run report (<model>.<run_id>.json), a per-instance log folder
+    (logs/run_evaluation/<run_id>/<model>), or a Multi-SWE-bench final_report.json. Prints full,
+    clean-only and contaminated-only resolution rates and the relative drop per tier (the same
+    numbers as `benchchecker rescore`) and writes <report>.benchchecker.json beside a report file.
+
+    \b
+    Example:
+      benchchecker swebench rescore gpt-4o.run1.json --flags flags.jsonl \\
+          --tiers ../shared/data/swebench_verified/swebench_verified_composite.jsonl
+    """
+    from benchchecker_plugin.leaderboard import load_instance_ids
+
+    from ..scores import format_table
+
+    with echo_warnings():
+        run = _load_run(report)
+        if instances_path or tiers_path:
+            ids = load_instance_ids(instances_path or tiers_path)  # type: ignore[arg-type]
+        elif run.submitted:
+            ids = sorted(run.submitted)
+            echo(f"denominator: the {len(ids)} instances the report lists as submitted "
+                 "(give --instances or --tiers for the benchmark's list)")
+        else:
+            raise InputError(f"{report}: lists no submitted ids; give --instances or --tiers")
+        hints = [benchmark] if benchmark else [str(report), run.format, str(tiers_path or "")]
+        options = FilterOptions(flags_path, Mode.BOTH, model)
+        selection = run_filter(options, hints=[h for h in hints if h],
+                               model_candidates=list(run.models) or [run.name], instance_ids=ids)
+        echo(selection.summary())
+        scores = rescore_report(report, selection, tiers=tiers_path, group_hard=group_hard,
+                                n_boot=n_boot, seed=seed)
+        if report.is_file():
+            write_beside(report, selection, scores)
+        else:
+            click.echo(format_table(scores, title="benchchecker: resolution rate by "
+                                                  "contamination group"))
