@@ -25,7 +25,8 @@ from ..models.cache import default_cache_dir
 from ..models.dry_run import DryRunModel
 from ..models.spec import DEFAULT_MODEL_SPEC
 
-__all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "model_options", "threads_option"]
+__all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "instances_options", "model_options",
+           "set_threads", "threads_option"]
 
 
 @dataclass(frozen=True)
@@ -76,11 +77,20 @@ def cache_dir_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                              "~/.cache/benchchecker].")(fn)
 
 
+def set_threads(n: int) -> None:
+    """torch CPU threads for local models (``--threads``, Inspect ``-M threads=N``)."""
+    if n < 1:
+        from ..errors import InputError
+
+        raise InputError(f"threads must be >= 1, got {n}")
+    import torch
+
+    torch.set_num_threads(n)
+
+
 def _set_threads(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:
     if value is not None:
-        import torch
-
-        torch.set_num_threads(value)
+        set_threads(value)
     return value
 
 
