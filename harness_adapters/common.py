@@ -29,6 +29,7 @@ from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Seque
 
 import click
 
+from benchchecker_plugin.benchmarks import KNOWN
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import ANY_MODEL, ContaminationFlag, Verdict, read_flags, verdicts_for
 
@@ -51,16 +52,8 @@ __all__ = [
     "warn",
 ]
 
-#: Words in a task / dataset name that name a benchmark of the flags format.
-BENCHMARK_ALIASES: Mapping[str, tuple[str, ...]] = {
-    "swe-bench-verified": ("swe-bench_verified", "swe-bench-verified", "swebench_verified",
-                           "swe_bench_verified"),
-    "multi-swe-bench": ("multi-swe-bench", "multi_swe_bench", "multiswebench"),
-    "bugsinpy": ("bugsinpy",),
-    "defects4j": ("defects4j",),
-    "mmlu": ("mmlu",),
-    "truthfulqa": ("truthfulqa", "truthful_qa"),
-}
+#: Words in a task / dataset name that name a known benchmark (``benchchecker_plugin.benchmarks``).
+BENCHMARK_ALIASES: Mapping[str, tuple[str, ...]] = {b.name: b.words for b in KNOWN.values() if b.words}
 
 
 class ContaminationFilterWarning(UserWarning):

@@ -20,7 +20,20 @@ if TYPE_CHECKING:  # pandas is imported where used: `--help` stays fast
 
 __all__ = ["leaderboard", "rescore", "score"]
 
-_BENCHMARKS = ("swe-bench-verified", "multi-swe-bench", "bugsinpy", "defects4j", "mmlu", "truthfulqa")
+# = sorted(benchmarks.KNOWN) (tests/test_benchmarks.py); a copy so that `--help` imports nothing
+_KNOWN = ("bugsinpy", "defects4j", "mmlu", "multi-swe-bench", "swe-bench", "swe-bench-lite",
+          "swe-bench-multimodal", "swe-bench-verified", "truthfulqa")
+
+
+def _benchmark_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    from ..benchmarks import check_name
+
+    try:
+        return check_name(value)
+    except InputError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
 _TRUE = {"1", "true", "yes", "contaminated", "seen", "1.0"}
 _FALSE = {"0", "false", "no", "clean", "unseen", "0.0"}
 
@@ -79,8 +92,9 @@ def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str) -> dic
 
     if tiers is None:
         return None
-    scheme = "multi-swe-bench" if benchmark == "multi-swe-bench" else "swe-bench-verified"
-    return load_tiers(tiers, field=field, id_field=id_field, scheme=scheme)
+    from ..benchmarks import tier_scheme
+
+    return load_tiers(tiers, field=field, id_field=id_field, scheme=tier_scheme(benchmark))
 
 
 def _notes(table: pd.DataFrame, n_outside: int, errors: dict[str, int]) -> list[str]:
@@ -108,7 +122,9 @@ _COMMON = [
     click.option("--instances", "instances_path", type=click.Path(path_type=Path),
                  help="The benchmark's instance list (denominator); default: the ids in --tiers."),
     click.option("--benchmark", default="swe-bench-verified", show_default=True,
-                 type=click.Choice(_BENCHMARKS), help="Which benchmark's flags to use."),
+                 metavar="NAME", callback=_benchmark_name,
+                 help="Which benchmark's flags to use: any name the flags use; known ones "
+                      f"({', '.join(_KNOWN)}) bring their tier scheme."),
     click.option("--format", "fmt", default="auto", show_default=True,
                  help="Results format: auto, swebench-experiments, swebench-run-report, "
                       "swebench-instance-logs, multi-swe-bench, lm-eval, inspect."),

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from ..benchmarks import benchmark_of_source
 from ..errors import DataError, InputError
 from ..repos.language import detect_language
 from .bug import BugInstance
@@ -91,7 +92,7 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
     path = Path(source)
     if path.is_file():
         rows = list(rows_from_file(path))
-        name = benchmark or ("multi-swe-bench" if "multi" in path.name.lower() else "swe-bench-verified")
+        name = benchmark or benchmark_of_source(path.name)
     else:
         if path.suffix in (".jsonl", ".json") or path.is_dir():
             raise InputError(f"{source}: instances file not found (nor a dataset name)")
@@ -102,5 +103,5 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
         except Exception as exc:  # datasets raises many types; re-raised as ours with the name
             raise InputError(f"{source}: cannot load dataset split {split!r}: {exc}") from exc
         rows = [(f"{source}[{i}]", r) for i, r in enumerate(ds)]
-        name = benchmark or ("multi-swe-bench" if "multi" in str(source).lower() else "swe-bench-verified")
+        name = benchmark or benchmark_of_source(str(source))
     return [instance_from_swebench(row, benchmark=name, where=where) for where, row in rows]

@@ -89,8 +89,8 @@ def load_tiers(source: str | Path, *, field: str = "difficulty", id_field: str =
             raise DataError(f"{source}: unknown Multi-SWE-bench difficulty labels: "
                             f"{', '.join(unknown[:5])}")
         labels = [MSB_TIER_OF_TIME[lab] for lab in labels]
-    elif scheme != "swe-bench-verified":
-        raise DataError(f"unknown tier scheme {scheme!r} (swe-bench-verified, multi-swe-bench)")
+    elif scheme not in ("swe-bench-verified", "labels"):
+        raise DataError(f"unknown tier scheme {scheme!r} (labels, multi-swe-bench)")
     empty = [i for i, lab in zip(ids, labels) if lab in ("", "nan", "None")]
     if empty:
         raise DataError(f"{source}: instances without a '{field}' value: {', '.join(empty[:5])}")

@@ -160,7 +160,9 @@ class DetectRequest:
 
 
 def _benchmark(dataset: str) -> str:
-    return "multi-swe-bench" if "multi" in dataset.lower() else "swe-bench-verified"
+    from benchchecker_plugin.benchmarks import benchmark_of_source
+
+    return benchmark_of_source(dataset)
 
 
 def load_run_instances(dataset: str, split: str, ids: Sequence[str]) -> list[BugInstance]:

@@ -45,9 +45,9 @@ def rescore_report(path: Path, selection: Selection, *, tiers: str | None = None
     values = {i: 1.0 if i in run.resolved else 0.0 for i in selection.groups}
     tier_map = None
     if tiers:
-        scheme = "multi-swe-bench" if selection.benchmark == "multi-swe-bench" \
-            else "swe-bench-verified"
-        tier_map = load_tiers(tiers, scheme=scheme)
+        from benchchecker_plugin.benchmarks import tier_scheme
+
+        tier_map = load_tiers(tiers, scheme=tier_scheme(selection.benchmark))
     return grouped_scores(values, selection, task=run.name, metric="resolved", tiers=tier_map,
                           group_hard=group_hard, n_boot=n_boot, seed=seed)
 
