@@ -80,9 +80,23 @@ def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
                       display_name=run, source=str(root), format="lm-eval-samples")
 
 
+def _inspect_instance_id(sample: Any) -> str:
+    meta = sample.metadata if isinstance(sample.metadata, Mapping) else {}
+    note = meta.get("benchchecker")
+    if isinstance(note, Mapping) and note.get("instance_id") not in (None, ""):
+        return str(note["instance_id"])
+    if meta.get("instance_id") not in (None, ""):
+        return str(meta["instance_id"])
+    return str(sample.id)
+
+
 def load_inspect_log(path: str | Path, *, scorer: str | None = None,
                      name: str | None = None) -> Submission:
-    """One run from an Inspect eval log (``.eval`` or ``.json``), read with ``read_eval_log``."""
+    """One run from an Inspect eval log (``.eval`` or ``.json``), read with ``read_eval_log``.
+
+    A sample's instance id is the one the benchchecker hook wrote
+    (``sample.metadata["benchchecker"]["instance_id"]``, e.g. ``<subject>/<row>`` for an
+    inspect_evals MMLU sample numbered 1..N), then ``metadata["instance_id"]``, then its id."""
     from inspect_ai.log import read_eval_log
     from inspect_ai.scorer import value_to_float
 
@@ -96,7 +110,7 @@ def load_inspect_log(path: str | Path, *, scorer: str | None = None,
     submitted: set[str] = set()
     errors: list[str] = []
     for sample in log.samples or []:
-        iid = str(sample.id)
+        iid = _inspect_instance_id(sample)
         submitted.add(iid)
         if sample.error is not None:
             errors.append(f"{iid}: {sample.error.message}")

@@ -11,6 +11,13 @@ filter it:
 3. sets ``BENCHCHECKER_FLAGS`` (and mode / model) for the run, so the benchchecker Inspect hook
    (:mod:`harness_adapters.inspect.hook`) writes the flag into every sample and the grouped scores
    into each log; ``read_eval_log`` shows them.
+
+With ``--contamination-detect`` (:mod:`harness_adapters.detection` options, plus
+``--contamination-data BENCHMARK=PATH``) it first makes flags: TS-Guessing on the samples the run
+evaluates of every MMLU / TruthfulQA task (:mod:`harness_adapters.inspect.detect`), asked through
+``inspect/<the run's --model>`` and benchchecker's response cache; they are written to
+``benchchecker_flags_<time>.jsonl`` in the log dir, merged with any ``--contamination-filter``
+flags, and the hook records the detection summary in ``results.metadata["benchchecker"]``.
 """
 
 from __future__ import annotations
@@ -19,7 +26,12 @@ import contextlib
 import copy
 import fnmatch
 import functools
+import json
 import os
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any, Iterator
 
 import click
@@ -28,7 +40,9 @@ from benchchecker_plugin.errors import ExecutionError, InputError
 
 from benchchecker_plugin.cli.lazy import LazyGroup
 
-from ..common import FilterOptions, Mode, click_options, echo, echo_warnings, run_filter
+from ..common import FilterOptions, Mode, Selection, click_options, echo, echo_warnings, run_filter
+from ..detection import (DetectOptions, Detection, LazyModel, click_detect_options,
+                         flags_path_beside, timing_line, ts_guess_probes)
 
 __all__ = ["inspect_group", "sample_id_pattern"]
 
@@ -49,6 +63,15 @@ def inspect_group() -> None:
     Reads the task, model and flags; runs Inspect's own eval; each log then carries the flag of
     every sample (sample.metadata["benchchecker"]) and full / clean / contaminated scores with
     the relative drop (results.metadata["benchchecker"]).
+
+    \b
+    benchchecker inspect eval <every inspect eval argument> --contamination-detect
+        [--contamination-filter FLAGS] [--contamination-data mmlu=DIR] [--dry-run]
+        [--contamination-cache-dir DIR | --contamination-no-cache]
+
+    Makes the flags first: TS-Guessing through the run's own model on the samples it evaluates
+    of MMLU / TruthfulQA tasks (others are listed as having no detector), written to
+    benchchecker_flags_<time>.jsonl in the log dir and merged with FLAGS.
 
     \b
     Example:
@@ -73,7 +96,8 @@ def _load_samples(params: dict[str, Any]) -> tuple[list[Any], list[str]]:
     from inspect_ai._eval.loader import load_tasks
 
     if not params.get("tasks"):
-        raise InputError("--contamination-filter needs the task(s) named on the command line")
+        raise InputError("--contamination-filter / --contamination-detect need the task(s) named "
+                         "on the command line")
     tasks = load_tasks(list(params["tasks"]), parse_cli_config(params.get("t"),
                                                                params.get("task_config")))
     hints: list[str] = []
@@ -131,45 +155,207 @@ def _env(values: dict[str, str | None]) -> Iterator[None]:
                 os.environ[k] = v
 
 
+DATA_HELP = ("With --contamination-detect: BENCHMARK=PATH, a local copy of the benchmark the "
+             "samples come from (mmlu=folder of <subject>_test.csv, truthfulqa=TruthfulQA.csv); "
+             "samples are numbered by their row there, as `benchchecker ts-guess` numbers them. "
+             "Repeatable.  [default: the hub copy]")
+_DETECT_KEYS = ("contamination_detect", "contamination_dry_run", "contamination_cache_dir",
+                "contamination_no_cache")
+
+
+def _run_model(params: dict[str, Any]) -> str:
+    model = params.get("model") or os.environ.get("INSPECT_EVAL_MODEL") or ""
+    if not model or "," in model:
+        raise InputError(f"--contamination-detect asks the run's model: give one --model "
+                         f"(got '{model}')")
+    return str(model)
+
+
+def _log_dir(params: dict[str, Any]) -> Path:
+    log_dir = str(params.get("log_dir") or os.environ.get("INSPECT_LOG_DIR") or "./logs")
+    if "://" in log_dir:
+        raise InputError(f"--contamination-detect writes its flags beside the logs: --log-dir "
+                         f"'{log_dir}' must be a local folder")
+    return Path(log_dir)
+
+
+def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]],
+            options: FilterOptions, detect: DetectOptions, data: dict[str, Path]
+            ) -> tuple[Detection, dict[str, Any]]:
+    """TS-Guessing on the evaluated MMLU / TruthfulQA samples through ``inspect/<model>``."""
+    from inspect_ai._cli.util import parse_cli_config
+
+    from benchchecker_plugin.models import get_model
+    from benchchecker_plugin.models.inspect_api import InspectModel
+
+    from .detect import Reference, probes_for_run
+
+    model = _run_model(params)
+    benchmarks, indexes, probes, dropped = probes_for_run(tasks, evaluated, Reference(data))
+    for name, benchmark in benchmarks.items():
+        if benchmark is None:
+            echo(f"no detector for this task: {name} (no MMLU or TruthfulQA samples); it runs "
+                 "without flags")
+    spec, base_url = f"inspect/{model}", params.get("model_base_url")
+    model_args = parse_cli_config(params.get("m"), params.get("model_config"))
+    asked = LazyModel(spec, InspectModel.identity_for(spec, base_url=base_url),
+                      lambda: get_model(spec, base_url=base_url, model_args=model_args))
+    flags, calls, cached, seconds = ts_guess_probes(
+        asked, probes, model_name=options.model or model, cache=detect.cache(),
+        dry_run=detect.dry_run)
+    detection = Detection(tuple(flags), benchmarks, len(probes), calls, cached, seconds, dropped)
+    return detection, indexes
+
+
+def _select_detected(tasks: list[Any], evaluated: list[list[Any]], detection: Detection,
+                     indexes: dict[str, Any], options: FilterOptions, model: str
+                     ) -> dict[str, Selection]:
+    from .detect import TaskIds
+    from .hook import model_candidates
+
+    candidates = [options.model] if options.model else model_candidates(model)
+    selections: dict[str, Selection] = {}
+    for benchmark in sorted({b for b in detection.tasks.values() if b}):
+        numbering = TaskIds(benchmark, indexes.get(benchmark, {}))
+        mine = [(t, ev) for t, ev in zip(tasks, evaluated) if detection.tasks[t.name] == benchmark]
+        ids = [i for _, ev in mine for i in numbering.with_fallback(ev)]
+        known = [i for t, _ in mine for i in numbering.with_fallback(list(t.dataset))]
+        selections[benchmark] = run_filter(
+            options, hints=[benchmark], model_candidates=candidates,
+            instance_ids=list(dict.fromkeys(ids)), known_ids=known, detected=detection.flags)
+        echo(selections[benchmark].summary())
+    return selections
+
+
+def _restrict(params: dict[str, Any], task: Any, evaluated: list[Any], selection: Selection,
+              index: Any) -> None:
+    """Rewrite ``--sample-id`` to the samples of ``selection``'s subset (one task)."""
+    from .detect import TaskIds
+
+    if any(s.id is None for s in evaluated):
+        raise InputError(f"--contamination-mode {selection.mode.value}: the samples of task "
+                         f"'{task.name}' have no ids, so Inspect's --sample-id cannot pick a "
+                         "subset; use --contamination-mode both")
+    chosen = set(selection.selected)
+    ids = TaskIds(selection.benchmark, index).with_fallback(evaluated)
+    params["sample_id"] = ",".join(sample_id_pattern(s.id) for s, i in zip(evaluated, ids)
+                                   if i in chosen)
+    params["limit"] = None
+
+
+def _run_detected(original: Any, params: dict[str, Any], options: FilterOptions,
+                  detect: DetectOptions, data: dict[str, Path]) -> Any:
+    """Detect, write the flags, select, run Inspect with the hook, report."""
+    from inspect_ai._util.samples import parse_sample_id, parse_samples_limit
+
+    from benchchecker_plugin.flags import write_flags
+
+    from . import hook
+    from .detect import evaluated_samples
+
+    tasks, _ = _load_samples(params)
+    names = [t.name for t in tasks]
+    sample_id, limit = parse_sample_id(params.get("sample_id")), parse_samples_limit(
+        params.get("limit"))
+    evaluated = [evaluated_samples(t, limit, sample_id, names) for t in tasks]
+    log_dir = _log_dir(params)
+    detection, indexes = _detect(params, tasks, evaluated, options, detect, data)
+    if detect.dry_run:
+        grouped = sorted(t for t, b in detection.tasks.items() if b)
+        echo(f"dry run: detection would add {detection.calls} model calls ({detection.cached} "
+             f"more already cached) for {detection.probes} probes on {len(grouped)} task(s)"
+             + (f"; no detector for: {', '.join(detection.no_detector)}"
+                if detection.no_detector else "") + "; nothing was run")
+        return None
+    echo(detection.summary())
+    if not any(detection.tasks.values()):
+        raise InputError("--contamination-detect: no task of this run has a detector "
+                         f"({', '.join(detection.tasks)}); detectors exist for MMLU and "
+                         "TruthfulQA samples")
+    if not detection.flags and options.flags is None:
+        raise InputError(f"--contamination-detect: no flags to group by (the TS-Guessing filters "
+                         f"left no probe: {dict(detection.dropped)})")
+    selections = _select_detected(tasks, evaluated, detection, indexes, options, _run_model(params))
+    if options.mode is not Mode.BOTH:
+        if len(tasks) != 1 or detection.tasks[tasks[0].name] is None:
+            raise InputError(f"--contamination-mode {options.mode.value} filters one task with a "
+                             f"detector at a time ({', '.join(names)} given)")
+        benchmark = str(detection.tasks[tasks[0].name])
+        _restrict(params, tasks[0], evaluated[0], selections[benchmark], indexes.get(benchmark, {}))
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S")
+    flags_file = write_flags(flags_path_beside(log_dir, stamp), detection.flags).resolve()
+    paths = [p for p in (options.flags, flags_file if detection.flags else None) if p is not None]
+    with tempfile.TemporaryDirectory(prefix="benchchecker_detect_") as tmp:
+        context = Path(tmp) / "detection.json"
+        context.write_text(json.dumps({
+            "tasks": dict(detection.tasks), "index": indexes,
+            "detection": {**detection.to_dict(), "flags_file": str(flags_file)}}),
+            encoding="utf-8")
+        start = len(hook.ANNOTATED)
+        began = time.perf_counter()
+        with _env({hook.ENV_FLAGS: os.pathsep.join(str(Path(p).resolve()) for p in paths),
+                   hook.ENV_MODE: options.mode.value, hook.ENV_MODEL: options.model,
+                   hook.ENV_DETECTION: str(context)}):
+            result = original(**params)
+        evaluation_s = time.perf_counter() - began
+    _report(hook.ANNOTATED[start:])
+    echo(f"flags detected in this run written to {flags_file}")
+    echo(timing_line(detection, evaluation_s))
+    return result
+
+
+def _report(done: list[Any]) -> None:
+    from ..scores import format_table
+
+    if not done:
+        raise ExecutionError("the benchchecker Inspect hook annotated no log (see "
+                             "Inspect's warnings above); the logs are Inspect's own")
+    for location, selection, scores in done:
+        click.echo(format_table(scores, title=f"benchchecker: scores by contamination "
+                                              f"group ({selection.benchmark}, flags model "
+                                              f"'{selection.model}', mode "
+                                              f"{selection.mode.value})"))
+        echo(f"flags and grouped scores written into {location}")
+
+
 @functools.cache
 def _make_eval_command() -> click.Command:
     from inspect_ai._cli.eval import eval_command
 
-    from ..scores import format_table
     from . import hook  # registers the hook even where the entry point is not installed
+    from .detect import parse_data_option
 
     command = copy.copy(eval_command)
-    command.params = list(eval_command.params) + click_options()
+    command.params = list(eval_command.params) + click_options() + click_detect_options() + [
+        click.Option(["--contamination-data", "contamination_data"], multiple=True,
+                     metavar="BENCHMARK=PATH", help=DATA_HELP)]
     original = eval_command.callback
     assert original is not None
 
     def callback(**params: Any) -> Any:
+        detect = DetectOptions.from_values(*(params.pop(k) for k in _DETECT_KEYS))
+        data = params.pop("contamination_data")
         options = FilterOptions.from_values(params.pop("contamination_filter"),
                                             params.pop("contamination_mode"),
-                                            params.pop("contamination_model"))
+                                            params.pop("contamination_model"),
+                                            detect=detect.enabled)
+        if data and not detect.enabled:
+            raise InputError("--contamination-data needs --contamination-detect")
         if not options.enabled:
             return original(**params)
         with echo_warnings():
+            if detect.enabled:
+                return _run_detected(original, params, options, detect, parse_data_option(data))
             _plan(params, options)
             start = len(hook.ANNOTATED)
             with _env({hook.ENV_FLAGS: str(options.flags.resolve()),  # type: ignore[union-attr]
                        hook.ENV_MODE: options.mode.value, hook.ENV_MODEL: options.model}):
                 result = original(**params)
-            done = hook.ANNOTATED[start:]
-            if not done:
-                raise ExecutionError("the benchchecker Inspect hook annotated no log (see "
-                                     "Inspect's warnings above); the logs are Inspect's own")
-            for location, selection, scores in done:
-                click.echo(format_table(scores, title=f"benchchecker: scores by contamination "
-                                                      f"group ({selection.benchmark}, flags model "
-                                                      f"'{selection.model}', mode "
-                                                      f"{selection.mode.value})"))
-                echo(f"flags and grouped scores written into {location}")
+            _report(hook.ANNOTATED[start:])
             return result
 
     command.callback = callback
     command.help = (eval_command.help or "") + (
-        "\n\nbenchchecker: --contamination-filter FLAGS groups samples by contamination flags "
-        "(see `benchchecker inspect --help`).")
+        "\n\nbenchchecker: --contamination-filter FLAGS groups samples by contamination flags; "
+        "--contamination-detect makes them in the run (see `benchchecker inspect --help`).")
     return command
-
