@@ -65,6 +65,7 @@ def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | N
           --limit 200 -o out/tsg_mmlu.jsonl
     """
     from .. import tsguessing
+    from ..models import canonical_model_name
     from ..tsguessing import generation_params, load_items
 
     items = load_items(benchmark, data)
@@ -79,7 +80,8 @@ def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | N
     result = tsguessing.ts_guess(model, items, mode, seed=seed, hints=hints, limit=limit,
                                  params=generation_params(max_tokens),
                                  batch_size=model_opts.batch_size,
-                                 model_name=model_name or model_opts.spec, threshold=threshold)
+                                 model_name=model_name or canonical_model_name(model_opts.spec),
+                                 threshold=threshold)
     if model_opts.dry_run:
         click.echo(f"{benchmark} {mode}: {len(result.flags)} probes; {dry_run_summary(model)}; "
                    f"nothing written")

@@ -32,6 +32,28 @@ def _lm_eval_value(record: Mapping[str, Any], metric: str | None, where: str) ->
     raise DataError(f"{where}: no metric {names[:4]} in the sample record")
 
 
+def lm_eval_run_model(folder: Path) -> str | None:
+    """The canonical model name (:func:`benchchecker_plugin.models.lm_eval_model_name`) of the
+    newest lm-eval ``results_*.json`` in ``folder``, if any: the name flags of that model carry
+    (``ts-guess``, ``lm-eval run --contamination-detect``)."""
+    from ..models.names import lm_eval_model_name
+
+    for results in sorted(folder.glob("results_*.json"), reverse=True):
+        try:
+            data = json.loads(results.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            continue
+        config = data.get("config") if isinstance(data.get("config"), Mapping) else {}
+        args = config.get("model_args")
+        if isinstance(args, str):
+            args = dict(kv.split("=", 1) for kv in args.split(",") if "=" in kv)
+        if config.get("model") and isinstance(args, Mapping):
+            return lm_eval_model_name(str(config["model"]), args)
+        if data.get("model_name"):
+            return str(data["model_name"])
+    return None
+
+
 def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
                          id_field: str | None = None, name: str | None = None) -> Submission:
     """One run from a ``samples_<task>_<timestamp>.jsonl`` file, or every such file in a folder.
@@ -76,8 +98,9 @@ def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
                 if _lm_eval_value(record, metric, where) >= 1.0:
                     resolved.add(iid)
     run = name or (root.name if root.is_dir() else root.parent.name)
+    model = lm_eval_run_model(root if root.is_dir() else root.parent) or ""
     return Submission(name=run, resolved=frozenset(resolved), submitted=frozenset(submitted),
-                      display_name=run, source=str(root), format="lm-eval-samples")
+                      model=model, display_name=run, source=str(root), format="lm-eval-samples")
 
 
 def _inspect_instance_id(sample: Any) -> str:
@@ -99,6 +122,8 @@ def load_inspect_log(path: str | Path, *, scorer: str | None = None,
     inspect_evals MMLU sample numbered 1..N), then ``metadata["instance_id"]``, then its id."""
     from inspect_ai.log import read_eval_log
     from inspect_ai.scorer import value_to_float
+
+    from ..models.names import canonical_model_name
 
     file = Path(path)
     try:
@@ -126,6 +151,7 @@ def load_inspect_log(path: str | Path, *, scorer: str | None = None,
             resolved.add(iid)
     run = name or file.stem
     return Submission(name=run, resolved=frozenset(resolved), submitted=frozenset(submitted),
-                      model=str(log.eval.model), date=str(log.eval.created)[:10],
+                      model=canonical_model_name(str(log.eval.model)),
+                      date=str(log.eval.created)[:10],
                       display_name=run, source=str(file), format="inspect-log",
                       errors=tuple(errors))

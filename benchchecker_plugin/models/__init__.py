@@ -11,6 +11,7 @@ from .cache import CachedLogprobModel, CachedModel, CacheStats, ResponseCache, d
 from .dry_run import DRY_RUN_ERROR, DryRunModel
 from .executor import Executor, ItemResult, LocalExecutor, get_executor
 from .gguf import ensure_exported, export_gguf_folder, shipped_gguf_path
+from .names import canonical_model_name, lm_eval_model_name
 from .spec import ALIASES, DEFAULT_MODEL_SPEC, PREFIXES, Backend, ModelSpec, get_model, parse_spec
 
 __all__ = [
@@ -33,11 +34,13 @@ __all__ = [
     "ResponseCache",
     "TextModel",
     "TokenScores",
+    "canonical_model_name",
     "default_cache_dir",
     "ensure_exported",
     "export_gguf_folder",
     "get_executor",
     "get_model",
+    "lm_eval_model_name",
     "parse_spec",
     "shipped_gguf_path",
     "with_cache",

@@ -183,6 +183,8 @@ def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]]
             options: FilterOptions, detect: DetectOptions, data: dict[str, Path]
             ) -> tuple[Detection, dict[str, Any]]:
     """TS-Guessing on the evaluated MMLU / TruthfulQA samples through ``inspect/<model>``."""
+    from benchchecker_plugin.models import canonical_model_name
+
     from inspect_ai._cli.util import parse_cli_config
 
     from benchchecker_plugin.models import get_model
@@ -201,7 +203,8 @@ def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]]
     asked = LazyModel(spec, InspectModel.identity_for(spec, base_url=base_url),
                       lambda: get_model(spec, base_url=base_url, model_args=model_args))
     flags, calls, cached, seconds = ts_guess_probes(
-        asked, probes, model_name=options.model or model, cache=detect.cache(),
+        asked, probes, model_name=options.model or canonical_model_name(model),
+        cache=detect.cache(),
         dry_run=detect.dry_run)
     detection = Detection(tuple(flags), benchmarks, len(probes), calls, cached, seconds, dropped)
     return detection, indexes

@@ -100,7 +100,9 @@ def instance_id_of(sample: Any) -> str:
 
 def model_candidates(model: str) -> list[str]:
     """Names a flags file may use for an Inspect model ``provider/name``."""
-    out = [f"inspect/{model}", model]
+    from benchchecker_plugin.models import canonical_model_name
+
+    out = [canonical_model_name(model), f"inspect/{model}", model]
     if "/" in model:
         out.append(model.split("/", 1)[1])
     return list(dict.fromkeys(out))

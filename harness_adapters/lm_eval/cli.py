@@ -186,7 +186,10 @@ def _load_tasks(namespace: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
 def _model_candidates(cfg: Any) -> list[str]:
     args = cfg.model_args if isinstance(cfg.model_args, Mapping) else {}
     name = str(args.get("pretrained") or args.get("model") or "")
-    out = [f"{cfg.model}/{name}", name, Path(name).name] if name else []
+    from benchchecker_plugin.models import lm_eval_model_name
+
+    out = [lm_eval_model_name(cfg.model, args)] + ([f"{cfg.model}/{name}", name, Path(name).name]
+                                                   if name else [])
     return [c for c in dict.fromkeys(out) if c] or [str(cfg.model)]
 
 

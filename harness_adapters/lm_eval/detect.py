@@ -169,11 +169,11 @@ class LMEvalTextModel:
 
 def run_model_name(cfg: Any, options: FilterOptions) -> str:
     """The model name detected flags are written under: ``--contamination-model``, else the
-    name lm-eval writes as ``model_name`` in its results (``pretrained=`` / ``model=``)."""
-    if options.model:
-        return options.model
-    args = cfg.model_args if isinstance(cfg.model_args, Mapping) else {}
-    return str(args.get("pretrained") or args.get("model") or cfg.model)
+    canonical name of the run's model (:func:`benchchecker_plugin.models.lm_eval_model_name`:
+    ``hf/<pretrained>``, ``hf/smollm2-135m`` for the exported default model)."""
+    from benchchecker_plugin.models import lm_eval_model_name
+
+    return options.model or lm_eval_model_name(cfg.model, cfg.model_args)
 
 
 def _build_lm(cfg: Any) -> Any:

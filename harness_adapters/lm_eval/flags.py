@@ -49,15 +49,11 @@ def flags_from_samples(path: Path, model: str,
 
 
 def model_from_results(samples: Path) -> str | None:
-    """``model_name`` of the lm-eval results file beside ``samples`` (newest), if any."""
-    for results in sorted(samples.parent.glob("results_*.json"), reverse=True):
-        try:
-            name = json.loads(results.read_text(encoding="utf-8")).get("model_name")
-        except (OSError, json.JSONDecodeError):
-            continue
-        if name:
-            return str(name)
-    return None
+    """The canonical model name of the lm-eval results file beside ``samples`` (newest), if any:
+    the name ``benchchecker lm-eval run --contamination-detect`` and ``ts-guess`` write."""
+    from benchchecker_plugin.leaderboard.harness_logs import lm_eval_run_model
+
+    return lm_eval_run_model(samples.parent)
 
 
 @click.command("from-lm-eval")

@@ -339,13 +339,14 @@ def _comparable(path: Path) -> dict[str, dict]:
 def test_detected_flags_equal_ts_guess(setup: dict[str, Path], first: dict[str, Any]) -> None:
     out = setup["root"] / "ts_guess.jsonl"
     res = _invoke("ts-guess", "--benchmark", "mmlu", "--data", setup["mmlu"], "--subject",
-                  SUBJECT, "--model", f"hf/{setup['model']}", "--model-name",
-                  f"benchchecker/hf/{setup['model']}", "--limit", N_PROBES, "--batch-size", 1,
+                  SUBJECT, "--model", f"hf/{setup['model']}", "--limit", N_PROBES, "--batch-size", 1,
                   "--cache-dir", setup["root"] / "ts_guess_cache", "-o", out)
     assert res.exit_code == 0, res.output
     detected, reference = _comparable(first["flags"]), _comparable(out)
     assert sorted(detected) == sorted(reference) == sorted(f"{SUBJECT}/{r}" for r in ROWS[1:])
     assert detected == reference
+    # one model name across harnesses (issue 13, item 8): benchchecker/hf/X is hf/X
+    assert {d["model"] for d in detected.values()} == {f"hf/{setup['model']}"}
 
 
 @pytest.mark.slow

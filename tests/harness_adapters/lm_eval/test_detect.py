@@ -191,11 +191,11 @@ def _comparable(flags) -> dict[str, dict]:  # type: ignore[no-untyped-def]
     return out
 
 
-def _ts_guess(cli, model_spec: str, mmlu: Path, out: Path, name: str,  # type: ignore[no-untyped-def]
-              n: int) -> dict:
+def _ts_guess(cli, model_spec: str, mmlu: Path, out: Path, n: int) -> dict:  # type: ignore[no-untyped-def]
+    """``ts-guess`` flags, under the model name it writes by default (no --model-name)."""
     result = cli("ts-guess", "--benchmark", "mmlu", "--mode", "multichoice", "--model", model_spec,
                  "--data", mmlu, "--subject", SUBJECT, "--limit", n, "--batch-size", "1",
-                 "--model-name", name, "-o", out)
+                 "--cache-dir", out.parent / "tsg_cache", "-o", out)
     assert result.exit_code == 0, result.output
     return _comparable(read_flags(out))
 
@@ -223,12 +223,12 @@ def test_detect_run_flags_equal_ts_guess_and_scores_equal_rescore(
     assert flags_file.parent == results.parent
     assert flags_file.name == results.name.replace("results_", "benchchecker_flags_") + "l"
     flags = read_flags(flags_file)
-    name = str(contaminated_lm)
+    name = f"hf/{contaminated_lm}"   # the canonical name ts-guess --model hf/<folder> writes
     assert {f.model for f in flags} == {name}
     assert {f.instance_id for f in flags} == {*SEEN, *UNSEEN}
     # the same answers, scores and verdicts as `benchchecker ts-guess` on the same items and model
     assert _comparable(flags) == _ts_guess(cli, f"hf/{contaminated_lm}", mmlu,
-                                           tmp_path / "tsg.jsonl", name, 4)
+                                           tmp_path / "tsg.jsonl", 4)
     by_id = {f.instance_id: f for f in flags}
     assert all(by_id[i].contaminated and by_id[i].evidence["exact_match"] >= 0.9 for i in SEEN)
     assert not any(by_id[i].contaminated for i in UNSEEN)
@@ -330,5 +330,6 @@ def test_default_model_detect_equals_ts_guess(cli, mmlu: Path, tmp_path: Path) -
     assert result.exit_code == 0, result.output
     flags = read_flags(_only(out, "benchchecker_flags_*.jsonl"))
     assert [f.instance_id for f in flags] == list(SEEN) + [UNSEEN[0]]
-    assert _comparable(flags) == _ts_guess(cli, "hf/smollm2-135m", mmlu, tmp_path / "tsg.jsonl",
-                                           str(folder), 3)
+    # one model name in both harnesses (issue 13, item 8): no --contamination-model needed
+    assert {f.model for f in flags} == {"hf/smollm2-135m"}
+    assert _comparable(flags) == _ts_guess(cli, "hf/smollm2-135m", mmlu, tmp_path / "tsg.jsonl", 3)
