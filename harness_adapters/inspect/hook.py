@@ -41,7 +41,7 @@ from inspect_ai.hooks import Hooks, TaskEnd, hooks
 
 from benchchecker_plugin.errors import ExecutionError
 
-from ..common import FilterOptions, Mode, Selection, load_flags, run_filter
+from ..common import FilterOptions, Mode, Selection, flags_digest, load_flags, run_filter
 from ..scores import GroupedScore, grouped_scores
 
 __all__ = ["ANNOTATED", "ContaminationHook", "ENV_DETECTION", "ENV_FLAGS", "ENV_MODE", "ENV_MODEL",
@@ -214,6 +214,15 @@ def annotate_log(location: str | os.PathLike[str], options: FilterOptions, *,
                 str(p) for p in [options.flags, *extra]]
         if detection is not None and detection.get("detection") is not None:
             log.results.metadata["benchchecker"]["detection"] = detection["detection"]
+    # the log header says the scores are of a filtered run, as lm-eval's results file does
+    used = [p for p in [options.flags, *extra] if p is not None]
+    log.eval.metadata = {**(log.eval.metadata or {}), "benchchecker": {
+        "mode": options.mode.value, "flags": [str(p) for p in used],
+        "flags_sha256": flags_digest(used), "evaluated": len(selection.groups),
+        "counts": selection.counts(),
+        "note": ("scores are of the " + ("full run" if options.mode is Mode.BOTH
+                                         else f"{options.mode.value} subset only")
+                 + "; grouped scores in results.metadata['benchchecker']")}}
     fd, tmp = tempfile.mkstemp(prefix=".benchchecker.", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     try:

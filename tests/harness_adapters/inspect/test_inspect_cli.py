@@ -94,6 +94,12 @@ def test_wrapped_eval_writes_flags_and_grouped_scores(mode: str, cli, eval_args,
         sum(correct) / len(correct))
     ours = log.results.metadata["benchchecker"]
     assert ours["counts"]["clean"] == 2 and ours["mode"] == mode
+    # the log header says it holds a filtered run (issue 13, item 3)
+    import hashlib
+    header = log.eval.metadata["benchchecker"]
+    assert header["mode"] == mode and header["evaluated"] == len(expected)
+    assert header["flags_sha256"] == "sha256:" + hashlib.sha256(
+        Path(flags).name.encode() + b"\0" + Path(flags).read_bytes()).hexdigest()
     [row] = ours["scores"]
     want = _rescore(cli, log_path, flags, expected, tmp_path)
     if mode == "both":
