@@ -108,6 +108,16 @@ def test_inspect_command(need_data: None, tmp_path: Path) -> None:
     want = _rescore(log_path, flags_file, ids, "hf/smollm2-135m", tmp_path)
     assert (row["full"], row["clean"], row["n_clean"]) == (
         want["original_rate"], want["clean_rate"], want["n_clean"])
+    # the flags equal `benchchecker ts-guess` on the same items with the same (default) model
+    detected = {f["instance_id"]: f for f in map(json.loads, flags_file.read_text().splitlines())}
+    out = tmp_path / "tsg.jsonl"
+    proc = _run(f"benchchecker ts-guess --benchmark mmlu --data ../shared/data/mmlu --subject "
+                f"astronomy --limit {len(detected)} --no-cache -o {out}", tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    reference = {f["instance_id"]: f for f in map(json.loads, out.read_text().splitlines())}
+    for f in (*detected.values(), *reference.values()):
+        f.pop("created_at")
+    assert detected == reference
 
 
 def test_swebench_command_up_to_the_docker_boundary(tmp_path: Path) -> None:
