@@ -120,13 +120,14 @@ def load_experiments(path: str | Path) -> list[Submission]:
 
 
 def load_run_report(path: str | Path) -> Submission:
-    """A swebench run report ``<model>.<run_id>.json`` (the model's ``/`` written as ``__``)."""
+    """A swebench run report ``<model>.<run_id>.json`` (the model's ``/`` written as ``__``); a
+    file named otherwise (``results.json``) names no model: ``model`` is empty."""
     file = Path(path)
     data = read_json(file)
     resolved, submitted = resolved_from_results(data, file)
     errors = tuple(f"{iid}: evaluation error" for iid in data.get("error_ids", []) or [])
     stem = file.stem
-    model = stem.rsplit(".", 1)[0] if "." in stem else stem
+    model = stem.rsplit(".", 1)[0] if "." in stem else ""
     return Submission(name=stem, resolved=resolved, submitted=submitted,
                       model=model.replace("__", "/"), display_name=stem, source=str(file),
                       format="swebench-run-report", errors=errors)

@@ -68,17 +68,26 @@ def write_beside(report: Path, selection: Selection, scores: list[GroupedScore],
     return target
 
 
+def _has_any_model_flags(path: Path) -> bool:
+    from benchchecker_plugin.flags import ANY_MODEL, read_flags
+
+    return any(f.model == ANY_MODEL for f in read_flags(path))
+
+
 @click.command("rescore")
 @click.argument("report", type=click.Path(exists=True, path_type=Path))
-@click.option("--flags", "flags_path", required=True, type=click.Path(exists=True, path_type=Path),
-              help="Flags file (.jsonl) or folder of them.")
+@click.option("--contamination-filter", "--flags", "flags_path", required=True,
+              type=click.Path(exists=True, path_type=Path),
+              help="Flags file (.jsonl) or folder of them (--flags is the same option).")
 @click.option("--tiers", "tiers_path", default=None, help=TIERS_HELP)
 @click.option("--instances", "instances_path", default=None,
               help="The benchmark's instance list (denominator); default: the ids in --tiers, "
                    "else the ids the report lists as submitted.")
 @click.option("--benchmark", default=None,
               help="swe-bench-verified or multi-swe-bench (default: from the report and flags).")
-@click.option("--model", default=None, help="Model name the flags use (default: the report's).")
+@click.option("--contamination-model", "--model", "model", default=None,
+              help="Model name the flags use (default: the report's, from its file name "
+                   "<model>.<run_id>.json or its logs; --model is the same option).")
 @click.option("--group-hard", is_flag=True, help="Merge '1-4 hours' and '>4 hours' into 'hard'.")
 @click.option("--n-boot", default=1000, show_default=True, type=click.IntRange(min=0),
               help="Bootstrap resamples for the drop's interval (0: none).")
@@ -114,8 +123,11 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
             raise InputError(f"{report}: lists no submitted ids; give --instances or --tiers")
         hints = [benchmark] if benchmark else [str(report), run.format, str(tiers_path or "")]
         options = FilterOptions(flags_path, Mode.BOTH, model)
+        if not model and not run.models and not _has_any_model_flags(flags_path):
+            raise InputError(f"{report}: the report does not name its model (a run report is "
+                             "<model>.<run_id>.json); pass --contamination-model NAME")
         selection = run_filter(options, hints=[h for h in hints if h],
-                               model_candidates=list(run.models) or [run.name], instance_ids=ids)
+                               model_candidates=list(run.models), instance_ids=ids)
         echo(selection.summary())
         scores = rescore_report(report, selection, tiers=tiers_path, group_hard=group_hard,
                                 n_boot=n_boot, seed=seed)

@@ -203,3 +203,20 @@ def test_malformed_inputs(run_dir: dict, cli, error_line, tmp_path: Path) -> Non
     report.write_text("{")
     result = cli("swebench", "rescore", report, "--flags", bad)
     assert "malformed JSON" in error_line(result)
+
+
+def test_rescore_a_report_that_names_no_model(run_dir: dict, cli, make_flags, error_line,
+                                              tmp_path: Path) -> None:
+    """A report saved as ``results.json`` names no model: no guess from the file stem (was model
+    'results'); the error names the option ``swebench rescore`` really has (issue 13, item 7)."""
+    plain = tmp_path / "results.json"
+    plain.write_text(run_dir["report"].read_text())
+    flags = _flags(make_flags, tmp_path, run_dir["ids"])
+    result = cli("swebench", "rescore", plain, "--flags", flags)
+    assert error_line(result) == (f"Error: {plain}: the report does not name its model (a run "
+                                  "report is <model>.<run_id>.json); pass --contamination-model NAME")
+    for option in ("--contamination-model", "--model"):
+        ok = cli("swebench", "rescore", plain, "--contamination-filter", flags, option, MODEL,
+                 "--n-boot", "0")
+        assert ok.exit_code == 0, ok.output
+        assert f"flags model '{MODEL}'" in ok.stdout
