@@ -22,6 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from ..progress import progress
 from .local_lm import LocalCausalLM
 
 __all__ = ["TrainConfig", "Trained", "lr_factor", "train_gpt2", "train_tokenizer"]
@@ -125,7 +126,7 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
         weak_state: dict[str, torch.Tensor] | None = None
         losses: list[float] = []
         t_train = time.perf_counter()
-        for step in range(1, config.steps + 1):
+        for step in progress(range(1, config.steps + 1), desc="train GPT-2"):
             starts = rng.integers(0, data.numel() - config.n_ctx, size=config.batch_size)
             batch = torch.stack([data[s:s + config.n_ctx] for s in starts])
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=config.bf16):

@@ -1,0 +1,37 @@
+"""Progress when stderr is not a terminal: log lines, not silence (issue 13, item 11)."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchchecker_plugin.progress import progress
+
+
+@pytest.fixture
+def piped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("BENCHCHECKER_PROGRESS", raising=False)   # conftest silences it
+
+
+def _lines(err: str) -> list[str]:
+    return [ln.rsplit(",", 1)[0] for ln in err.strip().splitlines()]
+
+
+def test_one_line_per_tenth_and_one_at_the_end(piped: None, capsys: pytest.CaptureFixture) -> None:
+    assert list(progress(range(20), desc="score")) == list(range(20))
+    want = [f"benchchecker: score: {n}/20 ({n / 20:.0%})" for n in range(2, 20, 2)]
+    assert _lines(capsys.readouterr().err) == want + ["benchchecker: score: 20/20 (100%)"]
+
+
+def test_unknown_total_logs_by_time(piped: None, monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setenv("BENCHCHECKER_PROGRESS_SECONDS", "0")
+    assert list(progress(iter("abc"), desc="fetch")) == ["a", "b", "c"]
+    assert _lines(capsys.readouterr().err) == [
+        "benchchecker: fetch: 1", "benchchecker: fetch: 2", "benchchecker: fetch: 3",
+        "benchchecker: fetch: 3"]
+
+
+def test_zero_silences(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    monkeypatch.setenv("BENCHCHECKER_PROGRESS", "0")
+    assert list(progress(range(5), desc="x")) == list(range(5))
+    assert capsys.readouterr().err == ""
