@@ -35,7 +35,7 @@ def _mode() -> str:
 
 def _lines(items: Iterable[T], desc: str, total: int | None) -> Iterator[T]:
     every_s = float(os.environ.get("BENCHCHECKER_PROGRESS_SECONDS", "30") or 30)
-    step = max(1, total // 10) if total else None
+    step = max(1, -(-total // 10)) if total else None
     start = last = time.perf_counter()
     done = 0
     name = desc or "progress"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import warnings
 from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
@@ -153,7 +154,7 @@ def _rate_run(subs: Sequence[Any], flags_path: Path, tiers_path: Path | None,
               flags_out: list[ContaminationFlag] | None = None
               ) -> tuple[pd.DataFrame, list[str], str]:
     from ..leaderboard import submission_verdicts
-    from ..scoring import rate_table
+    from ..scoring import UndefinedMetricWarning, rate_table
 
     flags = _flags_for(flags_path, benchmark)
     if flags_out is not None:
@@ -164,11 +165,26 @@ def _rate_run(subs: Sequence[Any], flags_path: Path, tiers_path: Path | None,
     outside = len({f.instance_id for f in flags} - idset)
     verdicts = {s.name: submission_verdicts(flags, benchmark=benchmark, models=s.models)
                 for s in subs}
-    table = rate_table({s.name: s.resolved for s in subs}, ids, verdicts, tiers,
-                       models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
-                       group_hard=group_hard, n_boot=n_boot, seed=seed, min_clean=min_clean)
+    with warnings.catch_warnings(record=True) as caught:
+        # why rows are blank goes into the notes (printed and in the report), said once in words
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        table = rate_table({s.name: s.resolved for s in subs}, ids, verdicts, tiers,
+                           models={s.name: s.model for s in subs},
+                           dates={s.name: s.date for s in subs}, group_hard=group_hard,
+                           n_boot=n_boot, seed=seed, min_clean=min_clean)
+    for w in caught:
+        if not issubclass(w.category, UndefinedMetricWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    blank = list(dict.fromkeys(str(w.message) for w in caught
+                               if issubclass(w.category, UndefinedMetricWarning)))
     errors = {s.name: len(s.errors) for s in subs if s.errors}
-    return table, _notes(table, outside, errors), denom
+    return table, _notes(table, outside, errors) + [_in_words(t) for t in blank], denom
+
+
+def _in_words(text: str) -> str:
+    """A scorer warning as a note: "nan" is what the table shows as a blank cell."""
+    return text[0].upper() + text[1:].replace(" are nan", " are left blank").replace(
+        " is nan", " is left blank") + ("" if text.endswith(".") else ".")
 
 
 # ----------------------------------------------------------------------------------- score

@@ -195,3 +195,51 @@ def test_leaderboard_small_tiers_say_too_few_and_name_the_flags(tmp_path):
     assert every["note"].isna().all()
     pd.testing.assert_frame_equal(every[every["tier"] != "1-4 hours"].drop(columns="note"),
                                   easy.drop(columns="note"))
+
+
+def test_blank_rows_are_explained_in_words_not_as_a_python_warning(tmp_path: Path) -> None:
+    """Issue 13, item 12: a submission without a clean instance leaves its clean rate blank; the
+    output says so in a note, and no ``UndefinedMetricWarning`` with a file and line leaks."""
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from benchchecker_plugin.flags import ContaminationFlag, write_flags
+
+    ids = ["a__b-1", "a__b-2"]
+    write_flags(tmp_path / "f.jsonl", [ContaminationFlag("swe-bench-verified", i, "*", "test",
+                                                         True, 1.0) for i in ids])
+    (tmp_path / "ids.json").write_text(_json.dumps(ids))
+    (tmp_path / "m.run1.json").write_text(_json.dumps({"resolved_ids": ids[:1],
+                                                        "submitted_ids": ids}))
+    res = CliRunner().invoke(main, ["rescore", "--results", str(tmp_path / "m.run1.json"),
+                                    "--flags", str(tmp_path / "f.jsonl"), "--instances",
+                                    str(tmp_path / "ids.json"), "--n-boot", "0"])
+    assert res.exit_code == 0, res.output
+    assert ("1 submissions have no clean instance: their clean rate and relative drop are left "
+            "blank.") in res.stderr
+    assert "UndefinedMetricWarning" not in res.stderr and ".py:" not in res.stderr
+
+
+def test_our_warnings_are_one_line_in_words(tmp_path: Path) -> None:
+    """Issue 13, item 12: a warning raised by benchchecker's code (an AUC undefined with one
+    class of labels) is printed as ``benchchecker: warning: ...``, without file and source line."""
+    import json as _json
+
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from benchchecker_plugin.flags import ContaminationFlag, write_flags
+
+    ids = ["a__b-1", "a__b-2", "a__b-3"]
+    write_flags(tmp_path / "f.jsonl", [ContaminationFlag("swe-bench-verified", i, "*", "test",
+                                                         k % 2 == 0, float(k))
+                                       for k, i in enumerate(ids)])
+    (tmp_path / "labels.jsonl").write_text("".join(
+        _json.dumps({"instance_id": i, "label": 1}) + "\n" for i in ids))
+    res = CliRunner().invoke(main, ["score", "--flags", str(tmp_path / "f.jsonl"), "--labels",
+                                    str(tmp_path / "labels.jsonl")])
+    warned = [ln for ln in res.stderr.splitlines() if ln.startswith("benchchecker: warning: ")]
+    assert warned, res.output
+    assert ".py:" not in res.stderr and "Warning:" not in res.stderr
