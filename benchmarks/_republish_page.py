@@ -13,6 +13,7 @@ from benchchecker_plugin.flags import ASSUME_REPO_SEEN_REASON
 from benchchecker_plugin.report import (HtmlPage, display_drops, drop_by_tier_svg, timeline_svg,
                                         to_markdown, wide_summary, write_csv)
 from benchchecker_plugin.report.html import write_text_atomic
+from benchchecker_plugin.report.tables import pct, rate_formats
 from benchchecker_plugin.scoring import timeline
 
 HARD = "1-4 hours"
@@ -28,8 +29,7 @@ ASSUMPTION = (f"Assumption (--assume-repo-seen): Stage I is taken as true for ev
               "'contaminated' here means 'patch present at the cutoff'.")
 
 
-def _pct(x: Any) -> str:
-    return "" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{100 * x:.1f}%"
+_pct = pct
 
 
 def _drop_text(row: pd.Series) -> str:
@@ -226,6 +226,6 @@ def write_pages(out: Path, table: pd.DataFrame, compact: pd.DataFrame, unscored:
         page.figure(drop_by_tier_svg(table), caption="Relative drop per difficulty tier.")
         page.figure(timeline_svg(timeline(table)), caption="Mean relative drop by submission month.")
     page.heading("All rows (leaderboard.csv)")
-    page.table(display_drops(table), table_id="long")
+    page.table(display_drops(table), table_id="long", formats=rate_formats(table))
     paths.append(page.write(out / "index.html"))
     return paths

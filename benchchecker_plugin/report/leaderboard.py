@@ -14,7 +14,7 @@ from ..flags import MERGED_METHOD, ContaminationFlag
 from ..scoring.rates import timeline
 from .html import HtmlPage, write_text_atomic
 from .plots import drop_by_tier_svg, timeline_svg
-from .tables import display_drops, to_markdown, wide_summary, write_csv
+from .tables import display_drops, pct, rate_formats, to_markdown, wide_summary, write_csv
 
 __all__ = ["describe_flags", "write_leaderboard_report"]
 
@@ -64,8 +64,7 @@ def describe_flags(flags: Iterable[ContaminationFlag]) -> str:
     return line
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f}%"
+_pct = pct
 
 
 def _method_text(table: pd.DataFrame) -> str:
@@ -126,6 +125,6 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
         page.figure(drop_by_tier_svg(table), caption="Relative drop per difficulty tier.")
         page.figure(timeline_svg(timeline(table)), caption="Mean relative drop by submission month.")
     page.heading("All rows (leaderboard.csv)")
-    page.table(display_drops(table), table_id="long")
+    page.table(display_drops(table), table_id="long", formats=rate_formats(table))
     paths["html"] = page.write(out / "index.html")
     return paths

@@ -18,7 +18,24 @@ import pandas as pd
 from ..scoring.rates import TOO_FEW_CLEAN
 from .html import write_text_atomic
 
-__all__ = ["display_drops", "to_markdown", "wide_summary", "write_csv"]
+__all__ = ["display_drops", "pct", "rate_formats", "to_markdown", "wide_summary", "write_csv"]
+
+
+def pct(value: Any) -> str:
+    """A fraction as a percent with one decimal (``0.5`` -> ``50.0%``); blank for ``nan``; text
+    (``too few (n=4)``) as it is."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, str):
+        return value
+    return f"{100 * float(value):.1f}%"
+
+
+def rate_formats(frame: pd.DataFrame) -> dict[str, Any]:
+    """Percent formats for the rate, interval and drop columns of a rate table (HTML display:
+    one unit on a page, never fractions beside percents)."""
+    return {c: pct for c in frame.columns
+            if c.endswith(("_rate", "_rate_500", "_ci_low", "_ci_high")) or c == "relative_drop"}
 
 
 def write_csv(table: pd.DataFrame, path: str | os.PathLike[str]) -> Path:

@@ -64,3 +64,20 @@ def test_too_few_clean_shows_in_markdown_and_wide_not_in_csv(tmp_path):
     enough = rate_table({"s1": {"i0"}}, ["i0", "i1"], {"i0": False, "i1": False}, n_boot=0,
                         min_clean=2)
     pd.testing.assert_frame_equal(display_drops(enough), enough)
+
+
+def test_rate_columns_display_as_percents() -> None:
+    """Issue 13, item 13: the leaderboard page's long table showed fractions beside the summary's
+    percents; every rate, interval and drop column is now a percent."""
+    import pandas as pd
+
+    from benchchecker_plugin.report.tables import pct, rate_formats
+
+    frame = pd.DataFrame({"submission": ["s"], "n_clean": [3], "original_rate": [0.25],
+                          "clean_ci_low": [0.014], "relative_drop": ["too few (n=3)"],
+                          "original_rate_500": [float("nan")]})
+    formats = rate_formats(frame)
+    assert sorted(formats) == ["clean_ci_low", "original_rate", "original_rate_500",
+                               "relative_drop"]
+    assert [pct(v) for v in (0.25, 0.014, "too few (n=3)", float("nan"))] == [
+        "25.0%", "1.4%", "too few (n=3)", ""]
