@@ -5,10 +5,11 @@ from __future__ import annotations
 import math
 from collections import Counter
 from pathlib import Path
+from typing import Mapping
 
 import pandas as pd
 
-from ..flags import Verdict
+from ..flags import ContaminationFlag, Verdict
 from ..report import HtmlPage
 from .pipeline import CheckResult
 
@@ -46,7 +47,8 @@ def _verdict_svg(summary: pd.DataFrame) -> str:
         ax.barh(merged["benchmark"].tolist(), vals, left=left, color=colour, label=col)
         left = [a + b for a, b in zip(left, vals)]
     ax.set_xlabel("instances (merged verdict)")
-    ax.legend(loc="lower right", fontsize=8)
+    # beside the bars, never over them
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
     fig.tight_layout()
     return figure_to_svg(fig)
 
@@ -82,14 +84,33 @@ def write_check_report(result: CheckResult, path: Path, *, max_rows: int = 2000)
                    table_id="tsguessing", formats={"exact_match": "{:.3f}".format,
                                                    "rouge_l": "{:.3f}".format})
     order = {Verdict.CONTAMINATED: 0, Verdict.UNDECIDED: 1, Verdict.CLEAN: 2}
-    rows = sorted(result.merged, key=lambda f: (order[f.verdict], -f.score, f.instance_id))
+    rows = sorted(result.merged, key=lambda f: (order[f.verdict], f.benchmark, f.instance_id))
     page.heading("Per instance (merged verdicts)")
+    page.paragraph("One score column per method, each in its own unit (higher = more likely "
+                   "seen); the methods' scores are not comparable with each other.", note=True)
     if len(rows) > max_rows:
         page.paragraph(f"Showing {max_rows} of {len(rows)} instances; all are in flags.jsonl.", note=True)
-    page.table(pd.DataFrame([{"benchmark": f.benchmark, "instance": f.instance_id,
-                              "verdict": f.verdict.value, "score": round(f.score, 4),
-                              "methods": ", ".join(sorted(f.evidence.get("methods", {})))}
-                             for f in rows[:max_rows]],
-                            columns=["benchmark", "instance", "verdict", "score", "methods"]),
-               table_id="instances")
+    page.table(_instance_table(rows[:max_rows]), table_id="instances")
     return page.write(path)
+
+
+#: The score of each method, named with its unit (the merged record's max of them mixes units).
+SCORE_COLUMNS = {"benchchecker.stage1": "Stage I -log10 p", "benchchecker.stage2":
+                 "Stage II line similarity", "ts_guessing.multichoice": "TS-Guessing Rouge-L",
+                 "ts_guessing.question": "TS-Guessing exact match"}
+
+
+def _instance_table(rows: list[ContaminationFlag]) -> pd.DataFrame:
+    methods = sorted({m for f in rows for m in f.evidence.get("methods", {})})
+    columns = ["benchmark", "instance", "verdict"] + [
+        SCORE_COLUMNS.get(m, f"{m} score") for m in methods]
+    records = []
+    for f in rows:
+        record: dict[str, object] = {"benchmark": f.benchmark, "instance": f.instance_id,
+                                     "verdict": f.verdict.value}
+        for m, vote in f.evidence.get("methods", {}).items():
+            score = vote.get("score") if isinstance(vote, Mapping) else None
+            record[SCORE_COLUMNS.get(m, f"{m} score")] = (
+                round(float(score), 4) if isinstance(score, (int, float)) else None)
+        records.append(record)
+    return pd.DataFrame(records, columns=columns)

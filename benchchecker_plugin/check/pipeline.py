@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from ..errors import InputError, RepositoryError
-from ..flags import ContaminationFlag, merge_flags, write_flags
+from ..flags import ContaminationFlag, MergePolicy, merge_flags, write_flags
 from ..models.base import LogprobModel, TextModel
 
 __all__ = ["BUG_BENCHMARKS", "CheckConfig", "CheckResult", "QA_BENCHMARKS", "RepoEvidence",
@@ -160,7 +160,13 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
                 ts_summaries[f"{benchmark}/{mode}"] = result.summary()
             stage_flags[f"ts_guessing_{mode}"].extend(result.flags)
     all_flags = [f for flags in stage_flags.values() for f in flags]
-    merged = merge_flags(all_flags) if all_flags else []
+    # BenchChecker's definition for bug-fixing benchmarks: contaminated when the repository was
+    # seen (Stage I) AND the patch was present (Stage II); one method alone never decides it.
+    # TS-Guessing benchmarks have one method per mode: any.
+    bug = [f for f in all_flags if f.benchmark in BUG_BENCHMARKS]
+    other = [f for f in all_flags if f.benchmark not in BUG_BENCHMARKS]
+    merged = (merge_flags(bug, MergePolicy.BENCHCHECKER) if bug else []) + \
+        (merge_flags(other) if other else [])
     return CheckResult(name, config, dict(stage_flags), merged, repos, notes, ts_summaries)
 
 

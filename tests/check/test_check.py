@@ -51,10 +51,22 @@ def test_check_runs_every_stage_and_writes_a_valid_report(tmp_path: Path, smollm
     assert len(result.stage_flags["stage2"]) == len(cases)
     # Stage II on the labelled history: the persisted fix is present, the later one is not.
     by_label = {c.label: f for c, f in zip(cases, result.stage_flags["stage2"])}
+    by_id = {f.instance_id: f.contaminated for f in result.stage_flags["stage2"]}
     assert by_label[True].contaminated is True and by_label[False].contaminated is False
     assert len(result.repos) == 1 and result.repos[0].repo == "synthetic/history"
     merged = read_flags(paths["merged"])  # validates every record
     assert {f.benchmark for f in merged} == {"swe-bench-verified", "mmlu", "truthfulqa"}
+    # BenchChecker's definition: contaminated only when Stage I AND Stage II say so (a Stage II
+    # "present" beside a Stage I "not detected" was merged as contaminated under policy any)
+    stage1 = {f.instance_id: f.contaminated for f in result.stage_flags["stage1"]}
+    for f in merged:
+        if f.benchmark == "swe-bench-verified":
+            assert f.evidence["policy"] == "benchchecker"
+            want = None if stage1[f.instance_id] is None or by_id[f.instance_id] is None else \
+                stage1[f.instance_id] and by_id[f.instance_id]
+            if stage1[f.instance_id] is False or by_id[f.instance_id] is False:
+                want = False
+            assert f.contaminated is want, (f.instance_id, stage1, by_id)
     for stage in ("stage1", "stage2", "ts_guessing_multichoice"):
         read_flags(paths[stage])
     html = page.read_text()
@@ -74,6 +86,12 @@ def test_check_runs_every_stage_and_writes_a_valid_report(tmp_path: Path, smollm
             assert view.locator("#instances tbody tr").count() == len(merged)
             assert view.locator("#summary tbody tr").count() >= 3
             assert view.locator("svg").count() == 1
+            # one score column per method, filled (not one column mixing units)
+            headers = view.locator("#instances thead th").all_inner_texts()
+            assert "Stage II line similarity" in headers and "score" not in headers
+            column = headers.index("Stage II line similarity")
+            cells = view.locator(f"#instances tbody tr td:nth-child({column + 1})").all_inner_texts()
+            assert any(c.strip() for c in cells)
         finally:
             browser.close()
 
