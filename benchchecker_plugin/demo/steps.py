@@ -114,6 +114,17 @@ def stage2_step(ctx: DemoContext) -> StepResult:
                       {"flags": str(root / "stage2_flags.jsonl")})
 
 
+def tsguessing_table(r: Any) -> pd.DataFrame:
+    """The demo's TS-Guessing table: per half, item and flagged *counts*, mean EM and Rouge-L
+    (``flagged`` was a fraction beside counts)."""
+    seen, unseen = sum(r.labels), len(r.labels) - sum(r.labels)
+    return pd.DataFrame([
+        {"half": "seen in training", "items": seen, "flagged": round(r.flagged_contaminated * seen),
+         "exact match": r.em_contaminated, "Rouge-L": r.rouge_contaminated},
+        {"half": "not seen", "items": unseen, "flagged": round(r.flagged_clean * unseen),
+         "exact match": r.em_clean, "Rouge-L": r.rouge_clean}])
+
+
 def tsguessing_step(ctx: DemoContext) -> StepResult:
     """TS-Guessing on a small model deliberately trained on half of some MMLU items."""
     from ..tsguessing import controlled_check
@@ -124,13 +135,7 @@ def tsguessing_step(ctx: DemoContext) -> StepResult:
     r = controlled_check(ctx.data_dir / "mmlu", out, items=100, epochs=150 if ctx.quick else 300,
                          seed=ctx.seed)
     flags_path = write_flags(out / "ts_guessing_flags.jsonl", r.flags)
-    seen, unseen = sum(r.labels), len(r.labels) - sum(r.labels)
-    # "flagged" is a count beside the "items" count (it was a fraction beside counts)
-    table = pd.DataFrame([
-        {"half": "seen in training", "items": seen, "flagged": round(r.flagged_contaminated * seen),
-         "exact match": r.em_contaminated, "Rouge-L": r.rouge_contaminated},
-        {"half": "not seen", "items": unseen, "flagged": round(r.flagged_clean * unseen),
-         "exact match": r.em_clean, "Rouge-L": r.rouge_clean}])
+    table = tsguessing_table(r)
     return StepResult("tsguessing", "TS-Guessing on a small model trained on half of 100 MMLU items",
                       "ok", 0.0, {"AUC ts_guessing (Rouge-L)": r.auc_rouge, "AUC ts_guessing (EM)": r.auc_em,
                                   "EM seen": r.em_contaminated, "EM not seen": r.em_clean},

@@ -52,6 +52,8 @@ def timeline_svg(timeline: pd.DataFrame) -> str:
     """Mean relative drop by submission month, from :func:`scoring.timeline`."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(7, 3.2))
+    # a month whose submissions have no defined drop is left off the axis, not drawn empty
+    timeline = timeline[timeline["mean_relative_drop"].notna()] if len(timeline) else timeline
     if len(timeline):
         x = np.arange(len(timeline))
         ax.plot(x, timeline["mean_relative_drop"], marker="o", color="#08519c")

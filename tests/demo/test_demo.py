@@ -50,3 +50,15 @@ def test_unknown_step_is_a_usage_error(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["demo", "--only", "nope", "-o", str(tmp_path)])
     assert res.exit_code == 2
     assert "unknown step(s) nope; steps: membership, stage2, tsguessing, leaderboard" in res.output
+
+
+def test_tsguessing_table_counts_flagged_items() -> None:
+    """Issue 13, item 13: the "flagged" column is a count, like "items" beside it."""
+    from benchchecker_plugin.demo.steps import tsguessing_table
+    from benchchecker_plugin.tsguessing import ControlledResult
+
+    r = ControlledResult(flags=(), labels=(True,) * 50 + (False,) * 50, em_contaminated=0.9,
+                         em_clean=0.0, rouge_contaminated=0.95, rouge_clean=0.1,
+                         flagged_contaminated=0.92, flagged_clean=0.02, auc_rouge=1.0, auc_em=0.95)
+    table = tsguessing_table(r)
+    assert table["items"].tolist() == [50, 50] and table["flagged"].tolist() == [46, 1]

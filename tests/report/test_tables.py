@@ -81,3 +81,18 @@ def test_rate_columns_display_as_percents() -> None:
                                "relative_drop"]
     assert [pct(v) for v in (0.25, 0.014, "too few (n=3)", float("nan"))] == [
         "25.0%", "1.4%", "too few (n=3)", ""]
+
+
+def test_timeline_plot_leaves_out_months_without_a_drop() -> None:
+    """Issue 13, item 13: months whose mean drop is undefined were plotted as empty ticks."""
+    import re
+
+    import pandas as pd
+
+    from benchchecker_plugin.report.plots import timeline_svg
+
+    frame = pd.DataFrame({"month": ["2024-01", "2024-02", "2024-03"],
+                          "mean_relative_drop": [0.1, float("nan"), 0.3]})
+    svg = timeline_svg(frame)
+    assert "2024-01" in svg and "2024-03" in svg and "2024-02" not in svg
+    assert re.search(r"<svg", svg)
