@@ -7,7 +7,8 @@ message that names the bad input, and maps to a CLI exit code::
     ├── InputError                     (exit 2)  a file, option or record the user gave is wrong
     │   ├── FlagsFormatError                     a flags record fails the schema (file, line, field)
     │   ├── ModelSpecError                       a model spec string cannot be resolved
-    │   └── DataError                            a benchmark / results / patch file is malformed
+    │   ├── DataError                            a benchmark / results / patch file is malformed
+    │   └── MissingExtraError                    a harness this command needs is not installed
     ├── ModelError                     (exit 3)  a model backend failed to answer
     ├── RepositoryError                (exit 4)  git: missing commit, shallow clone, no history
     └── ExecutionError                 (exit 5)  a test run / harness call failed
@@ -21,6 +22,7 @@ __all__ = [
     "ExecutionError",
     "FlagsFormatError",
     "InputError",
+    "MissingExtraError",
     "ModelError",
     "ModelSpecError",
     "RepositoryError",
@@ -62,6 +64,11 @@ class ModelSpecError(InputError):
 
 class DataError(InputError):
     """A benchmark, results, tiers or patch input is malformed."""
+
+
+class MissingExtraError(InputError):
+    """An optional harness (lm-eval, inspect-ai, swebench) that a command needs is missing; the
+    message names the extra to install."""
 
 
 class ModelError(BenchcheckerError):

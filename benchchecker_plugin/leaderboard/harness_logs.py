@@ -120,7 +120,9 @@ def load_inspect_log(path: str | Path, *, scorer: str | None = None,
     A sample's instance id is the one the benchchecker hook wrote
     (``sample.metadata["benchchecker"]["instance_id"]``, e.g. ``<subject>/<row>`` for an
     inspect_evals MMLU sample numbered 1..N), then ``metadata["instance_id"]``, then its id."""
-    from inspect_ai.log import read_eval_log
+    from ..extras import require
+
+    read_eval_log = require("inspect_ai.log", "reading an Inspect log").read_eval_log
     from inspect_ai.scorer import value_to_float
 
     from ..models.names import canonical_model_name

@@ -26,6 +26,9 @@ class InspectModel:
                  api_key: str | None = None, max_concurrency: int = 8, max_retries: int | None = 4,
                  timeout: int | None = None, **model_args: Any) -> None:
         try:
+            from ..extras import require
+
+            require("inspect_ai.model", "an inspect/ model spec")
             from inspect_ai.model import GenerateConfig
             from inspect_ai.model import get_model as inspect_get_model
         except ImportError as exc:  # pragma: no cover - inspect-ai is a dependency

@@ -162,6 +162,9 @@ def swebench_test_spec(inst: BugInstance) -> Any:
     """The swebench ``TestSpec`` of ``inst``: swebench's ``make_test_spec`` when the instance has
     the harness fields (``image``, ``eval_script``, ``log_parser``, ``eval_type``), else a
     grading-only spec with the repository's log parser from swebench's own table."""
+    from ..extras import require
+
+    require("swebench.harness.utils", "--verify swebench")
     from swebench.harness.utils import make_test_spec
     from swebench.types import TestSpec
 

@@ -323,6 +323,9 @@ def _report(done: list[Any]) -> None:
 
 @functools.cache
 def _make_eval_command() -> click.Command:
+    from benchchecker_plugin.extras import require
+
+    require("inspect_ai._cli.eval", "`benchchecker inspect eval`")
     from inspect_ai._cli.eval import eval_command
 
     from . import hook  # registers the hook even where the entry point is not installed

@@ -112,7 +112,9 @@ def run(args: tuple[str, ...]) -> None:
 
 def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
     """lm-eval's own ``HarnessCLI`` with our options on its ``run`` parser; parse ``run ARGV``."""
-    from lm_eval._cli import HarnessCLI
+    from benchchecker_plugin.extras import require
+
+    HarnessCLI = require("lm_eval._cli", "`benchchecker lm-eval`").HarnessCLI
 
     cli = HarnessCLI()
     parser = cli._subparsers.choices["run"]

@@ -254,6 +254,9 @@ def run_evaluation(args: tuple[str, ...]) -> None:
         sys.stdout.flush()
         subprocess.run([sys.executable, "-m", HARNESS, "--help"], check=False)
         return
+    from benchchecker_plugin.extras import require
+
+    require("swebench.harness", "`benchchecker swebench run_evaluation`")
     with echo_warnings():
         ns = _parse(args)
         request = DetectRequest.from_namespace(ns)
