@@ -132,6 +132,7 @@ def _build(parsed: ModelSpec, opts: dict[str, Any]) -> TextModel:
     if parsed.backend is Backend.OPENAI_COMPATIBLE:
         from .openai_compatible import OpenAICompatibleModel
 
+        opts.pop("batch_size", None)  # every command passes it; requests are sent one by one
         return OpenAICompatibleModel(parsed.raw, parsed.name, **opts)
     from .inspect_api import InspectModel
 

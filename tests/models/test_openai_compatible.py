@@ -94,3 +94,23 @@ def test_unreachable_server_fails_per_item() -> None:
     out = dead.generate(["a", "b"], GenerationParams(max_tokens=2))
     assert [c.ok for c in out] == [False, False]
     assert all("ConnectError talking to http://127.0.0.1:" in (c.error or "") for c in out)
+
+
+def test_cli_commands_use_the_server(server: str, smollm2_folder: Path, tmp_path: Path) -> None:
+    """Issue 14, item 1: every command passes --batch-size to the model layer; the
+    openai-compatible backend crashed on it from the CLI (TypeError), the path for vLLM,
+    llama.cpp and hosted models."""
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+
+    data = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mmlu"
+    if not data.is_dir():
+        pytest.skip(f"shared data not present: {data}")
+    out = tmp_path / "f.jsonl"
+    res = CliRunner().invoke(main, ["ts-guess", "--benchmark", "mmlu", "--data", str(data),
+                                    "--subject", "astronomy", "--limit", "2", "--model",
+                                    f"openai-compatible/{smollm2_folder}", "--base-url", server,
+                                    "--cache-dir", str(tmp_path / "cache"), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "2 asked, 0 failed" in res.stdout
