@@ -34,7 +34,7 @@ def parse_cutoff(cutoff: str | date | datetime | CutoffPeriod) -> datetime:
     ``"2023-04-30"`` is 2023-04-30T23:59:59Z, ``"2023-04"`` 2023-04-30T23:59:59Z, ``"2023"``
     2023-12-31T23:59:59Z (as is a :class:`CutoffPeriod`)."""
     if isinstance(cutoff, CutoffPeriod):
-        return cutoff.last_moment
+        return _plausible(cutoff.last_moment, cutoff.text)
     if isinstance(cutoff, datetime):
         return cutoff if cutoff.tzinfo else cutoff.replace(tzinfo=timezone.utc)
     if isinstance(cutoff, date):
@@ -42,12 +42,25 @@ def parse_cutoff(cutoff: str | date | datetime | CutoffPeriod) -> datetime:
     text = str(cutoff).strip()
     try:
         if CutoffPeriod.matches(text):  # 2023, 2023-10, 2023-10-31: the end of that period
-            return CutoffPeriod.parse(text).last_moment
+            return _plausible(CutoffPeriod.parse(text).last_moment, cutoff)
         parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except (ValueError, DataError) as exc:
         raise InputError(f"cutoff {cutoff!r} is not a date (YYYY, YYYY-MM, YYYY-MM-DD) or an ISO "
                          "datetime") from exc
-    return parse_cutoff(parsed)
+    return _plausible(parse_cutoff(parsed), cutoff)
+
+
+#: No training cutoff lies before this (git itself misreads dates before 1970 and returns HEAD).
+EARLIEST_CUTOFF = datetime(1990, 1, 1, tzinfo=timezone.utc)
+
+
+def _plausible(when: datetime, given: object) -> datetime:
+    """``when``, or an :class:`InputError` for a cutoff no model can have (``0202-06-01``, a typo
+    for 2022, silently gave today's HEAD and ``contaminated: true``)."""
+    if when < EARLIEST_CUTOFF:   # a future cutoff is harmless: it reads the latest commit
+        raise InputError(f"cutoff {given!r} is implausible ({when.date().isoformat()}): no "
+                         f"training cutoff lies before {EARLIEST_CUTOFF.year}; a typo?")
+    return when
 
 
 def _default_ref(repo: Path) -> str:
@@ -84,7 +97,12 @@ class Snapshot:
         out = git(root, ["rev-list", "-1", "--first-parent", f"--before={when.isoformat()}", ref]).strip().decode()
         if not out:
             raise RepositoryError(f"{root}: no commit on {ref} at or before the cutoff {when.isoformat()}")
-        return cls.of_commit(root, out, cutoff=when)
+        snap = cls.of_commit(root, out, cutoff=when)
+        if snap.committed_at > when:   # never trust git's date parsing blindly
+            raise RepositoryError(f"{root}: git returned commit {snap.commit[:12]} of "
+                                  f"{snap.committed_at.isoformat()} for the cutoff "
+                                  f"{when.isoformat()}, which is after it")
+        return snap
 
     @classmethod
     def of_commit(cls, repo: str | os.PathLike[str], rev: str,

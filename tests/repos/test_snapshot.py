@@ -165,3 +165,22 @@ def test_snapshot_follows_the_default_branch_not_a_merged_pull_request(tmp_path:
     assert Snapshot.at(r, "2023-03-15").commit == other
     assert Snapshot.at(r, "2023-04-02").read("a.py") == "x = 2\n"
     assert pr != base
+
+
+@pytest.mark.parametrize("cutoff", ["0202-06-01", "1900", "1969-12-31", "1989-12"])
+def test_implausible_cutoffs_are_refused(cutoff: str) -> None:
+    """Issue 14, item 2: ``--cutoff 0202-06-01`` (a typo for 2022) silently used today's HEAD
+    and gave ``contaminated: true``."""
+    from benchchecker_plugin.errors import InputError
+    from benchchecker_plugin.repos.snapshot import parse_cutoff
+
+    with pytest.raises(InputError, match=f"cutoff '{cutoff}' is implausible"):
+        parse_cutoff(cutoff)
+
+
+def test_plausible_cutoffs_parse() -> None:
+    from benchchecker_plugin.repos.snapshot import parse_cutoff
+
+    assert parse_cutoff("2022-06-01").isoformat() == "2022-06-01T23:59:59+00:00"
+    assert parse_cutoff("1990").year == 1990
+    assert parse_cutoff("2999").year == 2999   # the future reads the latest commit: harmless
