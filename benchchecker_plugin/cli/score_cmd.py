@@ -305,7 +305,9 @@ def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
     """
     from ..leaderboard import load_submissions
     from ..report import write_csv
+    from .outputs import check_outputs
 
+    check_outputs([("--out", out_path)], [results_path, flags_path, tiers_path, instances_path])
     subs = load_submissions(results_path, fmt)
     if len(subs) != 1:
         raise InputError(f"{results_path}: holds {len(subs)} runs; rescore takes one "

@@ -83,6 +83,9 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
     """
     from ..stage2 import LocalRunner, PresenceConfig, SwebenchRunner, patch_presence as run, summary_line
     from ..repos import parse_cutoff
+    from .outputs import check_outputs
+
+    check_outputs([("-o", output)], [source, cutoffs_file])
 
     if (cutoff is None) == (cutoffs_file is None):
         raise click.UsageError("give exactly one of --cutoff (one model) or --cutoffs FILE (every "

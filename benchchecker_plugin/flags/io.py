@@ -125,9 +125,18 @@ def write_flags(path: str | os.PathLike[str], flags: Iterable[ContaminationFlag]
     """Write flags as JSON Lines, atomically.
 
     The records go to a temporary file in the target's folder, which is flushed, fsynced and then
-    renamed over the target: a crash leaves either the old file or the complete new one.
+    renamed over the target: a crash leaves either the old file or the complete new one. A
+    target that exists and is not a regular file (``/dev/null``, a FIFO) is written through, never
+    replaced by a file.
     """
     target = Path(path)
+    if target.exists() and not target.is_file() and not target.is_dir():
+        with open(target, "w", encoding="utf-8") as fh:
+            for flag in flags:
+                record = flag.to_dict()
+                validate_record(record, source=str(target))
+                fh.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:

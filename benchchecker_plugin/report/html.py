@@ -142,7 +142,13 @@ class HtmlPage:
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` through a temporary file renamed over ``path``; a target that exists and is
+    not a regular file (``/dev/null``) is written through, never replaced."""
     target = Path(path)
+    if target.exists() and not target.is_file() and not target.is_dir():
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
