@@ -3,7 +3,8 @@
 A flag's ``benchmark`` field is a lower-case name (``[a-z0-9][a-z0-9._-]*``). The names below are
 known: their instances are recognised from a dataset name or file name, and their difficulty
 tiers are read with their scheme (``multi-swe-bench`` maps its labels to easy / medium / hard;
-every other benchmark keeps the labels as written). Any other name works everywhere a benchmark
+``swe-bench-verified`` checks its four labels, so a typo is an error, not a fifth tier; every other
+benchmark keeps the labels as written). Any other name works everywhere a benchmark
 is named (flags, ``rescore --benchmark``, ``--benchmark`` of the instance loaders) with the
 labels-as-written scheme.
 """
@@ -31,7 +32,7 @@ class Benchmark:
 KNOWN: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("swe-bench-verified", "princeton-nlp/SWE-bench_Verified",
               ("swe-bench_verified", "swe-bench-verified", "swebench_verified",
-               "swe_bench_verified")),
+               "swe_bench_verified"), "swe-bench-verified"),
     Benchmark("swe-bench-lite", "princeton-nlp/SWE-bench_Lite",
               ("swe-bench_lite", "swe-bench-lite", "swebench_lite", "swe_bench_lite")),
     Benchmark("swe-bench-multimodal", "princeton-nlp/SWE-bench_Multimodal",

@@ -34,6 +34,7 @@ def test_any_name_is_accepted_known_ones_bring_their_scheme() -> None:
     assert check_name("SWE-bench-Java ") == "swe-bench-java"
     assert tier_scheme("multi-swe-bench") == "multi-swe-bench"
     assert tier_scheme("swe-bench-lite") == tier_scheme("my-bench") == "labels"
+    assert tier_scheme("swe-bench-verified") == "swe-bench-verified"
     with pytest.raises(InputError, match="benchmark name 'bad name!'"):
         check_name("bad name!")
 
@@ -70,3 +71,17 @@ def test_rescore_with_a_benchmark_outside_the_known_list(tmp_path: Path) -> None
                                     "--flags", str(tmp_path / "f.jsonl"), "--tiers",
                                     str(tmp_path / "tiers.jsonl"), "--benchmark", "a b"])
     assert bad.exit_code == 2 and "benchmark name 'a b'" in bad.output
+
+
+def test_a_typo_in_a_verified_tier_label_is_an_error(tmp_path: Path) -> None:
+    """Issue 14, item 9: an unknown label silently became a tier (a typo took 72 instances out of
+    the real Verified tiers)."""
+    from benchchecker_plugin.errors import DataError
+    from benchchecker_plugin.leaderboard import load_tiers
+
+    path = tmp_path / "tiers.jsonl"
+    path.write_text("".join(json.dumps({"instance_id": f"a__b-{i}", "difficulty": lab}) + "\n"
+                            for i, lab in enumerate(["<15 min fix", "15 min - 1 hr", "1-4 hours"])))
+    with pytest.raises(DataError, match="unknown SWE-bench Verified difficulty label"):
+        load_tiers(path, scheme="swe-bench-verified")
+    assert load_tiers(path, scheme="labels")["a__b-1"] == "15 min - 1 hr"

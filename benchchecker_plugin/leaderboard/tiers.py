@@ -89,8 +89,19 @@ def load_tiers(source: str | Path, *, field: str = "difficulty", id_field: str =
             raise DataError(f"{source}: unknown Multi-SWE-bench difficulty labels: "
                             f"{', '.join(unknown[:5])}")
         labels = [MSB_TIER_OF_TIME[lab] for lab in labels]
-    elif scheme not in ("swe-bench-verified", "labels"):
-        raise DataError(f"unknown tier scheme {scheme!r} (labels, multi-swe-bench)")
+    elif scheme == "swe-bench-verified":
+        from ..scoring import SWE_BENCH_VERIFIED_TIERS
+
+        unknown = sorted({lab for lab in labels if lab not in SWE_BENCH_VERIFIED_TIERS
+                          and lab not in ("", "nan", "None")})
+        if unknown:   # a typo would silently become a tier of its own
+            raise DataError(f"{source}: unknown SWE-bench Verified difficulty label(s) "
+                            f"{', '.join(repr(u) for u in unknown[:5])} (known: "
+                            f"{', '.join(SWE_BENCH_VERIFIED_TIERS)}); for another benchmark's "
+                            "labels use --benchmark NAME")
+    elif scheme != "labels":
+        raise DataError(f"unknown tier scheme {scheme!r} (swe-bench-verified, multi-swe-bench, "
+                        "labels)")
     empty = [i for i, lab in zip(ids, labels) if lab in ("", "nan", "None")]
     if empty:
         raise DataError(f"{source}: instances without a '{field}' value: {', '.join(empty[:5])}")
