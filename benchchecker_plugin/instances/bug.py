@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
+
+from ..errors import DataError
 
 __all__ = ["BugInstance"]
 
 _HARNESS = ("version", "environment_setup_commit", "image", "eval_script", "log_parser", "eval_type",
             "image_assets")
+
+
+_REPO = re.compile(r"[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)?")
 
 
 @dataclass(frozen=True)
@@ -37,6 +43,10 @@ class BugInstance:
     extra: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
 
     def __post_init__(self) -> None:
+        if not _REPO.fullmatch(self.repo) or any(p in (".", "..") for p in self.repo.split("/")):
+            # the name becomes a folder under --repos-dir: "x/../outside/secret" must not escape it
+            raise DataError(f"instance {self.instance_id!r}: repository {self.repo!r} is not "
+                            "'owner/name' (letters, digits, '.', '_', '-')")
         object.__setattr__(self, "fail_to_pass", tuple(self.fail_to_pass))
         object.__setattr__(self, "pass_to_pass", tuple(self.pass_to_pass))
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
