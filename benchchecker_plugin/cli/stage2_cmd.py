@@ -16,6 +16,7 @@ from ..models.executor import LocalExecutor
 
 if TYPE_CHECKING:
     from ..cutoffs_file import ModelCutoffs
+    from ..flags import ContaminationFlag
     from ..instances import BugInstance
     from ..stage2 import PresenceConfig
 
@@ -128,6 +129,18 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
     for f in flags:
         if "error" in f.evidence:
             click.echo(f"  failed {f.instance_id}: {f.evidence['error']}", err=True)
+    _fail_if_nothing_succeeded(flags)
+
+
+def _fail_if_nothing_succeeded(flags: Sequence[ContaminationFlag]) -> None:
+    """Exit non-zero (4, a repository failure) when every instance failed: the flags are
+    written, all undecided with their errors, but the run did not do its job."""
+    from ..errors import RepositoryError
+
+    failed = [f for f in flags if "error" in f.evidence]
+    if flags and len(failed) == len(flags):
+        raise RepositoryError(f"all {len(flags)} patch-presence checks failed (first: "
+                              f"{failed[0].instance_id}: {failed[0].evidence['error']})")
 
 
 def _names(items: Sequence[str], most: int = 8) -> str:
@@ -159,3 +172,4 @@ def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCut
             failed[key] = failed.get(key, 0) + 1
     for (iid, error), n in failed.items():
         click.echo(f"  failed {iid} ({n} model{'s' if n > 1 else ''}): {error}", err=True)
+    _fail_if_nothing_succeeded(run.flags)

@@ -94,3 +94,9 @@ def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | N
                f"{s['probes']} asked, {s['failed']} failed")
     click.echo(f"exact match {s['exact_match']:.3f}, Rouge-L {s['rouge_l']:.3f}, "
                f"{s['contaminated']} flagged contaminated -> {output}")
+    if s["probes"] and not s["answered"]:   # written (all undecided), but nothing was measured
+        from ..errors import ModelError
+
+        first = next(f for f in result.flags if "error" in f.evidence)
+        raise ModelError(f"all {s['probes']} probes failed (first: {first.instance_id}: "
+                         f"{first.evidence['error']})")
