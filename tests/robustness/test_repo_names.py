@@ -27,4 +27,3 @@ def test_repository_names_cannot_escape_the_repos_dir(repo: str, tmp_path: Path)
     assert res.exit_code == 2, res.output
     assert f"instance 'evil-1': repository {repo!r} is not 'owner/name'" in res.stderr
     assert instances.read_bytes() == before and not (tmp_path / "out.jsonl").exists()
-
