@@ -212,7 +212,9 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
            "hits": cal.hits, "queries": cal.queries, "n_samples": n_samples,
            "temperature": temperature, "repos": per_repo}
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    from ..atomic import write_text_atomic
+
+    write_text_atomic(output, json.dumps(doc, indent=2) + "\n")
     click.echo(f"p0 = {cal.p0:.4f} (95% upper {cal.upper:.4f}) from {cal.hits}/{cal.queries} hits "
                f"in {cal.repos} repositories; wrote {os.fspath(output)}", err=True)
 

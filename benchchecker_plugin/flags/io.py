@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
+from ..atomic import atomic_open
 from ..errors import FlagsFormatError
 from .record import SCHEMA_VERSION, ContaminationFlag
 
@@ -130,26 +130,10 @@ def write_flags(path: str | os.PathLike[str], flags: Iterable[ContaminationFlag]
     replaced by a file.
     """
     target = Path(path)
-    if target.exists() and not target.is_file() and not target.is_dir():
-        with open(target, "w", encoding="utf-8") as fh:
-            for flag in flags:
-                record = flag.to_dict()
-                validate_record(record, source=str(target))
-                fh.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for flag in flags:
-                record = flag.to_dict()
-                validate_record(record, source=str(target))
-                fh.write(json.dumps(record, ensure_ascii=False, allow_nan=False))
-                fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_open(target) as fh:
+        for flag in flags:
+            record = flag.to_dict()
+            validate_record(record, source=str(target))
+            fh.write(json.dumps(record, ensure_ascii=False, allow_nan=False))
+            fh.write("\n")
     return target

@@ -33,6 +33,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 import torch
 
+from ..atomic import write_text_atomic
 from ..baselines import METHODS, baseline_flags, repo_logit_scores
 from ..flags import ContaminationFlag, write_flags
 from ..models.base import LogprobModel, TextModel
@@ -230,5 +231,5 @@ def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = FULL
     timings["write"] = _secs(t0)
     timings["load_average_end"] = _load()
     doc["total_seconds"] = timings["total"] = round(time.perf_counter() - t_start, 1)
-    (out / "membership.json").write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(out / "membership.json", json.dumps(doc, indent=2) + "\n")
     return doc

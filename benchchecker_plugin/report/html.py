@@ -15,11 +15,12 @@ from __future__ import annotations
 import html
 import math
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import pandas as pd
+
+from ..atomic import write_text_atomic
 
 __all__ = ["HtmlPage"]
 
@@ -139,24 +140,3 @@ class HtmlPage:
     def write(self, path: str | os.PathLike[str]) -> Path:
         """Write the page atomically (temporary file, then rename)."""
         return write_text_atomic(path, self.render())
-
-
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` through a temporary file renamed over ``path``; a target that exists and is
-    not a regular file (``/dev/null``) is written through, never replaced."""
-    target = Path(path)
-    if target.exists() and not target.is_file() and not target.is_dir():
-        with open(target, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)  # a published report is world-readable (mkstemp makes it 0600)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target

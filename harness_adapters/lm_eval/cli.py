@@ -24,8 +24,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
@@ -428,14 +426,9 @@ def _annotate(path: Path, task: str, selection: Selection,
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    from benchchecker_plugin.atomic import write_text_atomic
+
+    write_text_atomic(path, text)
 
 
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 import click
 
+from benchchecker_plugin.atomic import write_text_atomic
 from benchchecker_plugin.errors import InputError
 
 from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
@@ -60,7 +61,7 @@ def write_beside(report: Path, selection: Selection, scores: list[GroupedScore],
     data = {"report": str(report), "benchmark": selection.benchmark, "model": selection.model,
             "mode": selection.mode.value, "counts": selection.counts(),
             **(extra or {}), "scores": [s.to_dict() for s in scores]}
-    target.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    write_text_atomic(target, json.dumps(data, indent=2) + "\n")
     click.echo(format_table(scores, title=f"benchchecker: resolution rate by contamination group "
                                           f"({selection.benchmark}, flags model "
                                           f"'{selection.model}', mode {selection.mode.value})"))
