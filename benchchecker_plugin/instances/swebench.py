@@ -104,4 +104,17 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
             raise InputError(f"{source}: cannot load dataset split {split!r}: {exc}") from exc
         rows = [(f"{source}[{i}]", r) for i, r in enumerate(ds)]
         name = benchmark or benchmark_of_source(str(source))
-    return [instance_from_swebench(row, benchmark=name, where=where) for where, row in rows]
+    out = [instance_from_swebench(row, benchmark=name, where=where) for where, row in rows]
+    _no_duplicates([(where, inst.instance_id) for (where, _), inst in zip(rows, out)])
+    return out
+
+
+def _no_duplicates(ids: list[tuple[str, str]]) -> None:
+    """One instance id once per file: a duplicate became two flags, which ``flags validate`` and
+    ``rescore`` then rejected and ``flags merge`` silently collapsed."""
+    first: dict[str, str] = {}
+    for where, iid in ids:
+        if iid in first:
+            raise DataError(f"{where}: instance {iid!r} again (first at {first[iid]}); each "
+                            "instance once")
+        first[iid] = where
