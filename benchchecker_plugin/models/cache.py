@@ -98,8 +98,16 @@ class ResponseCache:
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.executescript(_SCHEMA)
             self._conn.commit()
+            # a corrupt page would surface mid-run as "every item failed" and lose the answers
+            # computed so far: check once, here, and say what to do
+            check = self._conn.execute("PRAGMA quick_check").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"cache file {self.path}: not a usable SQLite database ({exc})") from exc
+            raise InputError(f"cache file {self.path}: not a usable SQLite database ({exc}); "
+                             "remove it, or run with --no-cache") from exc
+        if not check or check[0] != "ok":
+            self._conn.close()
+            raise InputError(f"cache file {self.path}: corrupt ({check[0] if check else 'no answer'}"
+                             "); remove it (its answers are lost), or run with --no-cache")
 
     # -- completions -----------------------------------------------------------------------
     def get_completions(self, keys: Sequence[str]) -> dict[str, Completion]:

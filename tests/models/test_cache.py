@@ -272,3 +272,28 @@ def test_generate_samples_share_cache_entries_with_per_seed_requests(tmp_path: P
     assert lm.calls == calls and [c.text for c in seed8] == [s[1].text for s in first]
     more = cached.generate_samples(["def", "new prompt"], params, 3)  # only the new prompt is asked
     assert lm.calls == calls + 1 and more[0] == again[0]
+
+
+def test_a_corrupt_cache_is_a_clear_error_on_open(tmp_path: Path) -> None:
+    """Issue 14, item 5: a corrupt page made every later item fail ("20 asked, 20 failed", exit 0)
+    and `cache stats` print a traceback. It is found when the cache is opened."""
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from benchchecker_plugin.errors import InputError
+    from benchchecker_plugin.models import Completion, GenerationParams, ResponseCache
+
+    cache = ResponseCache(tmp_path)
+    params = GenerationParams()
+    cache.put_completions("m", params, [(f"k{i}", Completion("x" * 500)) for i in range(400)])
+    cache._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    cache._conn.close()
+    data = bytearray(cache.path.read_bytes())
+    assert len(data) > 4096 * 8
+    data[4096 * 3:4096 * 6] = b"\xff" * (4096 * 3)      # pages 4-6: garbage
+    cache.path.write_bytes(bytes(data))
+    with pytest.raises(InputError, match="corrupt|not a usable SQLite database"):
+        ResponseCache(tmp_path)
+    res = CliRunner().invoke(main, ["cache", "stats", "--cache-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert f"cache file {cache.path}:" in res.stderr
