@@ -10,7 +10,9 @@ error messages.
 
 from __future__ import annotations
 
+import base64
 import os
+from urllib.parse import unquote, urlsplit, urlunsplit
 from typing import Any, Sequence
 
 import httpx
@@ -50,6 +52,7 @@ class OpenAICompatibleModel:
         self.spec = spec
         self.model = model
         self.base_url = base
+        self._shown_url = _without_userinfo(base)   # what errors, reprs and the cache see
         self.endpoint = endpoint
         self.max_concurrency = max_concurrency
         self.batch_size = max_concurrency * 4  # cache chunk: a few rounds of concurrent requests
@@ -58,6 +61,10 @@ class OpenAICompatibleModel:
         self.cache_identity = self.identity_for(spec, base_url=base, endpoint=endpoint)
         key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
         headers = {"Authorization": f"Bearer {key}"} if key else {}
+        parts = urlsplit(base)
+        basic = (base64.b64encode(f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
+                                  .encode()).decode() if parts.password else None)
+        self._secrets = tuple(s for s in (key, parts.password, basic) if s)
         self._client = httpx.Client(headers=headers, timeout=timeout,
                                     limits=httpx.Limits(max_connections=max_concurrency))
         self._executor = LocalExecutor(workers=max_concurrency, kind="thread")
@@ -65,10 +72,10 @@ class OpenAICompatibleModel:
     @staticmethod
     def identity_for(spec: str, *, base_url: str | None = None, endpoint: str = "completions") -> str:
         """The cache identity (spec, server, endpoint — never the key), computable without a server."""
-        return f"{spec}?base_url={_base_url(spec, base_url)}&endpoint={endpoint}"
+        return f"{spec}?base_url={_without_userinfo(_base_url(spec, base_url))}&endpoint={endpoint}"
 
     def __repr__(self) -> str:  # no key in reprs either
-        return f"OpenAICompatibleModel({self.spec!r}, base_url={self.base_url!r}, endpoint={self.endpoint!r})"
+        return f"OpenAICompatibleModel({self.spec!r}, base_url={self._shown_url!r}, endpoint={self.endpoint!r})"
 
     def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
         """One request per prompt, ``max_concurrency`` at a time; failures become errored items."""
@@ -91,6 +98,17 @@ class OpenAICompatibleModel:
         return body
 
     def _one(self, prompt: str, params: GenerationParams) -> Completion:
+        """One request; an error text never carries the key (a server may echo the request's
+        headers in its error body; a key may sit in the base URL): it is stored in the cache."""
+        out = self._request(prompt, params)
+        if out.error is None:
+            return out
+        error = out.error.replace(self.base_url, self._shown_url)
+        for secret in self._secrets:
+            error = error.replace(secret, "***")
+        return Completion(text="", error=error)
+
+    def _request(self, prompt: str, params: GenerationParams) -> Completion:
         path = "/chat/completions" if self.endpoint == "chat" else "/completions"
         retrying = tenacity.Retrying(
             stop=tenacity.stop_after_attempt(self.max_retries + 1),
@@ -115,6 +133,16 @@ class OpenAICompatibleModel:
 
     def close(self) -> None:
         self._client.close()
+
+
+def _without_userinfo(url: str) -> str:
+    """``url`` without ``user:password@`` (a key placed in the URL)."""
+    parts = urlsplit(url)
+    if not (parts.username or parts.password):
+        return url
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def _base_url(spec: str, base_url: str | None) -> str:
