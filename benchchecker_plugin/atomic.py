@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 from typing import IO, Iterator
 
+from .errors import InputError
+
 __all__ = ["atomic_open", "write_text_atomic"]
 
 
@@ -22,22 +24,39 @@ def atomic_open(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[
     """A text file handle whose content replaces ``path`` when the block ends without error
     (with permissions ``mode``); on error the target is untouched and the temporary removed."""
     target = Path(path)
-    if target.exists() and not target.is_file() and not target.is_dir():
-        with open(target, "w", encoding="utf-8") as fh:
+    if target.is_dir():
+        raise InputError(f"{target}: is a folder; give a file name for the output")
+    if target.exists() and not target.is_file():
+        with _as_input_error(target):
+            fh = open(target, "w", encoding="utf-8")
+        with fh:
             yield fh
         return
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    with _as_input_error(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)   # mkstemp makes it 0600; outputs are meant to be read
-        os.replace(tmp, target)
+            with _as_input_error(target):
+                fh.flush()
+                os.fsync(fh.fileno())
+        with _as_input_error(target):
+            os.chmod(tmp, mode)   # mkstemp makes it 0600; outputs are meant to be read
+            os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+@contextlib.contextmanager
+def _as_input_error(target: Path) -> Iterator[None]:
+    """An OS error on the output (read-only file system, a parent that is a file, a full disk)
+    as one line naming the path (exit 2), not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise InputError(f"{target}: cannot write ({exc.strerror or exc})") from None
 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:

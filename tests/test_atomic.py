@@ -31,3 +31,33 @@ def test_every_json_output_goes_through_it() -> None:
                  for p in (root / pkg).rglob("*.py")
                  if ".write_text(" in p.read_text() and str(p.relative_to(root)) not in allowed]
     assert offenders == []
+
+
+@pytest.mark.parametrize("case", ["parent is a file", "output is a folder", "read-only folder"])
+def test_os_errors_on_outputs_are_one_line(case: str, tmp_path: Path) -> None:
+    """Issue 14, item 13: OS errors on outputs were tracebacks; now ``Error: <path>: <reason>``,
+    exit 2, through every command (here ``flags merge``)."""
+    import os
+
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from benchchecker_plugin.flags import ContaminationFlag, write_flags
+
+    flags = write_flags(tmp_path / "in.jsonl", [ContaminationFlag("mmlu", "x/0", "*", "t", True, 1.0)])
+    if case == "parent is a file":
+        out = flags / "out.jsonl"
+    elif case == "output is a folder":
+        out = tmp_path / "folder"
+        out.mkdir()
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root writes into read-only folders")
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        out = ro / "out.jsonl"
+    res = CliRunner().invoke(main, ["flags", "merge", str(flags), "-o", str(out)])
+    assert res.exit_code == 2, res.output
+    [line] = [ln for ln in res.stderr.splitlines() if ln.startswith("Error:")]
+    assert line.startswith(f"Error: {out}:") and "Traceback" not in res.output
