@@ -95,6 +95,9 @@ def _iter_file(file: Path) -> Iterator[ContaminationFlag]:
                 data = json.loads(text, parse_constant=_reject_constant)
             except (json.JSONDecodeError, ValueError) as exc:
                 raise FlagsFormatError(f"invalid JSON ({exc})", source=str(file), line=lineno) from None
+            except RecursionError:   # a 200k-deep line is no flag record
+                raise FlagsFormatError("invalid JSON (nested too deeply)", source=str(file),
+                                       line=lineno) from None
             validate_record(data, source=str(file), line=lineno)
             yield ContaminationFlag.from_dict(data)
 

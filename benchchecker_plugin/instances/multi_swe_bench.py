@@ -126,7 +126,7 @@ def is_multi_swe_bench(path: str | os.PathLike[str]) -> bool:
         line = next((ln for ln in fh if ln.strip()), "")
     try:
         row = json.loads(line)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # the SWE-bench reader says what is wrong
         return False
     return isinstance(row, dict) and "fix_patch" in row and "base" in row
 

@@ -71,18 +71,28 @@ def rows_from_file(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}: not valid JSON ({exc.msg}, line {exc.lineno})") from exc
+        except RecursionError:
+            raise DataError(f"{path}: not valid JSON (nested too deeply)") from None
         if not isinstance(data, list):
             raise DataError(f"{path}: expected a JSON list of instances")
         for i, row in enumerate(data):
+            if not isinstance(row, Mapping):
+                raise DataError(f"{path}[{i}]: an instance is a JSON object, got "
+                                f"{type(row).__name__}")
             yield f"{path}[{i}]", row
         return
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         try:
-            yield f"{path}:{n}", json.loads(line)
+            row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(f"{path}:{n}: not valid JSON ({exc.msg})") from exc
+        except RecursionError:
+            raise DataError(f"{path}:{n}: not valid JSON (nested too deeply)") from None
+        if not isinstance(row, Mapping):
+            raise DataError(f"{path}:{n}: an instance is a JSON object, got {type(row).__name__}")
+        yield f"{path}:{n}", row
 
 
 def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = None,

@@ -162,6 +162,10 @@ def _build_hf(parsed: ModelSpec, opts: dict[str, Any]) -> TextModel:
         return HFModel(parsed.raw, str(folder), **opts)
     path = Path(name).expanduser()
     if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ModelSpecError(f"model spec {parsed.raw!r}: {path} is not a model folder (no "
+                                 "config.json); give a transformers model folder, a .gguf file "
+                                 "or a hub name")
         return HFModel(parsed.raw, str(path), **opts)
     if path.is_file():
         if path.suffix != ".gguf":
