@@ -39,6 +39,11 @@ def _now() -> str:
 
 
 def _freeze(value: Any) -> Any:
+    kind = type(value)
+    if kind is str or kind is float or kind is int or kind is bool or value is None:
+        return value   # the common leaves, without the slow ABC check of Mapping
+    if kind is dict:
+        return MappingProxyType({str(k): _freeze(v) for k, v in value.items()})
     if isinstance(value, Mapping):
         return MappingProxyType({str(k): _freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
