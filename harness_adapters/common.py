@@ -74,7 +74,7 @@ def echo_warnings() -> Iterator[None]:
         warnings.simplefilter("always", ContaminationFilterWarning)
         original = warnings.showwarning
 
-        def show(message: Any, category: type, filename: str, lineno: int, file: Any = None,
+        def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None,
                  line: str | None = None) -> None:
             if issubclass(category, ContaminationFilterWarning):
                 click.echo(f"benchchecker: warning: {message}", err=True)

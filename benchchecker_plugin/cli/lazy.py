@@ -23,7 +23,8 @@ class UsageFailure(click.ClickException):
 
     def __init__(self, error: BenchcheckerError) -> None:
         super().__init__(str(error))
-        self.exit_code = error.exit_code
+        # click annotates exit_code as a ClassVar, yet Command.main exits with the instance's e.exit_code
+        self.exit_code = error.exit_code  # type: ignore[misc]
 
 
 class LazyGroup(click.Group):

@@ -119,7 +119,7 @@ def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
             device=v["device"])
         return fn(*args, **kwargs)
 
-    decorators = [
+    decorators: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
         click.option("--model", "model", default=DEFAULT_MODEL_SPEC, show_default=True, metavar="SPEC",
                      help="Model spec: hf/<folder|hub name|file.gguf>, openai-compatible/<model> "
                           "(with --base-url), inspect/<provider>/<model>. The default is the offline "

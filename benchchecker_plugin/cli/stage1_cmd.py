@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
-from .options import ModelOptions, model_options
+from .options import ModelOptions, dry_run_summary, model_options
 
 __all__ = ["baselines", "repo_presence"]
 
@@ -155,8 +155,9 @@ def repo_presence(ctx: click.Context, model_opts: ModelOptions, repo: Path | Non
                      temperature=temperature, max_tokens=max_tokens, batch_size=batch_size, p0=p0,
                      alpha=alpha, seed=seed, name=name)
     if dry_run:
-        click.echo(f"{len(queries)} queries x {n_samples} samples; {model.summary()}")
+        click.echo(f"{len(queries)} queries x {n_samples} samples; {dry_run_summary(model)}")
         return
+    assert output is not None  # checked above: only --dry-run (returned) may omit it
     flags = presence_flags(result, instances=keys, model=model_spec)
     write_flags(output, flags)
     t = result.test
@@ -192,7 +193,7 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
     from ..stage1 import build_queries, calibrate_p0, read_sources, repo_presence as run
 
     model, model_spec, batch_size = model_opts.build(), model_opts.spec, model_opts.batch_size
-    per_repo = []
+    per_repo: list[dict[str, Any]] = []
     for r in repos:
         files = read_sources(r, language=language)
         queries = build_queries(files, language=language, n_queries=n_queries, seed=seed)
@@ -205,7 +206,7 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
         per_repo.append({"repo": res.repo, "hits": res.test.hits, "queries": res.test.queries,
                          "failed_queries": res.failed_queries})
     if model_opts.dry_run:
-        click.echo(f"{len(repos)} repositories; {model.summary()}")  # type: ignore[attr-defined]
+        click.echo(f"{len(repos)} repositories; {dry_run_summary(model)}")
         return
     cal = calibrate_p0([(x["hits"], x["queries"]) for x in per_repo])
     doc = {"model": model_spec, "language": language, "p0": cal.p0, "upper": cal.upper,
@@ -254,7 +255,7 @@ def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
         raise InputError(f"--model {model_spec}: this backend gives no log-probabilities (use hf/...)")
     results = repo_logit_scores(model, texts, k=k, batch_size=batch_size)
     if dry_run:
-        click.echo(f"{sum(len(v) for v in texts.values())} files to score; {model.summary()}")
+        click.echo(f"{sum(len(v) for v in texts.values())} files to score; {dry_run_summary(model)}")
         return
     click.echo("repo\tfiles\ttokens\t" + "\t".join(METHODS))
     for r in results:

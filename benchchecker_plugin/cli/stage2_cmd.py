@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..cutoffs_file import ModelCutoffs
     from ..flags import ContaminationFlag
     from ..instances import BugInstance
-    from ..stage2 import PresenceConfig
+    from ..stage2 import PresenceConfig, TestRunner
 
 __all__ = ["patch_presence"]
 
@@ -112,7 +112,7 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
             raise InputError(f"{source}: no instance(s) {', '.join(sorted(missing))}")
     if limit:
         instances = instances[:limit]
-    runner = None
+    runner: TestRunner | None = None
     if verify == "local":
         runner = LocalRunner(repos_dir, test_cmd=test_cmd, timeout=timeout)
     elif verify == "swebench":
@@ -123,6 +123,7 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
     if table is not None:
         _run_grid(instances, repos_dir, table, config, executor, output)
         return
+    assert when is not None  # no --cutoffs, so --cutoff was given (exactly one, checked above)
     flags = run(instances, repos_dir, when, model=model, config=config, executor=executor)
     write_flags(output, flags)
     click.echo(f"{summary_line(flags)}; wrote {os.fspath(output)}", err=True)

@@ -71,7 +71,8 @@ def instance_from_multi_swe_bench(row: Mapping[str, Any], *, where: str = "<reco
     if not isinstance(row, Mapping):
         raise DataError(f"{where}: expected a JSON object, got {type(row).__name__}")
     base = row.get("base")
-    sha = base.get("sha") if isinstance(base, Mapping) else None
+    base = base if isinstance(base, Mapping) else {}
+    sha = base.get("sha")
     fields = {"org": row.get("org"), "repo": row.get("repo"), "base.sha": sha,
               "fix_patch": row.get("fix_patch")}
     missing = [k for k, v in fields.items() if not isinstance(v, str) or not v]
@@ -81,6 +82,7 @@ def instance_from_multi_swe_bench(row: Mapping[str, Any], *, where: str = "<reco
     iid = row.get("instance_id") or (f"{row.get('org')}__{row.get('repo')}-{number}" if not missing else "?")
     if missing:
         raise DataError(f"{where}: instance {iid!r} lacks field(s) {', '.join(missing)}")
+    assert isinstance(number, (int, str))  # checked above: else "number" is missing
     here = f"{where}: instance {iid!r}"
     patch = str(row["fix_patch"])
     return BugInstance(

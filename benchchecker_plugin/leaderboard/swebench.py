@@ -74,7 +74,9 @@ def _metadata(folder: Path) -> dict[str, str]:
         except yaml.YAMLError as exc:
             raise DataError(f"{yml}: malformed YAML ({exc})") from None
         if isinstance(data, Mapping):
-            info = data.get("info") if isinstance(data.get("info"), Mapping) else data
+            info = data.get("info")
+            if not isinstance(info, Mapping):
+                info = data
             if info.get("name"):
                 meta["display_name"] = str(info["name"])
             tags = data.get("tags")

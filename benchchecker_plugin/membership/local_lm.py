@@ -34,7 +34,7 @@ class LocalCausalLM(BatchedDecoder):
         self.batch_size = batch_size
         if tokenizer.pad_token_id is None:
             tokenizer.pad_token = tokenizer.eos_token
-        self.n_ctx = int(getattr(model.config, "n_positions", None)
+        self.n_ctx = int(getattr(model.config, "n_positions", 0)
                          or getattr(model.config, "max_position_embeddings", 1024))
         eos = tokenizer.eos_token_id
         self._eos_ids = {eos} if eos is not None else set()
@@ -106,7 +106,7 @@ class LocalCausalLM(BatchedDecoder):
             offs = tuple(tuple(o) for o in e["offset_mapping"][1:])
             arrs = parts[k]
             cat = (lambda j: np.concatenate([a[j] for a in arrs]) if arrs else np.zeros(0))
-            out.append(TokenScores(tuple(tok.convert_ids_to_tokens(ids)), offs,  # type: ignore[arg-type]
+            out.append(TokenScores(tuple(tok.convert_ids_to_tokens(ids)), offs,
                                    cat(0).astype(np.float64), cat(1).astype(np.float64),
                                    cat(2).astype(np.float64)))
         return out

@@ -123,9 +123,11 @@ class _GrowingLayer(DynamicLayer):
         self._v: torch.Tensor | None = None
         self._n = 0
 
-    def _views(self) -> None:
+    def _views(self) -> tuple[torch.Tensor, torch.Tensor]:
         assert self._k is not None and self._v is not None
-        self.keys, self.values = self._k[:, :, :self._n], self._v[:, :, :self._n]
+        keys, values = self._k[:, :, :self._n], self._v[:, :, :self._n]
+        self.keys, self.values = keys, values
+        return keys, values
 
     def _alloc(self, like_k: torch.Tensor, like_v: torch.Tensor, batch: int, length: int) -> None:
         k = like_k.new_empty(batch, like_k.shape[1], length + self.headroom, like_k.shape[-1])
@@ -146,8 +148,7 @@ class _GrowingLayer(DynamicLayer):
         self._k[:, :, self._n:need] = key_states
         self._v[:, :, self._n:need] = value_states
         self._n = need
-        self._views()
-        return self.keys, self.values
+        return self._views()
 
     def crop(self, tokens_to_remove: int) -> None:
         if self._k is None:
@@ -174,7 +175,8 @@ def _new_cache(headroom: int) -> DynamicCache:
     """A DynamicCache whose layers grow in place (:class:`_GrowingLayer`)."""
     cache = DynamicCache()
     cache.layers = []
-    cache.layer_class_to_replicate = functools.partial(_GrowingLayer, headroom)
+    # transformers types this as a layer class but only ever calls it with no arguments
+    cache.layer_class_to_replicate = functools.partial(_GrowingLayer, headroom)  # type: ignore[assignment]
     return cache
 
 

@@ -49,7 +49,7 @@ def shipped_gguf_path() -> Path:
                          f"(looked in {list(spec.submodule_search_locations)})")
 
 
-def _load_gguf(gguf_file: Path):  # type: ignore[no-untyped-def]
+def _load_gguf(gguf_file: Path):
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder, name = str(gguf_file.parent), gguf_file.name

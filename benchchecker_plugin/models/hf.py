@@ -44,6 +44,8 @@ class HFModel(BatchedDecoder):
     ``generate`` and ``generate_samples`` come from :class:`~.decoding.BatchedDecoder`.
     """
 
+    _lock: threading.Lock  # always set in __init__ (the base class allows None)
+
     def __init__(self, spec: str, source: str, *, gguf_file: str | None = None, device: str | None = "cpu",
                  dtype: str | None = None, chat: bool = False, batch_size: int = 8,
                  prefill_cache_mb: int = 256, score_token_budget: int = 8192) -> None:
@@ -106,7 +108,8 @@ class HFModel(BatchedDecoder):
                 " — not a local folder; as a hub name it needs network access or a populated HF cache "
                 "(HF_HUB_OFFLINE=1 forbids downloads)")
             raise ModelError(f"{self.spec}: cannot load model {where}{hint}: {exc}") from exc
-        model.to(self.device)
+        # transformers wraps PreTrainedModel.to in functools.wraps; typeshed's _Wrapped does not bind self
+        model.to(self.device)  # type: ignore[arg-type]
         model.eval()
         return model, tokenizer
 

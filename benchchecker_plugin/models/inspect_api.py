@@ -10,13 +10,21 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Any, Sequence
+from typing import Any, Sequence, TypedDict
 
 from ..errors import ModelError, ModelSpecError
 from ._stop import cut_at_stop
 from .base import Completion, GenerationParams
 
 __all__ = ["InspectModel"]
+
+
+class _BaseConfig(TypedDict):
+    """The ``GenerateConfig`` fields fixed when the model is built."""
+
+    max_connections: int
+    max_retries: int | None
+    timeout: int | None
 
 
 class InspectModel:
@@ -37,11 +45,12 @@ class InspectModel:
         self.batch_size = max_concurrency * 4
         self.cache_identity = self.identity_for(spec, base_url=base_url)
         self._config_cls = GenerateConfig
-        self._base_config = dict(max_connections=max_concurrency, max_retries=max_retries, timeout=timeout)
+        self._base_config = _BaseConfig(max_connections=max_concurrency, max_retries=max_retries,
+                                        timeout=timeout)
         try:
             self._model = inspect_get_model(provider_model, base_url=base_url, api_key=api_key,
                                             memoize=False,
-                                            config=GenerateConfig(**self._base_config),  # type: ignore
+                                            config=GenerateConfig(**self._base_config),
                                             **model_args)
         except (ValueError, KeyError, ImportError, OSError, RuntimeError) as exc:
             raise ModelSpecError(f"{spec}: Inspect cannot build model {provider_model!r}: {exc}") from exc

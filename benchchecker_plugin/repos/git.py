@@ -123,7 +123,8 @@ class BlobReader:
                 proc.wait()
                 raise self._died(spec)
             if header.endswith(b" missing\n"):
-                return self._missing(spec)
+                self._missing(spec)  # raises unless the path is simply not in the tree
+                return None
             if header.endswith(b" ambiguous\n"):
                 return None
             size = int(header.split()[2])

@@ -95,9 +95,9 @@ def radix_sort(keys, payload):
         shift = np.uint64(p * _BITS)
         for i in range(n):
             k = src_k[i]
-            d = np.int64((k >> shift) & _MASK)
-            j = offsets[d]
-            offsets[d] = j + 1
+            digit = np.int64((k >> shift) & _MASK)
+            j = offsets[digit]
+            offsets[digit] = j + 1
             dst_k[j] = k
             dst_p[j] = src_p[i]
         src_k, dst_k = dst_k, src_k

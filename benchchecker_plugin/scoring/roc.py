@@ -263,6 +263,7 @@ def rates_at_threshold(y_true: Any, y_score: Any = None, *, threshold: float | N
     else:
         if y_score is None:
             raise InputError("threshold= needs y_score")
+        assert threshold is not None  # checked above: exactly one of threshold and flags
         pred = _as_scores(y_score, y.size) >= float(threshold)
     w = _as_weights(sample_weight, y.size)
     pos = y == 1

@@ -205,7 +205,7 @@ def _lookup(block: PatchBlock, snapshot: Snapshot, base_commit: str) -> tuple[st
     """The file localisation looks ``block`` up in at ``snapshot`` and its blob id (as
     :func:`~.localize.localize` follows it); ``None`` when it is not a file there."""
     origin = block.source_path or block.path
-    path = snapshot.path_since(base_commit, origin) if block.source_path else origin
+    path = snapshot.path_since(base_commit, block.source_path) if block.source_path else origin
     blob = snapshot.blob(path) if path else None
     return (path, blob) if path and blob else None
 
@@ -302,8 +302,8 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
         except RepositoryError:
             unfound.append(i)
     if unfound:
-        runs = executor.map(lambda i: find_repo(repos_dir, instances[i]), unfound, desc="patch presence")
-        outcomes.update({(i, w): res for i, res in zip(unfound, runs) for w in distinct})
+        missing = executor.map(lambda i: find_repo(repos_dir, instances[i]), unfound, desc="patch presence")
+        outcomes.update({(i, w): res for i, res in zip(unfound, missing) for w in distinct})
     snapshots = computed = reused = realigned = 0
     for path, idxs in by_repo.items():
         grid = _RepoGrid(path, config, sim)
@@ -319,8 +319,8 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
                     continue
                 opened.append(snap)
                 commits.setdefault(snap.commit, (snap, []))[1].append(when)
-            for when, exc in failed.items():
-                def fail(i: int, exc: RepositoryError = exc) -> Any:
+            for when, err in failed.items():
+                def fail(i: int, exc: RepositoryError = err) -> Any:
                     raise RepositoryError(f"instance {instances[i].instance_id!r}: {exc}")
                 for i, res in zip(idxs, executor.map(fail, idxs, desc="patch presence")):
                     outcomes[(i, when)] = res

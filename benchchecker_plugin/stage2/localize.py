@@ -144,13 +144,14 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
     """
     lang = block.language
     origin = block.source_path or block.path
-    path = index.snapshot.path_since(base_commit, origin) if (base_commit and block.source_path) else origin
-    parsed = index.parsed(path, lang) if path else None
+    path = (index.snapshot.path_since(base_commit, block.source_path)
+            if (base_commit and block.source_path) else origin)
+    parsed = index.parsed(path, lang) if path else None  # so ``parsed`` implies ``path``
     want = block.scope
-    simple = want.rsplit(".", 1)[-1] if want else None
-    if parsed is not None and want is None:
+    simple = want.rsplit(".", 1)[-1] if want else ""
+    if path and parsed is not None and want is None:
         return Location(path, None, "module", parsed.lines_in(None))
-    if parsed is not None and want:
+    if path and parsed is not None and want:
         same = parsed.find(want)
         if len(same) > 1:  # a property's getter and setter, overloads: one name, several bodies
             lines = tuple(dict.fromkeys(ln for sc in same for ln in parsed.lines_in(sc)))
@@ -158,7 +159,7 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
         hits = same or parsed.named(simple)
         if hits:
             return _scope_location(path, parsed, hits[0], "same-name")
-    if simple and lang:
+    if want and simple and lang:  # ``simple`` implies ``want``
         for other in index.files_with(simple, lang)[: index.max_files * 3]:
             if other == path:
                 continue
@@ -174,7 +175,7 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
         return None
     spec = get_language(lang)
     src_index = index_node(post.node(src_scopes[0]), spec.comments if spec else frozenset())
-    files = ([path] if parsed is not None else []) + [
+    files = ([path] if path and parsed is not None else []) + [
         p for w in _rare_identifiers(block, index) for p in index.files_with(w, lang)[: index.max_files]]
     siblings = {sc.name for sc in post.scopes}
     best: tuple[float, str, ParsedSource, Scope] | None = None

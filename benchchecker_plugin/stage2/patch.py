@@ -293,6 +293,7 @@ def _file_blocks(pfile, path: str | None, source: str | None, read_pre, instance
                 added = _unique([post.line_at(r) for r in add_rows]) if post is not None else ()
                 removed = _unique([pre.line_at(r) for r in rem_rows])
             else:
+                assert post is not None  # the hunk's fragment, parsed above (never None)
                 added = _unique([_fragment_line(post, post_vals, r, language, min(add_rows))
                                  for r in add_rows])
                 removed = _unique([_fragment_line(pre, pre_vals, r, language, min(rem_rows))

@@ -157,7 +157,7 @@ def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequ
             ) -> tuple[Category, float, dict[str, Any]]:
     """Category, score and evidence (no timings) of an instance from its block results;
     ``run_tests`` (default ``config.runner.run``) verifies an undecided instance."""
-    category, score = decide(results)
+    category, score = decide(list(results))  # decide() is typed for a list; it only reads it
     evidence: dict[str, Any] = {
         "category": category.value, "similarity": similarity, "threshold": config.threshold,
         "preprocess": config.preprocess, "snapshot_commit": snapshot.commit,

@@ -104,7 +104,7 @@ def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockRes
             by_file.setdefault(path, []).append((line.start, line.end, rows))
     if not by_file:
         return None
-    chunks = []
+    chunks: list[str] = []
     for pfile in patch:
         target = pfile.path
         source_text = base.read(target) if base.exists(target) else ""

@@ -75,6 +75,7 @@ def run_probes(model: TextModel, probes: Sequence[Probe], *, params: GenerationP
     flags: list[ContaminationFlag] = []
     for batch, result in zip(batches, results):
         completions: list[Completion | None] = list(result.value or [])
+        result_error: str | None
         if result.error is None and len(completions) != len(batch):
             result_error = f"model returned {len(completions)} completions for {len(batch)} prompts"
         else:

@@ -95,7 +95,7 @@ def exact_match(answer: str, target: str) -> float:
 
 
 @lru_cache(maxsize=1)
-def _scorer():  # type: ignore[no-untyped-def]
+def _scorer():
     from rouge_score import rouge_scorer
 
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)

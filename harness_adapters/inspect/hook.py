@@ -140,7 +140,7 @@ def _task_benchmark(detection: Mapping[str, Any] | None, task: str) -> str | Non
     a registry prefix (``pkg/task``) on either side is ignored."""
     tasks = (detection or {}).get("tasks", {})
     if task in tasks:
-        return tasks[task]  # type: ignore[no-any-return]
+        return tasks[task]
     short = {name.rsplit("/", 1)[-1]: b for name, b in tasks.items()}
     return short.get(task.rsplit("/", 1)[-1])
 

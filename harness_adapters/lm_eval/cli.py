@@ -99,8 +99,8 @@ def run(args: tuple[str, ...]) -> None:
     """
     cli, namespace = parse(list(args))
     detect = DetectOptions.from_values(*(namespace.__dict__.pop(d) for d in _DETECT_DESTS))
-    options = FilterOptions.from_values(*(namespace.__dict__.pop(d) for d in _OUR_DESTS),
-                                        detect=detect.enabled)
+    flags, mode, model = (namespace.__dict__.pop(d) for d in _OUR_DESTS)
+    options = FilterOptions.from_values(flags, mode, model, detect=detect.enabled)
     if not options.enabled:
         cli.execute(namespace)
         return
