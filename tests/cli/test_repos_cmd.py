@@ -60,7 +60,7 @@ def world(tmp_path: Path) -> dict[str, Any]:
     patch = git(work, ["diff", base, fix]).decode()
     rows = [{"instance_id": "one-1", "repo": "own/one", "base_commit": base, "patch": patch},
             {"instance_id": "two-1", "repo": "own/two", "base_commit": two, "patch": patch},
-            {"instance_id": "bad-1", "repo": "bad/../x", "base_commit": two, "patch": patch}]
+            {"instance_id": "bad-1", "repo": "own/missing", "base_commit": two, "patch": patch}]
     return {"template": f"file://{src}/{{dir}}.git", "rows": rows, "work": work, "tmp": tmp_path}
 
 
@@ -77,7 +77,19 @@ def test_help_teaches() -> None:
     assert "fetch" in CliRunner().invoke(main, ["repos", "--help"]).output
 
 
-def test_fetch_reports_each_repository_and_a_bad_name_fails_alone(world: dict[str, Any]) -> None:
+def test_a_repository_name_that_escapes_is_refused_before_cloning(world: dict[str, Any]) -> None:
+    """A ``repo`` like ``bad/../x`` is refused when the instances are read (issue 14, item 11),
+    before anything is cloned, naming the instance."""
+    tmp = world["tmp"]
+    rows = world["rows"][:1] + [{**world["rows"][0], "instance_id": "bad-1", "repo": "bad/../x"}]
+    insts = write_instances(tmp / "bad.jsonl", rows)
+    res = fetch("--instances", str(insts), "--into", str(tmp / "repos"), "--source", world["template"])
+    assert res.exit_code == 2, res.output
+    assert "instance 'bad-1': repository 'bad/../x' is not 'owner/name'" in res.stderr
+    assert not (tmp / "repos" / "own__one").exists()
+
+
+def test_fetch_reports_each_repository_and_a_failure_fails_alone(world: dict[str, Any]) -> None:
     tmp = world["tmp"]
     into = tmp / "repos"
     insts = write_instances(tmp / "all.jsonl", world["rows"])
@@ -87,10 +99,9 @@ def test_fetch_reports_each_repository_and_a_bad_name_fails_alone(world: dict[st
     assert re.search(rf"^cloned +own/one -> {where} in [\d.]+ s$", res.stdout, re.M)
     assert re.search(r"^cloned +own/two -> ", res.stdout, re.M)
     failed = [ln for ln in res.stderr.splitlines() if ln.startswith("failed ")]
-    assert failed == ["failed bad/../x: invalid repository name 'bad/../x': expected owner/name made of "
-                      "letters, digits, '.', '_' and '-' (no '..', no other '/')"]
+    assert len(failed) == 1 and failed[0].startswith("failed own/missing: ")
     assert "3 repositories: 2 cloned, 1 failed" in res.stderr
-    assert "Error: 1 of 3 repositories could not be fetched: bad/../x" in res.stderr
+    assert "Error: 1 of 3 repositories could not be fetched: own/missing" in res.stderr
 
     # the clones are what patch-presence reads from --repos-dir
     good = write_instances(tmp / "good.jsonl", world["rows"][:1])
