@@ -211,8 +211,8 @@ def test_blank_rows_are_explained_in_words_not_as_a_python_warning(tmp_path: Pat
     write_flags(tmp_path / "f.jsonl", [ContaminationFlag("swe-bench-verified", i, "*", "test",
                                                          True, 1.0) for i in ids])
     (tmp_path / "ids.json").write_text(_json.dumps(ids))
-    (tmp_path / "m.run1.json").write_text(_json.dumps({"resolved_ids": ids[:1],
-                                                        "submitted_ids": ids}))
+    report = {"resolved_ids": ids[:1], "submitted_ids": ids}
+    (tmp_path / "m.run1.json").write_text(_json.dumps(report))
     res = CliRunner().invoke(main, ["rescore", "--results", str(tmp_path / "m.run1.json"),
                                     "--flags", str(tmp_path / "f.jsonl"), "--instances",
                                     str(tmp_path / "ids.json"), "--n-boot", "0"])

@@ -33,8 +33,8 @@ def test_the_reference_record_takes_the_fast_path() -> None:
 
 @settings(max_examples=400, deadline=None)
 @given(key=st.sampled_from(sorted(VALID) + ["extra"]), value=ODD, drop=st.booleans())
-def test_a_mutated_record_is_fast_valid_only_if_the_schema_accepts_it(key: str, value: Any,
-                                                                       drop: bool) -> None:
+def test_a_mutated_record_is_fast_valid_only_if_the_schema_accepts_it(
+        key: str, value: Any, drop: bool) -> None:
     record = copy.deepcopy(VALID)
     if drop and key in record:
         del record[key]
