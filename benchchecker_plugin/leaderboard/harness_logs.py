@@ -60,7 +60,7 @@ def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
 
     Instance ids, first match wins: ``doc[id_field]`` when ``id_field`` is given; the id our lm-eval
     wrapper wrote into the line (``record["benchchecker"]["instance_id"]``); ``doc["instance_id"]``;
-    else ``<task>/<doc_id>``.
+    ``<doc["subject"]>/<doc_id>`` (MMLU docs: the flags' MMLU ids); else ``<task>/<doc_id>``.
     """
     root = Path(path)
     files = sorted(root.glob("samples_*.jsonl")) if root.is_dir() else [root]
@@ -88,6 +88,9 @@ def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
                     iid = str(note["instance_id"])
                 elif doc.get("instance_id"):    # our TS-Guessing tasks carry the flag id in the doc
                     iid = str(doc["instance_id"])
+                elif isinstance(doc.get("subject"), str) and doc["subject"] and "doc_id" in record:
+                    # an MMLU doc (lm-eval's mmlu_*, our mmlu_local_*): the flags' "<subject>/<row>"
+                    iid = f"{doc['subject']}/{record['doc_id']}"
                 elif "doc_id" in record:
                     iid = f"{task}/{record['doc_id']}"
                 else:

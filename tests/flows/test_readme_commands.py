@@ -135,3 +135,35 @@ def test_swebench_command_up_to_the_docker_boundary(tmp_path: Path) -> None:
     assert all(v is not None for v in flags.values())
     if proc.returncode != 0:   # no Docker engine here: the harness stops there, after detection
         assert "Docker is not reachable" in proc.stderr
+
+
+def test_plain_lm_eval_then_the_filter(need_data: None, tmp_path: Path) -> None:
+    """lm-eval's own ``lm-eval`` entry point on the shipped offline task with the default model,
+    then the same run through ``--contamination-filter`` with ``ts-guess`` flags: the wrapper's
+    grouped numbers equal ``benchchecker rescore`` on the plain run's samples, and the wrapper's
+    results file carries the mark the plain one lacks."""
+    folder = subprocess.run(["benchchecker", "models", "path", "hf/smollm2-135m"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    args = (f"--include_path tasks/lm_eval --tasks mmlu_local_astronomy --model hf --model_args "
+            f"pretrained={folder} --metadata '{{\"data\": \"../shared/data/mmlu\"}}' --limit 4 "
+            "--log_samples")
+    plain = _run(f"lm-eval run {args} --output_path out/plain", tmp_path)
+    assert plain.returncode == 0, plain.stderr[-3000:]
+    flags = tmp_path / "tsg.jsonl"
+    made = _run(f"benchchecker ts-guess --benchmark mmlu --data ../shared/data/mmlu --subject "
+                f"astronomy --limit 3 -o {flags}", tmp_path)
+    assert made.returncode == 0, made.stderr[-2000:]
+    wrapped = _run(f"benchchecker lm-eval run {args} --output_path out/filtered "
+                   f"--contamination-filter {flags}", tmp_path)
+    assert wrapped.returncode == 0, wrapped.stderr[-3000:]
+    [plain_results] = sorted((tmp_path / "out" / "plain").rglob("results_*.json"))
+    [ours_results] = sorted((tmp_path / "out" / "filtered").rglob("results_*.json"))
+    assert "benchchecker" not in json.loads(plain_results.read_text())
+    assert json.loads(ours_results.read_text())["benchchecker"]["mode"] == "both"
+    [ours] = sorted(ours_results.parent.glob("benchchecker_2*.json"))
+    [row] = [s for s in json.loads(ours.read_text())["scores"] if s["tier"] == "all"]
+    [samples] = sorted(plain_results.parent.glob("samples_*.jsonl"))
+    ids = [f"astronomy/{json.loads(x)['doc_id']}" for x in samples.read_text().splitlines()]
+    want = _rescore(samples, flags, ids, "hf/smollm2-135m", tmp_path)
+    assert (row["full"], row["clean"], row["n_clean"]) == (
+        want["original_rate"], want["clean_rate"], want["n_clean"])
