@@ -29,9 +29,6 @@ ASSUMPTION = (f"Assumption (--assume-repo-seen): Stage I is taken as true for ev
               "'contaminated' here means 'patch present at the cutoff'.")
 
 
-_pct = pct
-
-
 def _drop_text(row: pd.Series) -> str:
     if str(row.get("note") or "").startswith("too few"):
         return f"too few (n={int(row['n_clean'])})"
@@ -39,7 +36,7 @@ def _drop_text(row: pd.Series) -> str:
         return "no clean instance"
     if isinstance(row["relative_drop"], float) and math.isnan(row["relative_drop"]):
         return "undefined (original 0)"
-    return (f"{_pct(row['relative_drop'])} [{_pct(row['drop_ci_low'])}, {_pct(row['drop_ci_high'])}]")
+    return (f"{pct(row['relative_drop'])} [{pct(row['drop_ci_low'])}, {pct(row['drop_ci_high'])}]")
 
 
 def paper_tables(table: pd.DataFrame, compact: pd.DataFrame, subs: Sequence[Any],
@@ -66,7 +63,7 @@ def paper_tables(table: pd.DataFrame, compact: pd.DataFrame, subs: Sequence[Any]
         r = hard.loc[s.name]
         top.append({"submission": s.name, "model": s.model, "resolved of 500": len(s.resolved),
                     "1-4 h covered": int(r["n_instances"]), "1-4 h clean": int(r["n_clean"]),
-                    "1-4 h original": _pct(r["original_rate"]), "1-4 h clean rate": _pct(r["clean_rate"]),
+                    "1-4 h original": pct(r["original_rate"]), "1-4 h clean rate": pct(r["clean_rate"]),
                     "1-4 h drop [95% CI]": _drop_text(r)})
     top_df = pd.DataFrame(top)
     # 2. Claude-4 submissions, overall drop
@@ -74,9 +71,9 @@ def paper_tables(table: pd.DataFrame, compact: pd.DataFrame, subs: Sequence[Any]
     c4_df = pd.DataFrame([{"submission": s.name, "model": s.model,
                            "covered": int(allrows.loc[s.name, "n_instances"]),
                            "clean": int(allrows.loc[s.name, "n_clean"]),
-                           "original (covered)": _pct(allrows.loc[s.name, "original_rate"]),
-                           "original (500)": _pct(rate500[s.name]),
-                           "clean rate": _pct(allrows.loc[s.name, "clean_rate"]),
+                           "original (covered)": pct(allrows.loc[s.name, "original_rate"]),
+                           "original (500)": pct(rate500[s.name]),
+                           "clean rate": pct(allrows.loc[s.name, "clean_rate"]),
                            "drop [95% CI]": _drop_text(allrows.loc[s.name])} for s in c4])
     # 3. discrepancy by submission year
     years = []
@@ -87,7 +84,7 @@ def paper_tables(table: pd.DataFrame, compact: pd.DataFrame, subs: Sequence[Any]
             ok = part["relative_drop"].dropna()
             row[f"{label}: submissions"] = len(part)
             row[f"{label}: with a drop"] = len(ok)
-            row[f"{label}: mean drop"] = _pct(ok.mean()) if len(ok) else "none (too few clean)"
+            row[f"{label}: mean drop"] = pct(ok.mean()) if len(ok) else "none (too few clean)"
         years.append(row)
     year_df = pd.DataFrame(years)
     # 4. share of covered instances flagged per model
@@ -98,8 +95,8 @@ def paper_tables(table: pd.DataFrame, compact: pd.DataFrame, subs: Sequence[Any]
         c = (part["contaminated"] == "true").sum()
         k = (part["contaminated"] == "false").sum()
         shares.append({"model": model, "cutoff": getattr(cut, "text", str(cut)), "covered": n,
-                       "contaminated": _pct(c / n) if n else "", "clean": _pct(k / n) if n else "",
-                       "undecided": _pct((n - c - k) / n) if n else ""})
+                       "contaminated": pct(c / n) if n else "", "clean": pct(k / n) if n else "",
+                       "undecided": pct((n - c - k) / n) if n else ""})
     share_df = pd.DataFrame(shares).sort_values(["cutoff", "model"]).reset_index(drop=True)
     summary = _summary(top_df, c4_df, year_df, share_df, min_clean, coverage)
     return {"summary": summary, "top10": top_df, "claude4": c4_df, "years": year_df, "shares": share_df}
@@ -216,11 +213,11 @@ def write_pages(out: Path, table: pd.DataFrame, compact: pd.DataFrame, unscored:
     page.table(cov)
     page.table(cov_tier)
     page.heading("Submissions")
-    rate_cols = {c: _pct for c in summary.columns
+    rate_cols = {c: pct for c in summary.columns
                  if c not in {"submission", "model", "date", "n clean", "n contaminated", "n undecided"}}
     page.table(summary, formats=rate_cols, table_id="submissions")
     page.heading("Not scored: model or cutoff unknown")
-    page.table(unscored, formats={"original_rate_500": _pct})
+    page.table(unscored, formats={"original_rate_500": pct})
     if len(table):
         page.heading("Plots")
         page.figure(drop_by_tier_svg(table), caption="Relative drop per difficulty tier.")

@@ -64,9 +64,6 @@ def describe_flags(flags: Iterable[ContaminationFlag]) -> str:
     return line
 
 
-_pct = pct
-
-
 def _method_text(table: pd.DataFrame) -> str:
     ci = float(table.attrs.get("ci", 0.95))
     min_clean = int(table.attrs.get("min_clean", 0))
@@ -118,7 +115,7 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
     page.paragraph(method + " Click a column to sort.")
     summary = wide_summary(table)
     not_rates = {"submission", "model", "date", "n clean", "n contaminated", "n undecided"}
-    rate_cols = {c: _pct for c in summary.columns if c not in not_rates}
+    rate_cols = {c: pct for c in summary.columns if c not in not_rates}
     page.table(summary, formats=rate_cols, table_id="submissions")
     if len(table):
         page.heading("Plots")

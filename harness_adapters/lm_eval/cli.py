@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import click
 
+from benchchecker_plugin.atomic import write_text_atomic
 from benchchecker_plugin.errors import ExecutionError, InputError
 from benchchecker_plugin.flags import write_flags
 
@@ -420,16 +421,10 @@ def _annotate(path: Path, task: str, selection: Selection,
             value = record.get(metric)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 values.setdefault((record.get("filter", "none"), metric), {})[iid] = float(value)
-    _atomic_write(path, "\n".join(out) + "\n")
+    write_text_atomic(path, "\n".join(out) + "\n")
     return [s for (f, m), v in sorted(values.items())
             for s in grouped_scores(v, selection, task=task, filter=f, metric=m)]
 
 
-def _atomic_write(path: Path, text: str) -> None:
-    from benchchecker_plugin.atomic import write_text_atomic
-
-    write_text_atomic(path, text)
-
-
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:
-    _atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=True) + "\n")
+    write_text_atomic(path, json.dumps(data, indent=2, ensure_ascii=False, allow_nan=True) + "\n")
