@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import click
 
-from ..errors import InputError
+from ..errors import ExecutionError, InputError
 from ..flags import ANY_MODEL, write_flags
 from ..instances import load_instances
 from .options import instances_options
@@ -50,8 +50,16 @@ __all__ = ["patch_presence"]
               help="Present when every matched logical line has at least this similarity.")
 @click.option("--verify", type=click.Choice(["none", "local", "swebench"]), default="none", show_default=True,
               help="Run the tests for inconclusive instances: local (temp export of the base commit, "
-                   "the instance's or --test-cmd's command) or swebench (the harness, needs Docker).")
-@click.option("--test-cmd", default=None, help="Test command for --verify local (default: the instance's).")
+                   "the instance's or --test-cmd's command, confined: no shell, scrubbed "
+                   "environment, read-only machine, no network) or swebench (the harness, needs "
+                   "Docker). Decided from the named FAIL_TO_PASS/PASS_TO_PASS results.")
+@click.option("--test-cmd", default=None,
+              help="Test command for --verify local (default: the instance's); steps separated by "
+                   "';' or '&&', no pipes or redirections (it runs without a shell).")
+@click.option("--allow-unsandboxed", is_flag=True,
+              help="Let --verify local run the tests where they cannot be confined (no user "
+                   "namespaces on this machine). The benchmark's test commands are code from the "
+                   "data: only for data you trust.")
 @click.option("--timeout", type=click.IntRange(min=1), default=900, show_default=True,
               help="Seconds per test run under --verify.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N instances.")
@@ -62,8 +70,8 @@ __all__ = ["patch_presence"]
               help="Flags file to write (JSON Lines, atomically).")
 def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, model: str,
                    cutoffs_file: Path | None, similarity: str, no_preprocess: bool, threshold: float,
-                   verify: str, test_cmd: str | None, timeout: int, limit: int | None,
-                   instance_ids: tuple[str, ...], workers: int, output: Path) -> None:
+                   verify: str, test_cmd: str | None, allow_unsandboxed: bool, timeout: int,
+                   limit: int | None, instance_ids: tuple[str, ...], workers: int, output: Path) -> None:
     """Was each instance's gold patch already in its repository at the training cutoff?
 
     For every instance: the repository snapshot at the cutoff (last commit at or before it), the
@@ -114,7 +122,14 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
         instances = instances[:limit]
     runner: TestRunner | None = None
     if verify == "local":
-        runner = LocalRunner(repos_dir, test_cmd=test_cmd, timeout=timeout)
+        from ..stage2.sandbox import confinement
+
+        if confinement() == "none" and not allow_unsandboxed:
+            raise ExecutionError("--verify local: the tests cannot be confined on this machine (user "
+                                 "namespaces via `unshare` are not available); pass "
+                                 "--allow-unsandboxed to run the data's test commands anyway")
+        runner = LocalRunner(repos_dir, test_cmd=test_cmd, timeout=timeout,
+                             allow_unsandboxed=allow_unsandboxed)
     elif verify == "swebench":
         runner = SwebenchRunner(timeout=timeout)
     config = PresenceConfig(threshold=threshold, preprocess=not no_preprocess, similarity=similarity,

@@ -6,8 +6,9 @@ the benchmark's tests; if they pass, the snapshot's (refactored) code is the fix
 
 * :class:`LocalRunner` — exports the base commit into a temporary folder (``git archive``; the
   clone is not touched), applies the modified diff and the test patch, runs the test command
-  (from the instance, or given) with a timeout; ``HOME`` and ``TMPDIR`` point inside that folder,
-  which is deleted afterwards.
+  (from the instance, or given) without a shell, with a scrubbed environment, confined to that
+  folder and with a time limit (:mod:`.sandbox`), and decides from the named tests' results
+  (:mod:`.testlog`), never from the exit code alone. The folder is deleted afterwards.
 * :class:`SwebenchRunner` — submits the modified diff as a prediction to the swebench harness
   (Docker) and grades the test log with swebench's own ``get_eval_report``.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import difflib
 import os
-import subprocess
 import tempfile
 import time
 from dataclasses import asdict, dataclass
@@ -31,6 +31,8 @@ from ..repos.git import apply_diff, export_tree
 from ..repos.snapshot import Snapshot
 from .decide import BlockResult
 from .patch import apply_patch_to_text
+from .sandbox import run_steps, split_command
+from .testlog import judge_run
 
 __all__ = ["LocalRunner", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
            "grade_swebench_log", "modified_patch", "swebench_test_spec"]
@@ -38,16 +40,22 @@ __all__ = ["LocalRunner", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find
 
 @dataclass(frozen=True)
 class VerifyOutcome:
-    """What a runner saw: ``passed`` only when every test passed."""
+    """What a runner saw: ``passed`` only when every test passed; ``tests`` maps each test that
+    decided it (a named test, or a test command) to its result; ``confinement`` says how the
+    tests were isolated (``namespaces``, ``none``, or ``docker`` for the swebench harness)."""
 
     passed: bool
     runner: str
     detail: str
     duration_s: float
     log_tail: str = ""
+    tests: tuple[tuple[str, str], ...] = ()
+    confinement: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        out["tests"] = dict(self.tests)
+        return out
 
 
 class TestRunner(Protocol):
@@ -120,21 +128,29 @@ def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockRes
 
 
 class LocalRunner:
-    """Runs the tests in a throw-away export of the base commit (see module doc)."""
+    """Runs the tests in a throw-away export of the base commit (see module doc).
+
+    ``allow_unsandboxed`` lets the run go ahead where the tests cannot be confined (no user
+    namespaces); the environment is still scrubbed and no shell is used.
+    """
 
     name = "local"
 
     def __init__(self, repos_dir: str | os.PathLike[str], *, test_cmd: str | None = None,
-                 timeout: float = 900.0) -> None:
+                 timeout: float = 900.0, allow_unsandboxed: bool = False) -> None:
         self.repos_dir = Path(repos_dir)
         self.test_cmd = test_cmd
         self.timeout = timeout
+        self.allow_unsandboxed = allow_unsandboxed
+        if test_cmd is not None:
+            split_command(test_cmd, what="--test-cmd")  # refused before any instance runs
 
     def run(self, inst: BugInstance, diff: str) -> VerifyOutcome:
         cmd = self.test_cmd or inst.test_cmd
         if not cmd:
             raise ExecutionError(f"instance {inst.instance_id!r}: no test command (give one with "
                                  "--test-cmd)")
+        steps = split_command(cmd, what=f"instance {inst.instance_id!r}: test command")
         repo = find_repo(self.repos_dir, inst)
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="benchchecker-verify-") as tmp:
@@ -142,20 +158,12 @@ class LocalRunner:
             for part in (diff, inst.test_patch):
                 if part.strip():
                     apply_diff(tree, part)
-            (Path(tmp) / "home").mkdir()
-            (Path(tmp) / "tmp").mkdir()
-            env = {**os.environ, "HOME": str(Path(tmp) / "home"), "TMPDIR": str(Path(tmp) / "tmp"),
-                   "PYTHONDONTWRITEBYTECODE": "1"}
-            try:
-                proc = subprocess.run(cmd, shell=True, cwd=tree, env=env, capture_output=True,
-                                      timeout=self.timeout, check=False)
-            except subprocess.TimeoutExpired as exc:
-                tail = (exc.stdout or b"")[-2000:].decode("utf-8", "replace")
-                return VerifyOutcome(False, self.name, f"timeout after {self.timeout:g} s",
-                                     time.perf_counter() - t0, tail)
-            out = (proc.stdout + proc.stderr)[-2000:].decode("utf-8", "replace")
-            return VerifyOutcome(proc.returncode == 0, self.name, f"exit code {proc.returncode}",
-                                 round(time.perf_counter() - t0, 3), out)
+            how, runs = run_steps(steps, tmp, tree, timeout=self.timeout,
+                                  allow_unsandboxed=self.allow_unsandboxed)
+        verdict = judge_run(inst, runs)
+        tail = "\n".join(r.output for r in runs)[-2000:]
+        return VerifyOutcome(verdict.passed, self.name, verdict.detail,
+                             round(time.perf_counter() - t0, 3), tail, verdict.tests, how)
 
 
 def swebench_test_spec(inst: BugInstance) -> Any:
@@ -240,4 +248,5 @@ class SwebenchRunner:
         passed = grade_swebench_log(inst, pred, log)
         return VerifyOutcome(passed, self.name, "resolved" if passed else "not resolved",
                              round(time.perf_counter() - t0, 3),
-                             Path(log).read_text(encoding="utf-8", errors="replace")[-2000:])
+                             Path(log).read_text(encoding="utf-8", errors="replace")[-2000:],
+                             confinement="docker")

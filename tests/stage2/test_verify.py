@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
 
@@ -28,7 +29,19 @@ PATCH = """--- a/calc.py
  
  
 """
-TEST = "python -c \"import calc; assert calc.add_one(None) == 0 and calc.add_one(1) == 2\""
+TEST_PATCH = """--- /dev/null
++++ b/test_calc.py
+@@ -0,0 +1,8 @@
++import calc
++
++
++def test_none():
++    assert calc.add_one(None) == 0
++
++def test_int():
++    assert calc.add_one(1) == 2
+"""
+TEST = "python -m pytest -rA -p no:cacheprovider test_calc.py"
 
 
 def _commit(repo: Path, when: str) -> str:
@@ -53,7 +66,9 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, BugIns
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-    return repo, BugInstance("o__calc-1", "swe-bench-verified", "o/calc", base, PATCH, test_cmd=TEST)
+    return repo, BugInstance("o__calc-1", "swe-bench-verified", "o/calc", base, PATCH, test_patch=TEST_PATCH,
+                             fail_to_pass=("test_calc.py::test_none",),
+                             pass_to_pass=("test_calc.py::test_int",), test_cmd=TEST)
 
 
 def test_inconclusive_instance_is_verified_by_its_tests(setup) -> None:  # noqa: ANN001
@@ -67,6 +82,8 @@ def test_inconclusive_instance_is_verified_by_its_tests(setup) -> None:  # noqa:
     assert flag.contaminated is True and flag.score == 1.0
     assert flag.evidence["category"] == "verified-by-tests"
     assert flag.evidence["verification"]["passed"] is True
+    assert flag.evidence["verification"]["tests"] == {"test_calc.py::test_none": "PASSED",
+                                                      "test_calc.py::test_int": "PASSED"}
     # nothing written outside the temporary export, which is gone
     assert git(repo, ["status", "--porcelain"]) == status
     assert list(Path(tempfile.tempdir).iterdir()) == []
@@ -74,17 +91,29 @@ def test_inconclusive_instance_is_verified_by_its_tests(setup) -> None:  # noqa:
 
 def test_failing_tests_leave_it_inconclusive(setup) -> None:  # noqa: ANN001
     repo, inst = setup
-    runner = LocalRunner(repo.parent, test_cmd="python -c \"import calc; assert calc.add_one(None) == 5\"")
+    failing = TEST_PATCH.replace("add_one(None) == 0", "add_one(None) == 5")
+    inst = dataclasses.replace(inst, test_patch=failing)
     (flag,) = patch_presence([inst], repo.parent, "2023-06-01",
-                             config=PresenceConfig(similarity="difflib", runner=runner))
-    assert flag.contaminated is None and flag.evidence["verification"]["passed"] is False
-    assert "AssertionError" in flag.evidence["verification"]["log_tail"]
+                             config=PresenceConfig(similarity="difflib", runner=LocalRunner(repo.parent)))
+    verification = flag.evidence["verification"]
+    assert flag.contaminated is None and verification["passed"] is False
+    assert verification["tests"]["test_calc.py::test_none"] == "FAILED"
+    assert verification["detail"].startswith("1/2 named tests passed; not: test_calc.py::test_none (FAILED)")
+    assert "AssertionError" in verification["log_tail"]
+
+
+def test_exit_code_zero_is_not_a_pass(setup) -> None:  # noqa: ANN001
+    """A command that exits 0 without running the named tests does not verify anything."""
+    repo, inst = setup
+    out = LocalRunner(repo.parent, test_cmd="python -c pass").run(inst, "")
+    assert not out.passed
+    assert out.tests == (("test_calc.py::test_none", "missing"), ("test_calc.py::test_int", "missing"))
 
 
 def test_timeout_and_missing_command(setup) -> None:  # noqa: ANN001
     repo, inst = setup
     out = LocalRunner(repo.parent, test_cmd="sleep 5", timeout=0.5).run(inst, "")
-    assert not out.passed and out.detail == "timeout after 0.5 s"
+    assert not out.passed and out.detail == "timeout in sleep 5"
     bare = BugInstance("o__calc-2", "swe-bench-verified", "o/calc", inst.base_commit, PATCH)
     with pytest.raises(ExecutionError, match="instance 'o__calc-2': no test command"):
         LocalRunner(repo.parent).run(bare, "")

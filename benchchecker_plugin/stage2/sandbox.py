@@ -1,0 +1,228 @@
+"""Running a benchmark's test command confined to a throw-away folder.
+
+A test command comes from the benchmark's data (``test_cmd``, BugsInPy's ``run_test.sh``) or the
+user; it is code nobody here has read. So it is run
+
+* **without a shell**: :func:`split_command` turns ``"pytest a.py; pytest b.py"`` or
+  ``"A=1 python -m pytest x && tox -e py"`` into steps (environment assignments + argv); pipes,
+  redirections, background jobs, ``||``, command substitution and variable expansion are refused
+  (:class:`InputError` naming the command), as a shell would have run them silently;
+* **with a scrubbed environment**: only ``PATH``, ``LANG``, ``HOME`` and ``TMPDIR`` (both inside
+  the work folder) and the step's own assignments: no API key, token or proxy setting reaches it;
+* **confined** (:func:`confinement`): in new user, mount, network and PID namespaces (util-linux
+  ``unshare``, no root needed where unprivileged user namespaces are allowed) every mount is
+  read-only except the work folder, the caller's home folder is hidden behind an empty tmpfs,
+  there is no network and ``/proc`` shows only the test's own processes. Where namespaces are
+  not available the run is refused unless the caller opts in with ``allow_unsandboxed``
+  (``--allow-unsandboxed``), and the outcome records ``confinement: none``;
+* **with a time limit** for the whole command; on timeout every process of it is killed.
+
+Each step runs even when an earlier one failed (its outcome is recorded); the caller decides from
+the tests' results (:mod:`.testlog`), never from exit codes alone.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from ..errors import ExecutionError, InputError
+
+__all__ = ["Step", "StepRun", "confinement", "run_steps", "split_command"]
+
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SEPARATORS = {"&&", ";"}
+_SHELL_ONLY = re.compile(r"[`$]|^[<>|&]|[<>]$")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One command of a test command: ``env`` assignments, then ``argv``."""
+
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+
+    def __str__(self) -> str:
+        return shlex.join([f"{k}={v}" for k, v in self.env] + list(self.argv))
+
+
+@dataclass(frozen=True)
+class StepRun:
+    """What one step did: exit code (``None`` when it timed out) and its output (stdout+stderr)."""
+
+    step: Step
+    returncode: int | None
+    output: str
+    duration_s: float
+
+
+def split_command(cmd: str, *, what: str = "test command") -> tuple[Step, ...]:
+    """The steps of ``cmd``, split on ``&&``, ``;`` and newlines, without a shell."""
+    lex = shlex.shlex(cmd.replace("\n", " ; "), posix=True, punctuation_chars=";&|<>")
+    lex.whitespace_split = True
+    try:
+        tokens = list(lex)
+    except ValueError as exc:  # shlex: "No closing quotation" / "No escaped character"
+        raise InputError(f"{what} {cmd!r}: {exc}") from None
+    steps: list[Step] = []
+    current: list[str] = []
+    for tok in tokens + [";"]:
+        if tok in _SEPARATORS:
+            if current:
+                steps.append(_step(current, cmd, what))
+            current = []
+            continue
+        if _SHELL_ONLY.search(tok) or tok in {"|", "||", "&", "|&", ">>", "<<"}:
+            raise InputError(f"{what} {cmd!r}: {tok!r} needs a shell; tests run without one "
+                             "(give the plain commands, separated by ';' or '&&')")
+        current.append(tok)
+    if not steps:
+        raise InputError(f"{what} {cmd!r}: no command in it")
+    return tuple(steps)
+
+
+def _step(tokens: list[str], cmd: str, what: str) -> Step:
+    env: list[tuple[str, str]] = []
+    while tokens and _ASSIGN.match(tokens[0]):
+        key, _, value = tokens.pop(0).partition("=")
+        env.append((key, value))
+    if not tokens:
+        raise InputError(f"{what} {cmd!r}: an assignment without a command")
+    return Step(tuple(tokens), tuple(env))
+
+
+# Runs inside the namespaces as the mapped root: the work folder stays writable (bind-mounted on
+# itself), every other mount becomes read-only, the caller's home disappears under a tmpfs except
+# the folders the test needs to find its interpreter and tools (``keep``: PATH entries and Python's
+# prefixes inside it, read-only), then the step runs with exactly the environment given.
+# Arguments: work folder, home to hide, kept folders (relative, ':'-separated), cwd, then
+# `env -i NAME=VALUE ... argv`.
+_CONFINE = r"""
+set -e
+work=$1 hide=$2 keep=$3 cwd=$4; shift 4
+mount --bind "$work" "$work"
+awk '{print $5}' /proc/self/mountinfo | sort -u | while read -r m; do
+  m=$(printf '%b' "$m")
+  case "$m" in "$work"|"$work"/*|/proc|/proc/*|/sys|/sys/*|/dev|/dev/pts|/dev/pts/*) continue;; esac
+  mount -o remount,bind,ro "$m" 2>/dev/null || mount -o remount,bind,ro,nosuid,nodev "$m"
+done
+if [ -n "$hide" ] && [ -d "$hide" ]; then
+  real="$work/.real-home"; mkdir -p "$real"; mount --bind "$hide" "$real"
+  mount -t tmpfs -o size=64k none "$hide"
+  old_ifs=$IFS; IFS=:
+  for rel in $keep; do
+    [ -d "$real/$rel" ] || continue
+    mkdir -p "$hide/$rel"; mount --bind "$real/$rel" "$hide/$rel"
+    mount -o remount,bind,ro "$hide/$rel"
+  done
+  IFS=$old_ifs
+  mount -o remount,ro "$hide"; umount -l "$real"; rmdir "$real"
+fi
+cd "$cwd"
+exec "$@"
+"""
+
+
+def _unshare() -> list[str] | None:
+    exe = shutil.which("unshare")
+    if exe is None:
+        return None
+    return [exe, "--user", "--map-root-user", "--mount", "--net", "--pid", "--fork",
+            "--kill-child=SIGKILL", "--mount-proc"]
+
+
+@functools.cache
+def confinement() -> str:
+    """``"namespaces"`` when confined runs work on this machine (probed once), else ``"none"``."""
+    cmd = _unshare()
+    if cmd is None:
+        return "none"
+    probe = Path(os.environ.get("TMPDIR", "/tmp"))
+    try:
+        proc = subprocess.run([*cmd, "sh", "-c", _CONFINE, "sh", str(probe), "", "", str(probe), "true"],
+                              capture_output=True, timeout=30, check=False, env=_base_env(probe))
+    except (OSError, subprocess.TimeoutExpired):
+        return "none"
+    return "namespaces" if proc.returncode == 0 else "none"
+
+
+def _base_env(work: Path) -> dict[str, str]:
+    return {"PATH": os.environ.get("PATH", os.defpath), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "HOME": str(work / "home"), "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def _hidden_home(work: Path) -> tuple[str, str]:
+    """The home folder to hide (``""``: none) and, ':'-joined relative to it, the folders inside
+    it that stay visible: the PATH entries and Python's own prefixes."""
+    home = Path.home().resolve()
+    work = work.resolve()
+    if home == work or home in work.parents or home == Path("/"):
+        return "", ""
+    wanted = [*os.environ.get("PATH", "").split(os.pathsep), sys.prefix, sys.base_prefix, sys.exec_prefix]
+    keep = []
+    for entry in wanted:
+        if not entry:
+            continue
+        path = Path(entry).resolve()
+        if home in path.parents and ":" not in str(path):
+            keep.append(str(path.relative_to(home)))
+    return str(home), ":".join(dict.fromkeys(keep))
+
+
+def run_steps(steps: Sequence[Step], work: str | os.PathLike[str], cwd: str | os.PathLike[str], *,
+              timeout: float, allow_unsandboxed: bool = False) -> tuple[str, list[StepRun]]:
+    """Run ``steps`` in ``cwd`` (inside ``work``, which gets ``home/`` and ``tmp/``), confined
+    when possible; the confinement used and one :class:`StepRun` per step. ``timeout`` bounds the
+    whole command: a step cut off has ``returncode None`` and later steps do not run."""
+    work = Path(work).resolve()
+    for sub in ("home", "tmp"):
+        (work / sub).mkdir(exist_ok=True)
+    how = confinement()
+    if how == "none" and not allow_unsandboxed:
+        raise ExecutionError("cannot confine the test run on this machine (user namespaces via "
+                             "`unshare` are not available); pass --allow-unsandboxed to run the "
+                             "benchmark's test commands without confinement")
+    deadline = time.monotonic() + timeout
+    runs: list[StepRun] = []
+    for step in steps:
+        env = {**_base_env(work), **dict(step.env)}
+        if how == "namespaces":
+            argv = [*(_unshare() or []), "sh", "-c", _CONFINE, "sh", str(work), *_hidden_home(work),
+                    str(Path(cwd).resolve()), "env", "-i", *(f"{k}={v}" for k, v in env.items()),
+                    *step.argv]
+        else:
+            argv = list(step.argv)
+        runs.append(_run_one(step, argv, env, Path(cwd), deadline))
+        if runs[-1].returncode is None:
+            break
+    return how, runs
+
+
+def _run_one(step: Step, argv: list[str], env: dict[str, str], cwd: Path, deadline: float) -> StepRun:
+    t0 = time.monotonic()
+    left = deadline - t0
+    if left <= 0:
+        return StepRun(step, None, "", 0.0)
+    try:
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as exc:
+        return StepRun(step, 127, f"{step.argv[0]}: {exc.strerror or exc}", 0.0)
+    try:
+        out, _ = proc.communicate(timeout=left)
+        code: int | None = proc.returncode
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+        code = None
+    return StepRun(step, code, out.decode("utf-8", "replace"), round(time.monotonic() - t0, 3))
