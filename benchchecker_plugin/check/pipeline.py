@@ -47,6 +47,10 @@ class CheckConfig:
                              f"{', '.join(sorted(known))}")
         if not self.benchmarks:
             raise InputError("no benchmark given; e.g. --benchmarks mmlu,truthfulqa")
+        for name, path in self.data.items():   # a misspelt name was ignored: the hub was asked
+            if name not in known:
+                raise InputError(f"--data {name}={path}: unknown benchmark {name!r}; choose from "
+                                 f"{', '.join(sorted(known))}")
 
 
 @dataclass(frozen=True)

@@ -13,12 +13,15 @@ __all__ = ["demo", "find_data_dir"]
 
 def find_data_dir(explicit: Path | None) -> Path | None:
     """``--data-dir``, else ``$BENCHCHECKER_DATA_DIR``, else ``../shared/data`` beside the current
-    folder or beside the source checkout; ``None`` when none exists."""
-    candidates = [explicit] if explicit else []
-    if os.environ.get("BENCHCHECKER_DATA_DIR"):
-        candidates.append(Path(os.environ["BENCHCHECKER_DATA_DIR"]))
-    candidates += [Path.cwd() / ".." / "shared" / "data",
-                   Path(__file__).resolve().parents[2] / ".." / "shared" / "data"]
+    folder or beside the source checkout; ``None`` when none exists. A ``--data-dir`` without the
+    data gives ``None`` (the steps say they are skipped), never another folder's data."""
+    if explicit is not None:
+        candidates = [explicit]
+    else:
+        env = os.environ.get("BENCHCHECKER_DATA_DIR")
+        candidates = ([Path(env)] if env else []) + [
+            Path.cwd() / ".." / "shared" / "data",
+            Path(__file__).resolve().parents[2] / ".." / "shared" / "data"]
     for c in candidates:
         if c is not None and (c / "swebench_verified").is_dir():
             return c.resolve()

@@ -9,8 +9,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from ..errors import InputError
 from ..flags import (
     ASSUME_REPO_SEEN_REASON,
+    MERGED_METHOD,
     STAGE1_METHOD,
     MergePolicy,
     iter_flags,
@@ -86,7 +88,13 @@ def merge(paths: tuple[Path, ...], output: Path, policy: str, assume_repo_seen: 
     from .outputs import check_outputs
 
     check_outputs([("-o", output)], paths)
-    records = [f for path in paths for f in iter_flags(path)]
+    records = []
+    for path in paths:   # merge_flags below refuses merged records too, but knows no file
+        for f in iter_flags(path):
+            if f.method == MERGED_METHOD:
+                raise InputError(f"{path}: cannot merge already-merged flags (instance "
+                                 f"{f.instance_id}); merge the per-method files instead")
+            records.append(f)
     merged = merge_flags(records, policy=policy, assume_repo_seen=assume_repo_seen)
     write_flags(output, merged)
     counts = Counter(m.verdict for m in merged)

@@ -22,7 +22,8 @@ class UsageFailure(click.ClickException):
     """A :class:`BenchcheckerError` on its way out of the CLI: one line on stderr, its exit code."""
 
     def __init__(self, error: BenchcheckerError) -> None:
-        super().__init__(str(error))
+        # one line, whatever a wrapped library's message holds (pandas, PyYAML, pydantic end lines)
+        super().__init__(" ".join(part.strip() for part in str(error).splitlines() if part.strip()))
         # click annotates exit_code as a ClassVar, yet Command.main exits with the instance's e.exit_code
         self.exit_code = error.exit_code  # type: ignore[misc]
 

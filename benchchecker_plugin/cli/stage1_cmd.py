@@ -39,9 +39,18 @@ def _p0(value: str | None) -> float | None:
             p = float(json.loads(path.read_text(encoding="utf-8"))["p0"])
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(f"{value}: not a calibration file (needs a numeric 'p0'): {exc}") from exc
-    if not 0 < p < 1:
-        raise InputError(f"--p0 must lie in (0, 1), got {p}")
+    if not 0 < p < 1:   # a calibration file's p0 is named by its file
+        where = "--p0" if _is_number(value) else f"{value}: 'p0'"
+        raise InputError(f"{where} must lie in (0, 1), got {p}")
     return p
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _instances_of(source: str, repo_path: Path, repo_name: str | None) -> list[tuple[str, str]]:
@@ -196,6 +205,8 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
     per_repo: list[dict[str, Any]] = []
     for r in repos:
         files = read_sources(r, language=language)
+        if not files:
+            raise InputError(f"{r}: no {language} source files")
         queries = build_queries(files, language=language, n_queries=n_queries, seed=seed)
         with warnings.catch_warnings():
             if model_opts.dry_run:  # every answer is a "not called" error, by design
@@ -208,6 +219,9 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
     if model_opts.dry_run:
         click.echo(f"{len(repos)} repositories; {dry_run_summary(model)}")
         return
+    if not any(x["queries"] for x in per_repo):
+        raise InputError(f"{', '.join(map(str, repos))}: no usable queries (too little {language} "
+                         "source to mine; add larger repositories)")
     cal = calibrate_p0([(x["hits"], x["queries"]) for x in per_repo])
     doc = {"model": model_spec, "language": language, "p0": cal.p0, "upper": cal.upper,
            "hits": cal.hits, "queries": cal.queries, "n_samples": n_samples,
@@ -249,6 +263,9 @@ def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
     texts = {r.resolve().name: [f.text for f in read_sources(r, language=language)] for r in repos}
     if len(texts) != len(repos):
         raise InputError("two --repo folders have the same name; rename one")
+    for folder in repos:
+        if not texts[folder.resolve().name]:
+            raise InputError(f"{folder}: no {language} source files")
     model_spec, batch_size, dry_run = model_opts.spec, model_opts.batch_size, model_opts.dry_run
     model = model_opts.build()
     if not isinstance(model, LogprobModel):

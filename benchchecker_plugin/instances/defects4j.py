@@ -27,6 +27,7 @@ PROJECT_REPOS = {
     "Mockito": "mockito/mockito", "Time": "JodaOrg/joda-time",
 }
 
+_COLUMNS = ("bug.id", "revision.id.buggy")   # what an instance needs from active-bugs.csv
 _INDEX = re.compile(r"^index ([0-9a-f]+)\.\.([0-9a-f]+)(.*)$")
 _HUNK = re.compile(r"^@@ -(\d+(?:,\d+)?) \+(\d+(?:,\d+)?) @@(.*)$")
 
@@ -103,8 +104,17 @@ def load_defects4j(root: str | os.PathLike[str]) -> list[BugInstance]:
         raise InputError(f"{root}: not a Defects4J folder (no <Project>/active-bugs.csv)")
     out: list[BugInstance] = []
     for proj in projects:
-        with open(proj / "active-bugs.csv", newline="", encoding="utf-8") as fh:
-            rows = list(csv.DictReader(fh))
+        table = proj / "active-bugs.csv"
+        try:
+            with open(table, newline="", encoding="utf-8") as fh:
+                reader = csv.DictReader(fh)
+                rows, header = list(reader), reader.fieldnames or []
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{table}: not UTF-8 text ({exc.reason})") from None
+        lacking = [c for c in _COLUMNS if c not in header]
+        if lacking:
+            raise DataError(f"{table}: no column(s) {', '.join(lacking)} (has "
+                            f"{', '.join(header) or 'no header'})")
         for row in rows:
             bid = row.get("bug.id", "")
             iid = f"{proj.name}-{bid}"

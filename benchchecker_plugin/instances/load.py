@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import DataError, InputError
 from .bug import BugInstance
 from .bugsinpy import load_bugsinpy
 from .defects4j import load_defects4j
@@ -40,9 +40,13 @@ def load_instances(source: str | os.PathLike[str], fmt: str = "auto", *,
     if fmt == "auto":
         fmt = _guess(path) if path.exists() else "swebench"
     if fmt == "swebench":
-        return load_swebench(source, benchmark=benchmark)
-    if fmt == "multi-swe-bench":
-        return load_multi_swe_bench(source)
-    if fmt == "bugsinpy":
-        return load_bugsinpy(source)
-    return load_defects4j(source)
+        out = load_swebench(source, benchmark=benchmark)
+    elif fmt == "multi-swe-bench":
+        out = load_multi_swe_bench(source)
+    elif fmt == "bugsinpy":
+        out = load_bugsinpy(source)
+    else:
+        out = load_defects4j(source)
+    if not out:   # an empty file or folder is no benchmark: a run over it would succeed at nothing
+        raise DataError(f"{source}: no {fmt} instances")
+    return out

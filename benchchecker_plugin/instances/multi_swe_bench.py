@@ -140,7 +140,10 @@ def load_multi_swe_bench(source: str | os.PathLike[str]) -> list[BugInstance]:
     seen: dict[str, str] = {}
     for file in _files(Path(source)):
         for where, row in rows_from_file(file):
-            inst = instance_from_multi_swe_bench(row, where=where, folder_hint=file.parent.name)
+            try:
+                inst = instance_from_multi_swe_bench(row, where=where, folder_hint=file.parent.name)
+            except DataError as exc:   # BugInstance's own check (repository name) names no file
+                raise exc if str(exc).startswith(where) else DataError(f"{where}: {exc}") from None
             if inst.instance_id in seen:
                 raise DataError(f"{where}: instance {inst.instance_id!r} repeats {seen[inst.instance_id]}")
             seen[inst.instance_id] = where

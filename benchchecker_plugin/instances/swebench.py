@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -51,21 +52,45 @@ def instance_from_swebench(row: Mapping[str, Any], *, benchmark: str = "swe-benc
         raise DataError(f"{where}: instance {iid!r} lacks field(s) {', '.join(missing)}")
     iid = row["instance_id"]
     here = f"{where}: instance {iid!r}"
-    return BugInstance(
-        instance_id=iid, benchmark=benchmark, repo=row["repo"], base_commit=row["base_commit"],
-        patch=row["patch"], test_patch=row.get("test_patch") or "",
-        fail_to_pass=_test_list(row.get("FAIL_TO_PASS"), here, "FAIL_TO_PASS"),
-        pass_to_pass=_test_list(row.get("PASS_TO_PASS"), here, "PASS_TO_PASS"),
-        language=row.get("language") or _language(row["patch"], "python"),
-        test_cmd=row.get("test_cmd"), created_at=row.get("created_at"),
-        extra={k: row[k] for k in _EXTRA if row.get(k) is not None},
-    )
+    try:
+        return BugInstance(
+            instance_id=iid, benchmark=benchmark, repo=row["repo"], base_commit=row["base_commit"],
+            patch=row["patch"], test_patch=row.get("test_patch") or "",
+            fail_to_pass=_test_list(row.get("FAIL_TO_PASS"), here, "FAIL_TO_PASS"),
+            pass_to_pass=_test_list(row.get("PASS_TO_PASS"), here, "PASS_TO_PASS"),
+            language=row.get("language") or _language(row["patch"], "python"),
+            test_cmd=row.get("test_cmd"), created_at=_created_at(row.get("created_at"), here),
+            extra={k: row[k] for k in _EXTRA if row.get(k) is not None},
+        )
+    except DataError as exc:
+        if str(exc).startswith(where):
+            raise
+        raise DataError(f"{where}: {exc}") from None   # BugInstance's own check names no file
+
+
+def _created_at(value: Any, where: str) -> str | None:
+    """``created_at`` as an ISO text (``None`` when absent); anything else is a :class:`DataError`
+    naming the instance, here where the file and line are known (not later, in patch-dates)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, str):
+        try:
+            datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return value
+        except ValueError:
+            pass
+    raise DataError(f"{where}: created_at {value!r} is not an ISO date")
 
 
 def rows_from_file(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
     """``(where, record)`` of a ``.json`` list or a JSON Lines file; ``where`` names the file and
     the line (or index) for error messages."""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if path.suffix == ".json":
         try:
             data = json.loads(text)
@@ -102,6 +127,8 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
     path = Path(source)
     if path.is_file():
         rows = list(rows_from_file(path))
+        if not rows:
+            raise DataError(f"{path}: no instances (the file holds no record)")
         name = benchmark or benchmark_of_source(path.name)
     else:
         if path.suffix in (".jsonl", ".json") or path.is_dir():

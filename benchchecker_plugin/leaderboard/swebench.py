@@ -71,8 +71,10 @@ def _metadata(folder: Path) -> dict[str, str]:
     if yml.is_file():
         try:
             data = yaml.safe_load(yml.read_text(encoding="utf-8")) or {}
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{yml}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except yaml.YAMLError as exc:
-            raise DataError(f"{yml}: malformed YAML ({exc})") from None
+            raise DataError(f"{yml}: malformed YAML ({_yaml_problem(exc)})") from None
         if isinstance(data, Mapping):
             info = data.get("info")
             if not isinstance(info, Mapping):
@@ -97,6 +99,13 @@ def _metadata(folder: Path) -> dict[str, str]:
             if model:
                 meta.setdefault("model", model)
     return meta
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """The problem and where, on one line (PyYAML's own text spans several, with a caret)."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark else problem
 
 
 def _load_experiment(folder: Path) -> Submission:

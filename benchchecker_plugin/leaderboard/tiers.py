@@ -47,7 +47,7 @@ def load_table(source: str | Path, *, split: str = "test") -> pd.DataFrame:
             raise DataError(f"{path}: cannot read as {suffix[1:]} ({exc})") from None
         raise DataError(f"{path}: unsupported file type (use one of {', '.join(_SUFFIXES)})")
     if path.suffix.lower() in _SUFFIXES or path.exists():
-        raise DataError(f"{path}: no such file")
+        raise DataError(f"{path}: {'a folder, not a table file' if path.is_dir() else 'no such file'}")
     import datasets
 
     try:

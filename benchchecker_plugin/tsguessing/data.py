@@ -80,8 +80,15 @@ def _mmlu_csv_dir(path: Path, split: str) -> Path:
 
 
 def _read_mmlu_csv(file: Path, subject: str) -> list[BenchmarkItem]:
+    try:
+        return _parse_mmlu_csv(file, subject)
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{file}: not UTF-8 text ({exc.reason})") from None
+
+
+def _parse_mmlu_csv(file: Path, subject: str) -> list[BenchmarkItem]:
     items = []
-    with open(file, newline="", encoding="utf-8") as fh:
+    with open(file, newline="", encoding="utf-8-sig") as fh:   # -sig: a BOM is no part of a question
         reader = csv.reader(fh)
         header = next(reader, None)
         if header is None:
@@ -179,14 +186,23 @@ def load_truthfulqa(path: str | os.PathLike[str] | None = None) -> list[Benchmar
     file = Path(path)
     if not file.is_file():
         raise DataError(f"TruthfulQA file not found: {file}")
-    with open(file, newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in _TQA_COLUMNS if c not in (reader.fieldnames or ())]
-        if missing:
-            raise DataError(f"{file}: missing column(s) {', '.join(missing)}")
-        return [_tqa_item(i, r["Question"], r["Best Answer"], _split_answers(r["Incorrect Answers"]),
-                          r["Type"], r["Category"], r.get("Source") or "")
-                for i, r in enumerate(reader)]
+    with open(file, newline="", encoding="utf-8-sig") as fh:   # -sig: a BOM is no part of "Type"
+        try:
+            reader = csv.DictReader(fh)
+            missing = [c for c in _TQA_COLUMNS if c not in (reader.fieldnames or ())]
+            if missing:
+                raise DataError(f"{file}: missing column(s) {', '.join(missing)}")
+            items = []
+            for i, r in enumerate(reader):
+                short = [c for c in _TQA_COLUMNS if r.get(c) is None]   # csv gives None past the end
+                if short:
+                    raise DataError(f"{file}: line {reader.line_num}: missing field(s) {', '.join(short)}")
+                items.append(_tqa_item(i, r["Question"], r["Best Answer"],
+                                       _split_answers(r["Incorrect Answers"]), r["Type"],
+                                       r["Category"], r.get("Source") or ""))
+            return items
+        except UnicodeDecodeError as exc:
+            raise DataError(f"{file}: not UTF-8 text ({exc.reason})") from None
 
 
 def _truthfulqa_from_hub() -> list[BenchmarkItem]:

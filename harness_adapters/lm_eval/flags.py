@@ -32,8 +32,12 @@ def flags_from_samples(path: Path, model: str,
     Each sample's doc carries the probe (``probe_json``), its response is the model's completion;
     the flag is built exactly as ``benchchecker ts-guess`` builds it.
     """
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise DataError(f"{path}:{lineno}: not UTF-8 ({exc.reason})") from None
             if not line.strip():
                 continue
             try:
@@ -83,7 +87,11 @@ def from_lm_eval(samples: tuple[Path, ...], model: str | None, threshold: float,
         name = model or model_from_results(path)
         if not name:
             raise DataError(f"{path}: no results_*.json beside it names the model; pass --model")
+        before = len(flags)
         flags.extend(flags_from_samples(path, name, threshold))
+        if len(flags) == before:
+            raise DataError(f"{path}: no samples (an empty file); use the samples file of a "
+                            "ts_guessing_* task run with --log_samples")
     write_flags(output, flags)
     n = sum(bool(f.contaminated) for f in flags)
     click.echo(f"{len(flags)} flags from {len(samples)} file(s), {n} contaminated -> {output}")

@@ -122,8 +122,12 @@ def _predictions(path: str, dataset_name: str, split: str) -> list[dict[str, Any
     if path == "gold":
         from swebench.harness.utils import load_swebench_dataset
 
-        return [{"instance_id": d["instance_id"], "model_name_or_path": "gold"}
-                for d in load_swebench_dataset(dataset_name, split)]
+        try:
+            rows = load_swebench_dataset(dataset_name, split)
+        except Exception as exc:  # datasets / pyarrow / json raise many types: one line naming it
+            raise InputError(f"--dataset_name {dataset_name}: cannot load split {split!r} "
+                             f"({type(exc).__name__}: {exc})") from exc
+        return [{"instance_id": d["instance_id"], "model_name_or_path": "gold"} for d in rows]
     from swebench.harness.utils import get_predictions_from_file
 
     try:
