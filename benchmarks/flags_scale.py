@@ -1,11 +1,17 @@
-"""Reading flags at scale (issue 14, item 14): records per second of ``read_flags`` (the fast
-check, jsonschema only for records it does not accept) beside the old path (jsonschema on every
-record), in the same run.
+"""Flags at scale (issue 14, item 14), each beside the old path measured in the same run.
+
+1. Reading: records per second of ``read_flags`` (msgspec decodes and checks each chunk against
+   the schema's record type; jsonschema only for what it does not accept) beside the old path
+   (``json`` + jsonschema on every record), timed on ``--old-n`` records. Goal: 1e6 records read
+   and validated in <= 10 s.
+2. Leaderboard: ``benchchecker leaderboard`` over ``--subs`` submissions x ``--instances``
+   instances x (instances x ``--models``) flags, in a child process (wall time and peak RSS),
+   beside the old per-submission merge (every flag re-merged for each submission) timed on
+   ``--old-subs`` submissions and scaled per submission. Goal: 100 x 1e5 x 1e6 in <= 60 s, peak
+   memory <= 2 GB.
 
     python benchmarks/flags_scale.py [--n 1000000] [--old-n 100000]
-
-The old path is timed on ``--old-n`` records (it is ~100x slower) and its rate compared per
-record. Goal: 1e6 records read and validated in <= 10 s.
+           [--subs 100 --instances 100000 --models 10 --old-subs 3] [--skip-read|--skip-leaderboard]
 """
 
 from __future__ import annotations
@@ -46,12 +52,86 @@ def _old(path: Path) -> int:
     return n
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--n", type=int, default=1_000_000)
-    p.add_argument("--old-n", type=int, default=100_000)
-    args = p.parse_args()
+TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
 
+
+def _leaderboard_data(root: Path, subs: int, n_inst: int, n_models: int) -> tuple[Path, Path, Path]:
+    """Submissions (experiments layout), a tiers CSV (the instance list) and the flags file:
+    Stage II flags for every (instance, model); each submission is one of the models."""
+    import random
+
+    rng = random.Random(0)
+    ids = [f"org__repo-{i}" for i in range(n_inst)]
+    tiers = root / "tiers.csv"
+    tiers.write_text("instance_id,difficulty\n" + "".join(f"{iid},{TIERS[i % 4]}\n" for i, iid in enumerate(ids)))
+    for k in range(subs):
+        folder = root / "subs" / f"2025010{k % 9 + 1}_sub{k:03d}"
+        (folder / "results").mkdir(parents=True)
+        resolved = [iid for iid in ids if rng.random() < 0.3 + 0.4 * (k / subs)]
+        (folder / "results" / "results.json").write_text(json.dumps({"resolved": resolved}))
+        (folder / "metadata.yaml").write_text(f"info:\n  name: sub {k}\ntags:\n  model: [model-{k % n_models}]\n")
+    flags = root / "flags.jsonl"
+    with open(flags, "w", encoding="utf-8") as fh:
+        for m in range(n_models):
+            for i, iid in enumerate(ids):
+                c = rng.random()
+                fh.write(json.dumps({
+                    "schema_version": 1, "benchmark": "swe-bench-verified", "instance_id": iid,
+                    "model": f"model-{m}", "method": "benchchecker.stage2",
+                    "contaminated": True if c < 0.3 else False if c < 0.9 else None,
+                    "score": round(c, 3), "p_value": None,
+                    "evidence": {"category": "present", "snapshot_commit": f"{i:040x}"},
+                    "created_at": "2026-12-01T00:00:00Z", "tool_version": "0.1.0"}) + "\n")
+    return root / "subs", tiers, flags
+
+
+def _leaderboard(args: argparse.Namespace) -> None:
+    import subprocess
+    import sys
+
+    from benchchecker_plugin.flags import merge_flags, read_flags
+    from benchchecker_plugin.leaderboard import load_submissions
+
+    with tempfile.TemporaryDirectory() as tmp:
+        t = time.perf_counter()
+        subs_dir, tiers, flags = _leaderboard_data(Path(tmp), args.subs, args.instances, args.models)
+        n_flags = args.instances * args.models
+        print(f"data: {args.subs} submissions x {args.instances:,} instances x {n_flags:,} flags "
+              f"(written in {time.perf_counter() - t:.0f} s)")
+        code = ("import resource, sys, time\n"
+                "from benchchecker_plugin.cli import main\n"
+                "t = time.perf_counter()\n"
+                "try:\n    main(sys.argv[1:], standalone_mode=False)\n"
+                "finally:\n"
+                "    print('WALL', time.perf_counter() - t, 'RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+        proc = subprocess.run([sys.executable, "-c", code, "leaderboard", "--submissions", str(subs_dir),
+                               "--flags", str(flags), "--tiers", str(tiers), "--benchmark",
+                               "swe-bench-verified", "--out", str(Path(tmp) / "out")],
+                              capture_output=True, text=True, check=False)
+        last = [ln for ln in proc.stdout.splitlines() if ln.startswith("WALL")]
+        if proc.returncode != 0 or not last:
+            raise SystemExit(f"leaderboard failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        _, wall, _, rss = last[-1].split()
+        new_s, peak_gb = float(wall), int(rss) / 2**20
+        print(f"leaderboard (flags read once, verdicts per model): {new_s:.1f} s, peak RSS "
+              f"{peak_gb:.2f} GB (goal: <= 60 s, <= 2 GB)")
+
+        # the old path: for each submission, every flag filtered and the applicable ones merged into
+        # new records (merge_flags), as `leaderboard` did before (timed on a few, per submission)
+        all_flags = read_flags(flags)
+        subs = load_submissions(subs_dir)[: args.old_subs]
+        t = time.perf_counter()
+        for sub in subs:
+            (model,) = sub.models
+            relevant = [f for f in all_flags if f.benchmark == "swe-bench-verified" and f.applies_to(model)]
+            {m.instance_id: m.verdict for m in merge_flags(relevant) if m.applies_to(model)}
+        per_sub = (time.perf_counter() - t) / len(subs)
+        print(f"old path (all {n_flags:,} flags filtered and merged per submission): {per_sub:.1f} s per "
+              f"submission -> {args.subs} submissions: {per_sub * args.subs:.0f} s in verdicts alone; "
+              f"whole leaderboard {per_sub * args.subs / new_s:.1f}x slower than now")
+
+
+def _read(args: argparse.Namespace) -> None:
     from benchchecker_plugin.flags import read_flags
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,11 +146,28 @@ def main() -> None:
         n_old = _old(small)
         old_s = time.perf_counter() - t
     new_rate, old_rate = n_new / new_s, n_old / old_s
-    print(f"read_flags (fast check): {n_new:,} records in {new_s:.1f} s = {new_rate:,.0f}/s "
+    print(f"read_flags (msgspec check): {n_new:,} records in {new_s:.1f} s = {new_rate:,.0f}/s "
           f"(goal: 1e6 in <= 10 s)")
     print(f"old path (jsonschema on every record): {n_old:,} records in {old_s:.1f} s = "
           f"{old_rate:,.0f}/s -> 1e6 would take {1e6 / old_rate:.0f} s")
     print(f"speed-up per record: {new_rate / old_rate:.1f}x")
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=1_000_000)
+    p.add_argument("--old-n", type=int, default=100_000)
+    p.add_argument("--subs", type=int, default=100)
+    p.add_argument("--instances", type=int, default=100_000)
+    p.add_argument("--models", type=int, default=10)
+    p.add_argument("--old-subs", type=int, default=3)
+    p.add_argument("--skip-read", action="store_true")
+    p.add_argument("--skip-leaderboard", action="store_true")
+    args = p.parse_args()
+    if not args.skip_read:
+        _read(args)
+    if not args.skip_leaderboard:
+        _leaderboard(args)
 
 
 if __name__ == "__main__":

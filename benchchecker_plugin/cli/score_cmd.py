@@ -153,7 +153,7 @@ def _rate_run(subs: Sequence[Any], flags_path: Path, tiers_path: Path | None,
               group_hard: bool, n_boot: int, seed: int, min_clean: int = 0,
               flags_out: list[ContaminationFlag] | None = None
               ) -> tuple[pd.DataFrame, list[str], str]:
-    from ..leaderboard import submission_verdicts
+    from ..leaderboard import verdicts_by_submission
     from ..scoring import UndefinedMetricWarning, rate_table
 
     flags = _flags_for(flags_path, benchmark)
@@ -162,9 +162,15 @@ def _rate_run(subs: Sequence[Any], flags_path: Path, tiers_path: Path | None,
     ids, denom = _denominator(instances_path, tiers_path, id_field)
     tiers = _tiers(tiers_path, benchmark, tier_field, id_field)
     idset = set(ids)
+    for sub in subs:   # here both files are known (the scorer below knows names only)
+        unknown = sorted(sub.resolved - idset)
+        if unknown:
+            shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+            raise DataError(f"{sub.source or sub.name}: submission {sub.name}: {len(unknown)} resolved "
+                            f"instance ids are not in the benchmark's instance list: {shown} "
+                            f"(read from {denom})")
     outside = len({f.instance_id for f in flags} - idset)
-    verdicts = {s.name: submission_verdicts(flags, benchmark=benchmark, models=s.models)
-                for s in subs}
+    verdicts = verdicts_by_submission(flags, subs, benchmark=benchmark)
     with warnings.catch_warnings(record=True) as caught:
         # why rows are blank goes into the notes (printed and in the report), said once in words
         warnings.simplefilter("always", UndefinedMetricWarning)

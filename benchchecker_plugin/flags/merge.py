@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import enum
 from collections import defaultdict
-from typing import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import InputError
 from .record import ANY_MODEL, ContaminationFlag, Verdict
@@ -120,6 +121,50 @@ def merge_flags(flags: Iterable[ContaminationFlag],
     p-value, and (when any) the expected methods without a record (``"missing"``) and the
     assumptions made (``"assumed"``). Output order: benchmark, instance_id, model.
     """
+    merged: list[ContaminationFlag] = []
+    for g in _groups(flags, policy, methods, assume_repo_seen):
+        evidence: dict = {"policy": g.policy.value}
+        if g.assumed:
+            evidence["assumed"] = {STAGE1_METHOD: True, "reason": ASSUME_REPO_SEEN_REASON}
+        p_values = [r.p_value for r in g.records if r.p_value is not None]
+        evidence["methods"] = {
+            f"{r.method}@{r.model}" if r.model != g.model else r.method: {
+                "contaminated": r.contaminated, "score": r.score, "p_value": r.p_value}
+            for r in g.records
+        }
+        if g.missing:
+            evidence["missing"] = g.missing
+        merged.append(ContaminationFlag(
+            benchmark=g.benchmark,
+            instance_id=g.instance_id,
+            model=g.model,
+            method=MERGED_METHOD,
+            contaminated=g.verdict,
+            score=max(r.score for r in g.records),
+            p_value=min(p_values) if p_values else None,
+            evidence=evidence,
+        ))
+    return merged
+
+
+@dataclass(frozen=True)
+class _Group:
+    """The records of one (benchmark, instance, model) and the verdict they merge to."""
+
+    benchmark: str
+    instance_id: str
+    model: str
+    records: list[ContaminationFlag]
+    verdict: bool | None
+    missing: list[str]
+    assumed: bool
+    policy: MergePolicy
+
+
+def _groups(flags: Iterable[ContaminationFlag], policy: MergePolicy | str,
+            methods: Iterable[str] | None, assume_repo_seen: bool) -> Iterator[_Group]:
+    """Every (benchmark, instance, model) group of ``flags`` with its merged verdict, in output
+    order: the one place the merge rules live (``merge_flags`` and ``verdicts_for`` use it)."""
     policy = MergePolicy(policy)
     if assume_repo_seen and policy is not MergePolicy.BENCHCHECKER:
         raise InputError(f"assume_repo_seen applies only to the '{MergePolicy.BENCHCHECKER.value}' "
@@ -139,44 +184,29 @@ def merge_flags(flags: Iterable[ContaminationFlag],
         by_instance[(flag.benchmark, flag.instance_id)].append(flag)
     fixed = None if methods is None else set(methods)
 
-    merged: list[ContaminationFlag] = []
     for (benchmark, instance_id), records in sorted(by_instance.items()):
+        if len(records) == 1 and fixed is None and policy is not MergePolicy.BENCHCHECKER:
+            # one record, one vote: every policy returns it (the common case, kept cheap)
+            only = records[0]
+            yield _Group(benchmark, instance_id, only.model, records, only.contaminated, [], False, policy)
+            continue
         models = sorted({r.model for r in records if r.model != ANY_MODEL}) or [ANY_MODEL]
         for model in models:
             group = sorted((r for r in records if r.applies_to(model)), key=lambda r: r.method)
             votes = _votes(group, model)
             expected = fixed if fixed is not None else set(votes)
-            evidence: dict = {"policy": policy.value}
+            assumed = False
             if policy is MergePolicy.BENCHCHECKER:
                 missing = sorted(m for m in (STAGE1_METHOD, STAGE2_METHOD) if m not in votes)
                 stage1 = votes.get(STAGE1_METHOD)
                 if assume_repo_seen and STAGE1_METHOD not in votes:
-                    stage1 = True
+                    stage1, assumed = True, True
                     missing.remove(STAGE1_METHOD)
-                    evidence["assumed"] = {STAGE1_METHOD: True, "reason": ASSUME_REPO_SEEN_REASON}
                 verdict = _benchchecker(stage1, votes.get(STAGE2_METHOD))
             else:
                 missing = sorted(set(expected) - set(votes))
                 verdict = _combine([*votes.values(), *[None] * len(missing)], policy)
-            p_values = [r.p_value for r in group if r.p_value is not None]
-            evidence["methods"] = {
-                f"{r.method}@{r.model}" if r.model != model else r.method: {
-                    "contaminated": r.contaminated, "score": r.score, "p_value": r.p_value}
-                for r in group
-            }
-            if missing:
-                evidence["missing"] = missing
-            merged.append(ContaminationFlag(
-                benchmark=benchmark,
-                instance_id=instance_id,
-                model=model,
-                method=MERGED_METHOD,
-                contaminated=verdict,
-                score=max(r.score for r in group),
-                p_value=min(p_values) if p_values else None,
-                evidence=evidence,
-            ))
-    return merged
+            yield _Group(benchmark, instance_id, model, group, verdict, missing, assumed, policy)
 
 
 def verdicts_for(flags: Iterable[ContaminationFlag], *, benchmark: str, model: str,
@@ -199,11 +229,16 @@ def verdicts_for(flags: Iterable[ContaminationFlag], *, benchmark: str, model: s
         for m in sorted(done, key=lambda f: f.model == model):  # the model's own record wins over "*"
             out_done[m.instance_id] = m.verdict
         return out_done
-    merged = [m for m in merge_flags(relevant, policy,
-                                     assume_repo_seen=assume_repo_seen) if m.applies_to(model)]
+    from_bool = Verdict.from_bool
+    if MergePolicy(policy) is not MergePolicy.BENCHCHECKER and not assume_repo_seen:
+        ids = [f.instance_id for f in relevant]
+        if len(set(ids)) == len(ids):
+            # one record per instance (one method, one model): under every policy but
+            # benchchecker's, the verdict is that record's own (a leaderboard's common case)
+            return {f.instance_id: from_bool(f.contaminated) for f in relevant}
     out: dict[str, Verdict] = {}
-    for m in merged:
+    for g in _groups(relevant, policy, None, assume_repo_seen):
         # A concrete-model merge already includes the "*" records; prefer it.
-        if m.model == model or m.instance_id not in out:
-            out[m.instance_id] = m.verdict
+        if g.model == model or (g.model == ANY_MODEL and g.instance_id not in out):
+            out[g.instance_id] = from_bool(g.verdict)
     return out

@@ -51,6 +51,14 @@ def _freeze(value: Any) -> Any:
     return value
 
 
+def _freeze_owned(value: dict[str, Any]) -> Any:
+    """:func:`_freeze` of a JSON object the caller owns: a flat one is wrapped without a copy."""
+    for v in value.values():
+        if not (type(v) is str or type(v) is float or type(v) is int or type(v) is bool or v is None):
+            return _freeze(value)
+    return MappingProxyType(value)
+
+
 def _thaw(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {k: _thaw(v) for k, v in value.items()}
@@ -118,6 +126,29 @@ class ContaminationFlag:
             "created_at": self.created_at,
             "tool_version": self.tool_version,
         }
+
+    @classmethod
+    def _trusted(cls, benchmark: str, instance_id: str, model: str, method: str,
+                 contaminated: bool | None, score: float, p_value: float | None,
+                 evidence: dict[str, Any], created_at: str, tool_version: str,
+                 schema_version: int) -> "ContaminationFlag":
+        """A record from fields already checked against the schema (the flags reader's fast
+        path): the same object ``from_dict`` builds, without re-checking each field. ``evidence``
+        must be a fresh dict nobody else holds (it is wrapped, not copied, when flat)."""
+        flag = object.__new__(cls)
+        d = flag.__dict__   # filled in field order: the instance keeps its key-sharing dict (small)
+        d["benchmark"] = benchmark
+        d["instance_id"] = instance_id
+        d["model"] = model
+        d["method"] = method
+        d["contaminated"] = contaminated
+        d["score"] = float(score)
+        d["p_value"] = p_value
+        d["evidence"] = _freeze_owned(evidence)
+        d["created_at"] = created_at
+        d["tool_version"] = tool_version
+        d["schema_version"] = schema_version
+        return flag
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> "ContaminationFlag":

@@ -2,7 +2,7 @@
 
 from .harness_logs import load_inspect_log, load_lm_eval_samples
 from .load import FORMATS, detect_format, load_submissions
-from .model_map import apply_model_map, read_model_map, submission_verdicts
+from .model_map import apply_model_map, read_model_map, submission_verdicts, verdicts_by_submission
 from .multi_swe_bench import load_final_report, load_multi_swe_bench, msb_instance_id
 from .submission import Submission
 from .swebench import load_experiments, load_instance_logs, load_run_report
@@ -27,4 +27,5 @@ __all__ = [
     "msb_instance_id",
     "read_model_map",
     "submission_verdicts",
+    "verdicts_by_submission",
 ]

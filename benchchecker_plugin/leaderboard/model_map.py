@@ -16,7 +16,7 @@ from ..errors import DataError
 from ..flags import ANY_MODEL, ContaminationFlag, Verdict, verdicts_for
 from .submission import Submission
 
-__all__ = ["apply_model_map", "read_model_map", "submission_verdicts"]
+__all__ = ["apply_model_map", "read_model_map", "submission_verdicts", "verdicts_by_submission"]
 
 _UNKNOWN = {"", "undisclosed", "unknown", "none", "nan"}
 
@@ -53,6 +53,8 @@ def submission_verdicts(flags: Iterable[ContaminationFlag], *, benchmark: str,
     flags = list(flags)
     names = [m for m in models if m.strip().lower() not in _UNKNOWN] or [ANY_MODEL]
     per_model = [verdicts_for(flags, benchmark=benchmark, model=m) for m in names]
+    if len(per_model) == 1:
+        return dict(per_model[0])
     out: dict[str, Verdict] = {}
     for iid in set().union(*per_model):
         vs = [v.get(iid, Verdict.UNDECIDED) for v in per_model]
@@ -62,4 +64,28 @@ def submission_verdicts(flags: Iterable[ContaminationFlag], *, benchmark: str,
             out[iid] = Verdict.CLEAN
         else:
             out[iid] = Verdict.UNDECIDED
+    return out
+
+
+def verdicts_by_submission(flags: Iterable[ContaminationFlag], submissions: Sequence[Submission], *,
+                           benchmark: str) -> dict[str, Mapping[str, Verdict]]:
+    """``{submission name: submission_verdicts(...)}`` for many submissions at once.
+
+    The flags are indexed by model once, each submission sees only the ``"*"`` records and its
+    own models' records, and submissions built on the same models share one (read-only) verdict
+    mapping: a leaderboard of 100 submissions does not merge every flag 100 times.
+    """
+    star: list[ContaminationFlag] = []
+    by_model: dict[str, list[ContaminationFlag]] = {}
+    for f in flags:
+        if f.benchmark == benchmark:
+            (star if f.model == ANY_MODEL else by_model.setdefault(f.model, [])).append(f)
+    done: dict[tuple[str, ...], Mapping[str, Verdict]] = {}
+    out: dict[str, Mapping[str, Verdict]] = {}
+    for sub in submissions:
+        names = tuple(m for m in sub.models if m.strip().lower() not in _UNKNOWN)
+        if names not in done:
+            mine = star + [f for m in dict.fromkeys(names) for f in by_model.get(m, ())]
+            done[names] = submission_verdicts(mine, benchmark=benchmark, models=names)
+        out[sub.name] = done[names]
     return out

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -43,7 +44,9 @@ def resolved_from_results(data: Any, source: Path) -> tuple[frozenset[str], froz
     resolved = _id_list(data[key], source, key)
     submitted = _id_list(data["submitted_ids"], source, "submitted_ids") \
         if "submitted_ids" in data else None
-    return frozenset(resolved), (frozenset(submitted) if submitted is not None else None)
+    # interned: a leaderboard's submissions resolve the same ids, one string each, not one per run
+    return (frozenset(map(sys.intern, resolved)),
+            frozenset(map(sys.intern, submitted)) if submitted is not None else None)
 
 
 def _id_list(value: Any, source: Path, key: str) -> list[str]:

@@ -4,6 +4,8 @@ random valid records and random mutations of them, each checked against jsonsche
 from __future__ import annotations
 
 import copy
+import json
+import math
 from typing import Any
 
 from hypothesis import given, settings
@@ -54,3 +56,88 @@ def test_valid_records_agree(contaminated: Any, score: float, p: Any, iid: str, 
     assert _fast_valid(record) == _schema_ok(record) or not _fast_valid(record)
     assert _schema_ok(record)
     assert _fast_valid(record)
+
+
+# The file reader's fast path: a chunk is decoded and checked by msgspec against the schema's
+# record type; whatever it accepts the schema accepts, and it builds the same flags as the slow path.
+
+def _fast_read(lines: list[str]) -> list[Any] | None:
+    import operator
+
+    from benchchecker_plugin.flags.io import _patterns_hold, _typed_decoder
+
+    decoder, failures = _typed_decoder()
+    try:
+        records = decoder.decode_lines("\n".join(lines).encode("utf-8", "surrogatepass"))
+    except failures:
+        return None
+    if not _patterns_hold(records):
+        return None
+    assert all(math.isfinite(r.score) for r in records)   # the reader relies on it
+    return [operator.attrgetter(*VALID)(r) for r in records]
+
+
+@settings(max_examples=400, deadline=None)
+@given(key=st.sampled_from(sorted(VALID) + ["extra"]), value=ODD, drop=st.booleans())
+def test_the_typed_decoder_accepts_only_what_the_schema_accepts(key: str, value: Any, drop: bool) -> None:
+    record = copy.deepcopy(VALID)
+    if drop and key in record:
+        del record[key]
+    else:
+        record[key] = value
+    got = _fast_read([json.dumps(record)])
+    if got is not None:
+        assert _schema_ok(record), record
+        assert got == [tuple(record[k] for k in VALID)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(rows=st.lists(st.fixed_dictionaries({
+    "contaminated": st.sampled_from([True, False, None]), "score": st.floats(-1e300, 1e300),
+    "p_value": st.one_of(st.none(), st.floats(0, 1)), "instance_id": st.text(min_size=1, max_size=12),
+    "evidence": st.dictionaries(st.text(max_size=4), st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(-2**60, 2**60), st.floats(allow_nan=False,
+                  allow_infinity=False), st.text(max_size=5)),
+        lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=3), inner, max_size=2),
+        max_leaves=4), max_size=3)}), min_size=1, max_size=5, unique_by=lambda r: r["instance_id"]))
+def test_fast_and_slow_paths_read_the_same_flags(rows: list[dict[str, Any]], tmp_path_factory) -> None:  # noqa: ANN001
+    from benchchecker_plugin.flags import ContaminationFlag, read_flags
+
+    path = tmp_path_factory.mktemp("f") / "flags.jsonl"
+    path.write_text("".join(json.dumps({**VALID, **r}) + "\n" for r in rows), encoding="utf-8")
+    fast = read_flags(path)
+    slow = [ContaminationFlag.from_dict(json.loads(line)) for line in path.read_text().splitlines()]
+    assert fast == slow
+    assert [f.evidence for f in fast] == [s.evidence for s in slow]
+    assert [f.to_dict() for f in fast] == [s.to_dict() for s in slow]
+
+
+def test_a_bad_line_deep_in_a_big_file_is_named_with_its_line(tmp_path) -> None:  # noqa: ANN001
+    import pytest
+
+    from benchchecker_plugin.errors import FlagsFormatError
+    from benchchecker_plugin.flags import io, read_flags
+
+    lines = [json.dumps({**VALID, "instance_id": f"i-{n}"}) for n in range(3000)]
+    lines[2500] = json.dumps({**VALID, "instance_id": "bad", "method": "Bad Method"})
+    path = tmp_path / "flags.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    small = io._CHUNK
+    try:
+        io._CHUNK = 4096   # many chunks: the line count carries across them
+        with pytest.raises(FlagsFormatError, match=r"flags.jsonl:2501: field .method.: .Bad Method. does not match"):
+            read_flags(path)
+        lines[2500] = lines[10]
+        path.write_text("\n".join(lines) + "\n")
+        with pytest.raises(FlagsFormatError, match="duplicate record .* instance_id=i-10"):
+            read_flags(path)
+        lines[2500] = json.dumps({**VALID, "instance_id": "big"}).replace('"score": 0.5', '"score": 1e400')
+        path.write_text("\n".join(lines) + "\n")
+        with pytest.raises(FlagsFormatError, match="flags.jsonl:2501: field 'score': score must be finite"):
+            read_flags(path)
+        lines[2500] = json.dumps({**VALID, "instance_id": "ok"})
+        path.write_text("\n".join(lines))   # no newline at the end
+        assert [f.instance_id for f in read_flags(path)][-501:-499] == ["i-2499", "ok"]
+        assert len(read_flags(path)) == 3000
+    finally:
+        io._CHUNK = small

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import (
@@ -221,3 +223,35 @@ def test_verdicts_for_reads_a_merged_file_as_it_is() -> None:
     with pytest.raises(InputError, match="mix merged records with per-method ones"):
         verdicts_for([*merged, f("i4", "benchchecker.stage2", True, 1.0)],
                      benchmark="swe-bench-verified", model="m1")
+
+
+def _reference_verdicts(flags, *, benchmark, model, policy="any", assume_repo_seen=False):  # noqa: ANN001, ANN202
+    """verdicts_for as first written: merge the applicable records into new ones, then read them."""
+    from benchchecker_plugin.flags import merge_flags
+
+    relevant = [f for f in flags if f.benchmark == benchmark and f.applies_to(model)]
+    out = {}
+    for m in merge_flags(relevant, policy, assume_repo_seen=assume_repo_seen):
+        if m.applies_to(model) and (m.model == model or m.instance_id not in out):
+            out[m.instance_id] = m.verdict
+    return out
+
+
+_RECORD = st.tuples(st.sampled_from(["i1", "i2", "i3", "i4"]), st.sampled_from(["m1", "m2", "*"]),
+                    st.sampled_from(["benchchecker.stage1", "benchchecker.stage2", "ts_guessing.x"]),
+                    st.sampled_from([True, False, None]), st.sampled_from(["2026-01-01T00:00:00Z",
+                                                                          "2026-02-01T00:00:00Z"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(records=st.lists(_RECORD, max_size=12), policy=st.sampled_from(["any", "all", "majority", "benchchecker"]),
+       one_method=st.booleans())
+def test_verdicts_for_equals_the_merge_it_summarises(records, policy, one_method) -> None:  # noqa: ANN001
+    """Its shortcuts (one record per instance; verdicts without building merged records) change
+    no verdict: checked against merging into records and reading them, on random record sets."""
+    flags = [ContaminationFlag("b", iid, model, "benchchecker.stage2" if one_method else method, c, 0.5,
+                               created_at=when)
+             for iid, model, method, c, when in records]
+    for model in ("m1", "m2", "*"):
+        assert verdicts_for(flags, benchmark="b", model=model, policy=policy) == \
+            _reference_verdicts(flags, benchmark="b", model=model, policy=policy)

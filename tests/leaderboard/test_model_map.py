@@ -57,3 +57,27 @@ def test_submission_verdicts_combine_models():
                  "i4": Verdict.CONTAMINATED, "i5": Verdict.CONTAMINATED}
     unknown = submission_verdicts(flags, benchmark="swe-bench-verified", models=())
     assert unknown == {"i4": Verdict.CONTAMINATED, "i5": Verdict.CLEAN}
+
+
+def test_verdicts_by_submission_equals_one_submission_at_a_time() -> None:
+    """The indexed, shared computation gives every submission exactly its own verdicts."""
+    import random
+
+    from benchchecker_plugin.flags import ContaminationFlag
+    from benchchecker_plugin.leaderboard import Submission, submission_verdicts, verdicts_by_submission
+
+    rng = random.Random(3)
+    flags = [ContaminationFlag(rng.choice(["swe-bench-verified", "other"]), f"i{rng.randrange(40)}",
+                               rng.choice(["m1", "m2", "m3", "*"]),
+                               rng.choice(["benchchecker.stage1", "benchchecker.stage2"]),
+                               rng.choice([True, False, None]), 0.5,
+                               created_at=f"2026-0{rng.randrange(1, 4)}-01T00:00:00Z")
+             for _ in range(300)]
+    flags = list({f.key: f for f in flags}.values())
+    subs = [Submission(name=f"s{k}", resolved=frozenset(), model=model)
+            for k, model in enumerate(["m1", "m2", "m1;m3", "", "UNDISCLOSED", "m1", "m9", "m3;m1"])]
+    got = verdicts_by_submission(flags, subs, benchmark="swe-bench-verified")
+    want = {s.name: submission_verdicts(flags, benchmark="swe-bench-verified", models=s.models) for s in subs}
+    assert {k: dict(v) for k, v in got.items()} == want
+    assert got["s0"] is got["s5"]   # same model: computed once, shared
+    assert any(v for v in want.values())
