@@ -33,3 +33,20 @@ def test_core_imports_no_harness() -> None:
             "bad = [m for m in ('lm_eval', 'inspect_ai', 'swebench') if m in sys.modules]\n"
             "assert not bad, bad")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_the_listed_packages_are_every_package_and_the_shipped_tasks() -> None:
+    """pyproject lists its packages (tasks/ is mapped into the package); none may be left out."""
+    import tomllib
+    from pathlib import Path
+
+    from setuptools import find_namespace_packages, find_packages
+
+    root = Path(__file__).resolve().parents[1]
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    found = find_packages(str(root), include=["benchchecker_plugin*", "harness_adapters*"])
+    tasks = ["benchchecker_plugin.tasks"] + [f"benchchecker_plugin.tasks.{p}"
+                                             for p in find_namespace_packages(str(root / "tasks"))
+                                             if "__pycache__" not in p]
+    assert sorted(config["packages"]) == sorted(found + tasks)
+    assert config["package-dir"] == {"benchchecker_plugin.tasks": "tasks"}

@@ -20,6 +20,7 @@ _COMMANDS = {
     "cache": "benchchecker_plugin.cli.cache_cmd:cache",
     "repos": "benchchecker_plugin.cli.repos_cmd:repos",
     "models": "benchchecker_plugin.cli.models_cmd:models",
+    "tasks": "benchchecker_plugin.cli.tasks_cmd:tasks",
     # scorer
     "score": "benchchecker_plugin.cli.score_cmd:score",
     "rescore": "benchchecker_plugin.cli.score_cmd:rescore",
@@ -45,6 +46,7 @@ _SHORT_HELP = {
     "cache": "Inspect or empty the model response cache.",
     "repos": "Clones of the repositories benchmark instances name (for patch-presence --repos-dir).",
     "models": "Show the plain model folder of a local model, for other harnesses.",
+    "tasks": "Task files shipped for the harnesses (lm-eval YAML tasks), in a checkout or a wheel.",
     "score": "How well flags find the truly contaminated instances: AUC, TPR, FPR, TPR@FPR, with "
              "intervals.",
     "rescore": "Re-score one run without its contaminated instances, per difficulty tier.",

@@ -1,0 +1,98 @@
+"""The wheel installs like a library (issue 15): a user's own torch is kept, the harnesses are
+extras, and the lm-eval tasks run from the installed wheel, not only from a checkout."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import venv
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MMLU = ROOT.parent / "shared" / "data" / "mmlu"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation",
+                    str(ROOT), "-w", str(out)], check=True, cwd=out)
+    (whl,) = out.glob("benchchecker_plugin-*.whl")
+    return whl
+
+
+def _venv(path: Path, *, system: bool) -> Path:
+    venv.EnvBuilder(system_site_packages=system, with_pip=True).create(path)
+    return path / "bin" / "python"
+
+
+def _fake_torch(dest: Path, version: str) -> Path:
+    """A stand-in wheel named torch (a user's own build, say), to see whether pip replaces it."""
+    name = f"torch-{version}-py3-none-any.whl"
+    whl = dest / name
+    dist = f"torch-{version}.dist-info"
+    with zipfile.ZipFile(whl, "w") as z:
+        z.writestr("torch/__init__.py", f"__version__ = {version!r}\n")
+        z.writestr(f"{dist}/METADATA", f"Metadata-Version: 2.1\nName: torch\nVersion: {version}\n")
+        z.writestr(f"{dist}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n")
+        z.writestr(f"{dist}/RECORD", "")
+    return whl
+
+
+def test_the_wheel_carries_the_tasks_and_types(wheel: Path) -> None:
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "benchchecker_plugin/tasks/lm_eval/mmlu_local/mmlu_local_astronomy.yaml" in names
+    assert "benchchecker_plugin/tasks/lm_eval/mmlu_local/_default_template_yaml" in names
+    assert "benchchecker_plugin/tasks/lm_eval/ts_guessing/utils.py" in names
+    assert "benchchecker_plugin/py.typed" in names and "harness_adapters/py.typed" in names
+    assert not [n for n in names if n.startswith(("tasks/", "tests/"))]
+    meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
+    requires = [ln.split(":", 1)[1].strip() for ln in meta.splitlines() if ln.startswith("Requires-Dist:")]
+    core = [r for r in requires if "extra ==" not in r]
+    assert "torch>=2.4" in core and not any(r.startswith("torch==") for r in requires)
+    assert not any(r.split(">")[0].split("<")[0].split("=")[0].strip() in ("lm-eval", "inspect-ai", "swebench")
+                   for r in core)
+
+
+def test_a_users_own_torch_is_kept(wheel: Path, tmp_path: Path) -> None:
+    """pip, asked to install the wheel where a torch 2.5 is already installed, keeps it."""
+    py = _venv(tmp_path / "venv", system=True)   # the rest of the dependencies: already there
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", _fake_torch(tmp_path, "2.5.0")], check=True)
+    report = tmp_path / "report.json"
+    subprocess.run([py, "-m", "pip", "install", "-q", "--dry-run", "--report", report, wheel], check=True,
+                   env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+    planned = {i["metadata"]["name"].lower().replace("_", "-"): i["metadata"]["version"]
+               for i in json.loads(report.read_text())["install"]}
+    assert planned == {"benchchecker-plugin": planned["benchchecker-plugin"]}, planned
+    out = subprocess.run([py, "-c", "import torch; print(torch.__version__)"], capture_output=True,
+                         text=True, check=True, cwd=tmp_path)
+    assert out.stdout.strip() == "2.5.0"
+
+
+@pytest.mark.skipif(not MMLU.is_dir(), reason=f"shared data not present: {MMLU}")
+def test_the_lm_eval_task_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:
+    py = _venv(tmp_path / "venv", system=True)   # lm-eval (the [lm-eval] extra) comes from the system
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", wheel], check=True)
+    work = tmp_path / "elsewhere"   # not the checkout: nothing can come from tasks/ here
+    work.mkdir()
+    bindir = py.parent
+    where = subprocess.run([bindir / "benchchecker", "tasks", "path"], capture_output=True, text=True,
+                           check=True, cwd=work).stdout.strip()
+    assert where.startswith(str(tmp_path / "venv")) and where.endswith("benchchecker_plugin/tasks/lm_eval")
+    env = {**os.environ, "HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1"}
+    env.pop("PYTHONPATH", None)
+    run = subprocess.run([py, "-m", "lm_eval", "run", "--model", "dummy", "--include_path", where,
+                          "--tasks", "mmlu_local_astronomy", "--limit", "3", "--metadata",
+                          json.dumps({"data": str(MMLU)}), "--output_path", str(work / "out")],
+                         capture_output=True, text=True, cwd=work, env=env)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "|astronomy|" in run.stdout   # the task's alias
+    (results,) = (work / "out").rglob("results_*.json")
+    assert json.loads(results.read_text())["results"]["mmlu_local_astronomy"]["acc,none"] >= 0
