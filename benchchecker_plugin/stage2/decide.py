@@ -22,12 +22,13 @@ class Category(enum.Enum):
     INCONCLUSIVE = "refactored-inconclusive"  # some lines found, some not: maybe refactored
     GONE = "file-or-function-gone"           # the file or function is not in the snapshot
     VERIFIED = "verified-by-tests"           # the snapshot code passes the instance's tests
+    REFUTED = "refuted-by-tests"             # in a trusted environment, the snapshot code fails them
     ERROR = "error"                          # the instance could not be processed
 
     @property
     def contaminated(self) -> bool | None:
         return {Category.PRESENT: True, Category.VERIFIED: True,
-                Category.PRE_PATCH_ONLY: False}.get(self)
+                Category.PRE_PATCH_ONLY: False, Category.REFUTED: False}.get(self)
 
 
 @dataclass(frozen=True)

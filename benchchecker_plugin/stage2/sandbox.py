@@ -32,9 +32,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import ExecutionError, InputError
 
@@ -105,15 +105,19 @@ def _step(tokens: list[str], cmd: str, what: str) -> Step:
 # itself), every other mount becomes read-only, the caller's home disappears under a tmpfs except
 # the folders the test needs to find its interpreter and tools (``keep``: PATH entries and Python's
 # prefixes inside it, read-only), then the step runs with exactly the environment given.
-# Arguments: work folder, home to hide, kept folders (relative, ':'-separated), cwd, then
-# `env -i NAME=VALUE ... argv`.
+# Arguments: work folder, home to hide, kept folders (relative, ':'-separated), cwd, other
+# writable folders (':'-separated), then `env -i NAME=VALUE ... argv`.
 _CONFINE = r"""
 set -e
-work=$1 hide=$2 keep=$3 cwd=$4; shift 4
+work=$1 hide=$2 keep=$3 cwd=$4 extra=$5; shift 5
 mount --bind "$work" "$work"
+old_ifs=$IFS; IFS=:
+for w in $extra; do mount --bind "$w" "$w"; done
+IFS=$old_ifs
 awk '{print $5}' /proc/self/mountinfo | sort -u | while read -r m; do
   m=$(printf '%b' "$m")
   case "$m" in "$work"|"$work"/*|/proc|/proc/*|/sys|/sys/*|/dev|/dev/pts|/dev/pts/*) continue;; esac
+  case ":$extra:" in *":$m:"*) continue;; esac
   mount -o remount,bind,ro "$m" 2>/dev/null || mount -o remount,bind,ro,nosuid,nodev "$m"
 done
 if [ -n "$hide" ] && [ -d "$hide" ]; then
@@ -121,9 +125,10 @@ if [ -n "$hide" ] && [ -d "$hide" ]; then
   mount -t tmpfs -o size=64k none "$hide"
   old_ifs=$IFS; IFS=:
   for rel in $keep; do
-    [ -d "$real/$rel" ] || continue
-    mkdir -p "$hide/$rel"; mount --bind "$real/$rel" "$hide/$rel"
-    mount -o remount,bind,ro "$hide/$rel"
+    rw=${rel#+}
+    [ -d "$real/$rw" ] || continue
+    mkdir -p "$hide/$rw"; mount --bind "$real/$rw" "$hide/$rw"
+    [ "$rw" != "$rel" ] || mount -o remount,bind,ro "$hide/$rw"
   done
   IFS=$old_ifs
   mount -o remount,ro "$hide"; umount -l "$real"; rmdir "$real"
@@ -133,12 +138,12 @@ exec "$@"
 """
 
 
-def _unshare() -> list[str] | None:
+def _unshare(network: bool = False) -> list[str] | None:
     exe = shutil.which("unshare")
     if exe is None:
         return None
-    return [exe, "--user", "--map-root-user", "--mount", "--net", "--pid", "--fork",
-            "--kill-child=SIGKILL", "--mount-proc"]
+    return [exe, "--user", "--map-root-user", "--mount", *([] if network else ["--net"]), "--pid",
+            "--fork", "--kill-child=SIGKILL", "--mount-proc"]
 
 
 @functools.cache
@@ -149,7 +154,7 @@ def confinement() -> str:
         return "none"
     probe = Path(os.environ.get("TMPDIR", "/tmp"))
     try:
-        proc = subprocess.run([*cmd, "sh", "-c", _CONFINE, "sh", str(probe), "", "", str(probe), "true"],
+        proc = subprocess.run([*cmd, "sh", "-c", _CONFINE, "sh", str(probe), "", "", str(probe), "", "true"],
                               capture_output=True, timeout=30, check=False, env=_base_env(probe))
     except (OSError, subprocess.TimeoutExpired):
         return "none"
@@ -161,14 +166,17 @@ def _base_env(work: Path) -> dict[str, str]:
             "HOME": str(work / "home"), "TMPDIR": str(work / "tmp"), "PYTHONDONTWRITEBYTECODE": "1"}
 
 
-def _hidden_home(work: Path) -> tuple[str, str]:
+def _hidden_home(work: Path, visible: Sequence[str | os.PathLike[str]] = (),
+                 writable: Sequence[str | os.PathLike[str]] = ()) -> tuple[str, str]:
     """The home folder to hide (``""``: none) and, ':'-joined relative to it, the folders inside
-    it that stay visible: the PATH entries and Python's own prefixes."""
+    it that stay visible: the PATH entries, Python's own prefixes and ``visible`` (read-only),
+    and ``writable`` (marked ``+``)."""
     home = Path.home().resolve()
     work = work.resolve()
     if home == work or home in work.parents or home == Path("/"):
         return "", ""
-    wanted = [*os.environ.get("PATH", "").split(os.pathsep), sys.prefix, sys.base_prefix, sys.exec_prefix]
+    wanted = [*os.environ.get("PATH", "").split(os.pathsep), sys.prefix, sys.base_prefix, sys.exec_prefix,
+              *map(str, visible)]
     keep = []
     for entry in wanted:
         if not entry:
@@ -176,14 +184,26 @@ def _hidden_home(work: Path) -> tuple[str, str]:
         path = Path(entry).resolve()
         if home in path.parents and ":" not in str(path):
             keep.append(str(path.relative_to(home)))
+    for folder in writable:
+        path = Path(folder).resolve()
+        if home in path.parents and ":" not in str(path):
+            keep.append("+" + str(path.relative_to(home)))
     return str(home), ":".join(dict.fromkeys(keep))
 
 
 def run_steps(steps: Sequence[Step], work: str | os.PathLike[str], cwd: str | os.PathLike[str], *,
-              timeout: float, allow_unsandboxed: bool = False) -> tuple[str, list[StepRun]]:
+              timeout: float, allow_unsandboxed: bool = False, network: bool = False,
+              writable: Sequence[str | os.PathLike[str]] = (), path_prepend: Sequence[str] = (),
+              env: dict[str, str] | None = None, visible: Sequence[str | os.PathLike[str]] = ()
+              ) -> tuple[str, list[StepRun]]:
     """Run ``steps`` in ``cwd`` (inside ``work``, which gets ``home/`` and ``tmp/``), confined
     when possible; the confinement used and one :class:`StepRun` per step. ``timeout`` bounds the
-    whole command: a step cut off has ``returncode None`` and later steps do not run."""
+    whole command: a step cut off has ``returncode None`` and later steps do not run.
+
+    For building an environment (not for running tests): ``network`` keeps the network,
+    ``writable`` folders stay writable besides ``work``, ``path_prepend`` goes before ``PATH``
+    and ``env`` adds variables (``PIP_CACHE_DIR``, say). ``visible``: folders inside the hidden home
+    folder the command needs (an environment, its base interpreter), read-only unless writable."""
     work = Path(work).resolve()
     for sub in ("home", "tmp"):
         (work / sub).mkdir(exist_ok=True)
@@ -192,17 +212,20 @@ def run_steps(steps: Sequence[Step], work: str | os.PathLike[str], cwd: str | os
         raise ExecutionError("cannot confine the test run on this machine (user namespaces via "
                              "`unshare` are not available); pass --allow-unsandboxed to run the "
                              "benchmark's test commands without confinement")
+    extra = ":".join(str(Path(w).resolve()) for w in writable)
     deadline = time.monotonic() + timeout
     runs: list[StepRun] = []
     for step in steps:
-        env = {**_base_env(work), **dict(step.env)}
+        full = {**_base_env(work), **(env or {}), **dict(step.env)}
+        if path_prepend:
+            full["PATH"] = os.pathsep.join([*path_prepend, full["PATH"]])
         if how == "namespaces":
-            argv = [*(_unshare() or []), "sh", "-c", _CONFINE, "sh", str(work), *_hidden_home(work),
-                    str(Path(cwd).resolve()), "env", "-i", *(f"{k}={v}" for k, v in env.items()),
+            argv = [*(_unshare(network) or []), "sh", "-c", _CONFINE, "sh", str(work),
+                    *_hidden_home(work, [*visible, *path_prepend], writable), str(Path(cwd).resolve()), extra, "env", "-i", *(f"{k}={v}" for k, v in full.items()),
                     *step.argv]
         else:
             argv = list(step.argv)
-        runs.append(_run_one(step, argv, env, Path(cwd), deadline))
+        runs.append(_run_one(step, argv, full, Path(cwd), deadline))
         if runs[-1].returncode is None:
             break
     return how, runs

@@ -1,0 +1,133 @@
+"""--verify venv end to end on a real repository built here: a per-version environment built from
+its specification and the package registry, the gold patch as the trust check, then the snapshot's
+code settles the undecided instance: contaminated where it passes, clean where it fails."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchchecker_plugin.instances import BugInstance
+from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
+from benchchecker_plugin.stage2.sandbox import confinement
+from benchchecker_plugin.stage2.venv_runner import VenvRunner, find_python, load_env_specs
+
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(confinement() != "namespaces", reason="user namespaces not available")]
+
+BUGGY = "def add_one(x):\n    return int(x) + 1\n"
+FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n"
+REFACTORED = "def add_one(x):\n    if x is None:\n        return int(0)\n    return int(x) + 1\n"
+WRONG = "def add_one(x):\n    if x is None:\n        return int(-1)\n    return int(x) + 1\n"
+PYPROJECT = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+             '[project]\nname = "calc"\nversion = "1.0"\n[tool.setuptools]\npy-modules = ["calc"]\n')
+PATCH = ("--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,4 @@\n def add_one(x):\n+    if x is None:\n"
+         "+        return 0\n     return int(x) + 1\n")
+TEST_PATCH = ("--- /dev/null\n+++ b/test_calc.py\n@@ -0,0 +1,7 @@\n+import calc\n+\n+def test_none():\n"
+              "+    assert calc.add_one(None) == 0\n+\n+def test_int():\n+    assert calc.add_one(1) == 2\n")
+PY = f"{sys.version_info.major}.{sys.version_info.minor}"
+SPECS = {"o/calc": {"1.0": {"python": PY, "pip_packages": ["pytest"], "install": "python -m pip install -e .",
+                            "test_cmd": "pytest -rA -p no:cacheprovider"}}}
+
+
+def _repo(root: Path, name: str, later: str) -> str:
+    repo = root / name
+    repo.mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    base = ""
+    for text, when in ((BUGGY, "2023-01-01"), (later, "2023-03-01")):
+        (repo / "calc.py").write_text(text)
+        (repo / "pyproject.toml").write_text(PYPROJECT)
+        stamp = f"{when}T00:00:00+0000"
+        git(repo, ["add", "-A"])
+        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
+            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+        base = base or git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    return base
+
+
+def _instance(iid: str, repo: str, base: str) -> BugInstance:
+    return BugInstance(iid, "swe-bench-verified", repo, base, PATCH, test_patch=TEST_PATCH,
+                       fail_to_pass=("test_calc.py::test_none",), pass_to_pass=("test_calc.py::test_int",),
+                       extra={"version": "1.0", "environment_setup_commit": base})
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, BugInstance, BugInstance]:
+    root = tmp_path_factory.mktemp("venv")
+    repos = root / "repos"
+    fixed = _instance("o__calc-1", "o/calc", _repo(repos, "o__calc", REFACTORED))
+    unfixed = _instance("p__calc-1", "p/calc", _repo(repos, "p__calc", WRONG))
+    return repos, root / "envs", fixed, unfixed
+
+
+def test_settles_contaminated_and_clean(world) -> None:  # noqa: ANN001
+    repos, envs, fixed, unfixed = world
+    specs = {**SPECS, "p/calc": SPECS["o/calc"]}
+    plain = patch_presence([fixed, unfixed], repos, "2023-06-01", config=PresenceConfig(similarity="difflib"))
+    assert [f.evidence["category"] for f in plain] == ["refactored-inconclusive"] * 2
+    runner = VenvRunner(repos, specs, envs_dir=envs, timeout=300)
+    flags = patch_presence([fixed, unfixed], repos, "2023-06-01",
+                           config=PresenceConfig(similarity="difflib", runner=runner))
+    yes, no = flags
+    assert yes.contaminated is True and yes.evidence["category"] == "verified-by-tests"
+    assert yes.evidence["verification"]["tests"] == {"test_calc.py::test_none": "PASSED",
+                                                     "test_calc.py::test_int": "PASSED"}
+    assert no.contaminated is False and no.evidence["category"] == "refuted-by-tests"
+    assert no.evidence["verification"]["tests"]["test_calc.py::test_none"] == "FAILED"
+    assert no.evidence["verification"]["confinement"] == "namespaces"
+    # one environment per (repository, version), built once and kept; outcomes recorded
+    assert sorted(p.name for p in envs.iterdir() if (p / ".ok").is_file())[0].startswith("o__calc-1.0-")
+    recorded = (envs / "outcomes.jsonl").read_text().splitlines()
+    assert len(recorded) == 4   # gold + snapshot, for each instance
+
+    again = patch_presence([fixed, unfixed], repos, "2023-06-01",
+                           config=PresenceConfig(similarity="difflib",
+                                                 runner=VenvRunner(repos, specs, envs_dir=envs)))
+    assert [f.contaminated for f in again] == [True, False]
+    assert (envs / "outcomes.jsonl").read_text().splitlines() == recorded   # nothing run twice
+
+
+def test_an_environment_that_cannot_be_built_stays_undecided(world, tmp_path: Path) -> None:  # noqa: ANN001
+    repos, _, fixed, _ = world
+    specs = {"o/calc": {"1.0": {**SPECS["o/calc"]["1.0"], "python": "2.0"}}}
+    (flag,) = patch_presence([fixed], repos, "2023-06-01", config=PresenceConfig(
+        similarity="difflib", runner=VenvRunner(repos, specs, envs_dir=tmp_path / "envs")))
+    assert flag.contaminated is None and flag.evidence["category"] == "refactored-inconclusive"
+    detail = flag.evidence["verification"]["detail"]
+    assert detail.startswith("environment unavailable: o__calc-1.0-") and "Python 2.0 is not installed here" in detail
+    conda = {"o/calc": {"1.0": {**SPECS["o/calc"]["1.0"], "packages": "environment.yml"}}}
+    (flag,) = patch_presence([fixed], repos, "2023-06-01", config=PresenceConfig(
+        similarity="difflib", runner=VenvRunner(repos, conda, envs_dir=tmp_path / "envs2")))
+    assert "packages from environment.yml need conda" in flag.evidence["verification"]["detail"]
+
+
+def test_a_gold_patch_that_fails_means_the_environment_is_not_trusted(world) -> None:  # noqa: ANN001
+    repos, envs, fixed, _ = world   # the same environment: its outcomes are recorded per test patch
+    bad_tests = fixed.test_patch.replace("add_one(1) == 2", "add_one(1) == 3")
+    inst = BugInstance(fixed.instance_id, fixed.benchmark, fixed.repo, fixed.base_commit, fixed.patch,
+                       test_patch=bad_tests, fail_to_pass=fixed.fail_to_pass, pass_to_pass=fixed.pass_to_pass,
+                       extra=dict(fixed.extra))
+    (flag,) = patch_presence([inst], repos, "2023-06-01", config=PresenceConfig(
+        similarity="difflib", runner=VenvRunner(repos, SPECS, envs_dir=envs)))
+    assert flag.contaminated is None
+    assert flag.evidence["verification"]["detail"].startswith("environment not trusted: the gold patch does not pass")
+
+
+def test_specs_file_and_interpreters(tmp_path: Path) -> None:
+    path = tmp_path / "specs.json"
+    path.write_text(json.dumps(SPECS))
+    assert load_env_specs(path) == SPECS
+    path.write_text("[1]")
+    with pytest.raises(Exception, match="expected a JSON object"):
+        load_env_specs(path)
+    assert find_python(PY) is not None and find_python("2.0") is None
+
+
+def test_without_a_specs_file_swebench_5_is_a_clear_error() -> None:
+    with pytest.raises(Exception, match="swebench >= 5 no longer ships its per-version table; give --env-specs"):
+        load_env_specs()
