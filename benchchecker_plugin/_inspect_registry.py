@@ -7,10 +7,15 @@ CSV files). Inspect prefixes registered names with the package name only
 when the distribution name equals the import name (both are ``benchchecker_plugin``).
 """
 
-from .inspect_tasks import (benchchecker_provider, mmlu_local, ts_guessing_mmlu_multichoice,
+from .inspect_tasks import (
+                            benchchecker_provider,
+                            mmlu_local,
+                            ts_guessing_mmlu_multichoice,
                             ts_guessing_mmlu_question,
-                            ts_guessing_scorer, ts_guessing_truthfulqa_multichoice,
-                            ts_guessing_truthfulqa_question)
+                            ts_guessing_scorer,
+                            ts_guessing_truthfulqa_multichoice,
+                            ts_guessing_truthfulqa_question,
+)
 
 __all__ = [
     "benchchecker_provider",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from .errors import DataError
 
@@ -20,18 +20,18 @@ class CutoffPeriod:
     end: datetime
 
     @classmethod
-    def parse(cls, text: str) -> "CutoffPeriod":
+    def parse(cls, text: str) -> CutoffPeriod:
         t = text.strip()
         try:
             if re.fullmatch(r"\d{4}", t):
-                start = datetime(int(t), 1, 1, tzinfo=timezone.utc)
-                end = datetime(int(t) + 1, 1, 1, tzinfo=timezone.utc)
+                start = datetime(int(t), 1, 1, tzinfo=UTC)
+                end = datetime(int(t) + 1, 1, 1, tzinfo=UTC)
             elif re.fullmatch(r"\d{4}-\d{2}", t):
                 y, m = map(int, t.split("-"))
-                start = datetime(y, m, 1, tzinfo=timezone.utc)
-                end = datetime(y + (m == 12), m % 12 + 1, 1, tzinfo=timezone.utc)
+                start = datetime(y, m, 1, tzinfo=UTC)
+                end = datetime(y + (m == 12), m % 12 + 1, 1, tzinfo=UTC)
             elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
-                start = datetime.fromisoformat(t).replace(tzinfo=timezone.utc)
+                start = datetime.fromisoformat(t).replace(tzinfo=UTC)
                 end = start + timedelta(days=1)
             else:
                 raise ValueError(t)

@@ -26,9 +26,9 @@ import csv
 import io
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from .cutoff import CutoffPeriod
 from .errors import DataError

@@ -4,11 +4,13 @@ Every error the package raises on purpose derives from :class:`BenchcheckerError
 message that names the bad input, and maps to a CLI exit code::
 
     BenchcheckerError                  (exit 1)  root: catch this to catch everything of ours
-    ├── InputError                     (exit 2)  a file, option or record the user gave is wrong
+    ├── InputError                     (exit 2)  a file, option, argument or record the user gave
+    │   │                                        is wrong (also a ValueError)
     │   ├── FlagsFormatError                     a flags record fails the schema (file, line, field)
     │   ├── ModelSpecError                       a model spec string cannot be resolved
     │   ├── DataError                            a benchmark / results / patch file is malformed
-    │   └── MissingExtraError                    a harness this command needs is not installed
+    │   └── MissingExtraError                    a harness this command needs is not installed,
+    │                                            or its version lacks an API we use
     ├── ModelError                     (exit 3)  a model backend failed to answer
     ├── RepositoryError                (exit 4)  git: missing commit, shallow clone, no history
     └── ExecutionError                 (exit 5)  a test run / harness call failed
@@ -35,8 +37,12 @@ class BenchcheckerError(Exception):
     exit_code = 1
 
 
-class InputError(BenchcheckerError):
-    """A file, option or record supplied by the user is invalid."""
+class InputError(BenchcheckerError, ValueError):
+    """A file, option, argument or record supplied by the user is invalid.
+
+    Also a :class:`ValueError` (as scikit-learn's ``NotFittedError`` is), so callers that catch
+    ``ValueError`` around a validating function keep working.
+    """
 
     exit_code = 2
 
@@ -67,8 +73,9 @@ class DataError(InputError):
 
 
 class MissingExtraError(InputError):
-    """An optional harness (lm-eval, inspect-ai, swebench) that a command needs is missing; the
-    message names the extra to install."""
+    """An optional harness (lm-eval, inspect-ai, swebench) that a command needs is missing, or the
+    installed version lacks a (private) API we use; the message names the extra or the supported
+    version range to install."""
 
 
 class ModelError(BenchcheckerError):

@@ -25,9 +25,9 @@ from __future__ import annotations
 import bisect
 import re
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 
 from .cutoff import CutoffPeriod
 from .cutoffs_file import read_model_cutoffs
@@ -62,7 +62,7 @@ def _number(instance_id: str) -> int:
 
 def _date(text: str, instance_id: str) -> datetime:
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(timezone.utc)
+        return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
     except ValueError:
         raise DataError(f"instance {instance_id!r}: created_at {text!r} is not an ISO date") from None
 

@@ -4,14 +4,22 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
 from benchchecker_plugin.flags import ASSUME_REPO_SEEN_REASON
-from benchchecker_plugin.report import (HtmlPage, display_drops, drop_by_tier_svg, timeline_svg,
-                                        to_markdown, wide_summary, write_csv)
+from benchchecker_plugin.report import (
+    HtmlPage,
+    display_drops,
+    drop_by_tier_svg,
+    timeline_svg,
+    to_markdown,
+    wide_summary,
+    write_csv,
+)
 from benchchecker_plugin.report.html import write_text_atomic
 from benchchecker_plugin.report.tables import pct, rate_formats
 from benchchecker_plugin.scoring import timeline

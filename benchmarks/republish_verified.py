@@ -39,9 +39,10 @@ import math
 import platform
 import sys
 import time
-from datetime import datetime, timezone
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -150,13 +151,12 @@ def _submission_verdicts(merged: list[Any], models: Sequence[str]) -> dict[str, 
 def main(argv: Sequence[str] | None = None) -> int:
     import benchchecker_plugin
     from benchchecker_plugin.cutoffs_file import read_cutoffs
+    from benchchecker_plugin.errors import RepositoryError
     from benchchecker_plugin.flags import MergePolicy, merge_flags
     from benchchecker_plugin.instances import load_instances
-    from benchchecker_plugin.leaderboard import (apply_model_map, load_submissions, load_tiers,
-                                                 read_model_map)
+    from benchchecker_plugin.leaderboard import apply_model_map, load_submissions, load_tiers, read_model_map
+    from benchchecker_plugin.repos import find_repo
     from benchchecker_plugin.scoring import rate_table
-    from benchchecker_plugin.stage2.verify import find_repo
-    from benchchecker_plugin.errors import RepositoryError
 
     args = _args(argv)
     started = time.perf_counter()
@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     info = {
         "command": "python benchmarks/republish_verified.py " + " ".join(
             a if not a.startswith("/") else "<" + Path(a).name + ">" for a in (argv or sys.argv[1:])),
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "versions": f"benchchecker {benchchecker_plugin.__version__}, Python {platform.python_version()}, "
                     f"pandas {pd.__version__}",
         "stage2": stage2_line, "errors": errors, "n_flags": len(stage2),

@@ -30,8 +30,12 @@ import torch
 
 from benchchecker_plugin.models import GenerationParams
 from benchchecker_plugin.stage1 import SourceFile, build_queries, probe, read_sources
-from benchchecker_plugin.stage1.mining import (extract_template, find_clones, find_cooccurrences,
-                                               find_near_duplicates)
+from benchchecker_plugin.stage1.mining import (
+    extract_template,
+    find_clones,
+    find_cooccurrences,
+    find_near_duplicates,
+)
 
 PACKAGES = ("click", "jinja2", "requests", "rich", "tqdm", "jsonschema", "yaml", "packaging",
             "pygments", "urllib3", "attr", "dateutil", "httpx", "fsspec", "aiohttp", "nltk")

@@ -23,7 +23,7 @@ import sys
 import tempfile
 import time
 import warnings
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -63,11 +63,16 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     from benchchecker_plugin.repos import Snapshot
     from benchchecker_plugin.scoring import rates_at_threshold, roc_auc_score
-    from benchchecker_plugin.stage2 import (EmbeddingSimilarity, LexicalSimilarity, PresenceConfig,
-                                            RerankSimilarity, patch_presence)
+    from benchchecker_plugin.stage2 import (
+        EmbeddingSimilarity,
+        LexicalSimilarity,
+        PresenceConfig,
+        RerankSimilarity,
+        patch_presence,
+    )
     from benchchecker_plugin.stage2.synthetic import build_history
 
-    cutoff = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    cutoff = datetime(2024, 1, 1, tzinfo=UTC)
     work = Path(tempfile.mkdtemp(prefix="bench-stage2-"))
     try:
         t0 = time.perf_counter()

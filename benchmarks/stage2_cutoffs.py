@@ -70,9 +70,15 @@ def main() -> None:
     from benchchecker_plugin.cutoffs_file import read_cutoffs
     from benchchecker_plugin.errors import RepositoryError
     from benchchecker_plugin.instances import load_instances
-    from benchchecker_plugin.stage2 import (EmbeddingSimilarity, LexicalSimilarity, PresenceConfig,
-                                            RerankSimilarity, patch_presence, run_grid)
-    from benchchecker_plugin.stage2.presence import find_repo
+    from benchchecker_plugin.repos import find_repo
+    from benchchecker_plugin.stage2 import (
+        EmbeddingSimilarity,
+        LexicalSimilarity,
+        PresenceConfig,
+        RerankSimilarity,
+        patch_presence,
+        run_grid,
+    )
 
     table = read_cutoffs(args.data_dir / "model_cutoffs" / "model_cutoffs.csv")
     cutoffs = dict(table.cutoffs)

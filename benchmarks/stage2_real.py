@@ -47,7 +47,7 @@ import time
 import warnings
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -75,7 +75,7 @@ def _commit_at(repo: Path, ref: str, when: datetime) -> str | None:
 
 def _date(repo: Path, commit: str) -> datetime:
     stamp = _git(repo, "show", "-s", "--format=%cI", commit).stdout.decode().strip()
-    return datetime.fromisoformat(stamp).astimezone(timezone.utc)
+    return datetime.fromisoformat(stamp).astimezone(UTC)
 
 
 def _applies(repo: Path, commit: str, patch: str, *, reverse: bool, context: int | None = None) -> bool:

@@ -1,7 +1,9 @@
 """What the three harness wrappers share: the contamination options, resolving flags for a run's
 benchmark and model, choosing the subset to evaluate, and grouping per-instance scores.
 
-The options are the same on every wrapped command:
+The options are the same on every wrapped command, declared once in :data:`FILTER_OPTIONS`
+(:class:`~harness_adapters.options.OptionSpec`: name, help, default, choices) and rendered for
+click (:func:`click_options`) and argparse (:func:`~harness_adapters.options.add_argparse_options`):
 
 ``--contamination-filter FLAGS``
     a flags file or a folder of ``*.jsonl`` flags files (``benchchecker_plugin.flags`` format);
@@ -23,9 +25,10 @@ from __future__ import annotations
 import contextlib
 import enum
 import warnings
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import click
 
@@ -33,18 +36,24 @@ from benchchecker_plugin.benchmarks import KNOWN
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import ANY_MODEL, ContaminationFlag, Verdict, read_flags, verdicts_for
 
+from .options import OptionSpec, add_argparse_options
+
 __all__ = [
     "BENCHMARK_ALIASES",
     "ContaminationFilterWarning",
+    "FILTER_OPTIONS",
     "FilterOptions",
     "Group",
     "Mode",
+    "OptionSpec",
     "Selection",
+    "add_argparse_options",
     "click_options",
     "echo",
     "echo_warnings",
     "flags_digest",
     "load_flags",
+    "pop_filter_options",
     "resolve_benchmark",
     "resolve_model",
     "run_filter",
@@ -122,7 +131,7 @@ class FilterOptions:
 
     @classmethod
     def from_values(cls, flags: str | Path | None, mode: str | Mode | None,
-                    model: str | None, detect: bool = False) -> "FilterOptions":
+                    model: str | None, detect: bool = False) -> FilterOptions:
         mode = Mode(mode or Mode.BOTH.value)
         if flags is None and not detect:
             if mode is not Mode.BOTH or model:
@@ -146,17 +155,27 @@ MODEL_HELP = ("Model name the flags use, when it differs from the run's model na
               "(default: matched from the run's model; flags for model '*' always apply).")
 
 
+#: ``--contamination-filter``, ``--contamination-mode``, ``--contamination-model``: the options of
+#: every wrapped command, read into :meth:`FilterOptions.from_values`.
+FILTER_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("--contamination-filter", FILTER_HELP, metavar="FLAGS",
+               click_type=click.Path(exists=True, path_type=Path)),
+    OptionSpec("--contamination-mode", MODE_HELP, metavar="MODE", default=Mode.BOTH.value,
+               choices=tuple(m.value for m in Mode)),
+    OptionSpec("--contamination-model", MODEL_HELP, metavar="NAME"),
+)
+
+
 def click_options() -> list[click.Option]:
     """The three options as click ``Option`` objects (to append to a command's ``params``)."""
-    return [
-        click.Option(["--contamination-filter", "contamination_filter"], default=None,
-                     type=click.Path(exists=True, path_type=Path), metavar="FLAGS",
-                     help=FILTER_HELP),
-        click.Option(["--contamination-mode", "contamination_mode"], default="both",
-                     type=click.Choice([m.value for m in Mode]), help=MODE_HELP),
-        click.Option(["--contamination-model", "contamination_model"], default=None,
-                     metavar="NAME", help=MODEL_HELP),
-    ]
+    return [o.click_option() for o in FILTER_OPTIONS]
+
+
+def pop_filter_options(values: dict[str, Any], *, detect: bool = False) -> FilterOptions:
+    """Remove the three options' values from parsed ``values`` (click params, an argparse
+    namespace's ``__dict__``) and read them into :class:`FilterOptions`."""
+    flags, mode, model = (values.pop(o.key) for o in FILTER_OPTIONS)
+    return FilterOptions.from_values(flags, mode, model, detect=detect)
 
 
 def load_flags(path: Path) -> list[ContaminationFlag]:

@@ -21,22 +21,27 @@ Options (the same on every wrapped command):
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import click
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import ContaminationFlag
 
+from .options import OptionSpec
+
 __all__ = [
+    "DETECT_OPTIONS",
     "DetectOptions",
     "Detection",
     "LazyModel",
     "click_detect_options",
     "count_calls",
     "flags_path_beside",
+    "pop_detect_options",
     "timing_line",
     "ts_guess_probes",
 ]
@@ -63,7 +68,7 @@ class DetectOptions:
 
     @classmethod
     def from_values(cls, detect: bool, dry_run: bool = False, cache_dir: str | Path | None = None,
-                    no_cache: bool = False) -> "DetectOptions":
+                    no_cache: bool = False) -> DetectOptions:
         if not detect and (dry_run or cache_dir or no_cache):
             given = [n for n, v in (("--dry-run", dry_run), ("--contamination-cache-dir", cache_dir),
                                     ("--contamination-no-cache", no_cache)) if v]
@@ -81,19 +86,26 @@ class DetectOptions:
         return ResponseCache(self.cache_dir or default_cache_dir())
 
 
+#: The detection options of the lm-eval and Inspect wrappers, in :meth:`DetectOptions.from_values`
+#: order (``--dry-run`` is read as ``contamination_dry_run``: the harness may have its own).
+DETECT_OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec("--contamination-detect", DETECT_HELP, is_flag=True),
+    OptionSpec("--dry-run", DRY_RUN_HELP, is_flag=True, dest="contamination_dry_run"),
+    OptionSpec("--contamination-cache-dir", CACHE_DIR_HELP, metavar="DIR",
+               click_type=click.Path(file_okay=False, path_type=Path)),
+    OptionSpec("--contamination-no-cache", NO_CACHE_HELP, is_flag=True),
+)
+
+
 def click_detect_options() -> list[click.Option]:
     """The detection options as click ``Option`` objects (appended to a wrapped command)."""
-    return [
-        click.Option(["--contamination-detect", "contamination_detect"], is_flag=True,
-                     default=False, help=DETECT_HELP),
-        click.Option(["--dry-run", "contamination_dry_run"], is_flag=True, default=False,
-                     help=DRY_RUN_HELP),
-        click.Option(["--contamination-cache-dir", "contamination_cache_dir"], default=None,
-                     type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-                     help=CACHE_DIR_HELP),
-        click.Option(["--contamination-no-cache", "contamination_no_cache"], is_flag=True,
-                     default=False, help=NO_CACHE_HELP),
-    ]
+    return [o.click_option() for o in DETECT_OPTIONS]
+
+
+def pop_detect_options(values: dict[str, Any]) -> DetectOptions:
+    """Remove the detection options' values from parsed ``values`` (click params, an argparse
+    namespace's ``__dict__``) and read them into :class:`DetectOptions`."""
+    return DetectOptions.from_values(*(values.pop(o.key) for o in DETECT_OPTIONS))
 
 
 class LazyModel:

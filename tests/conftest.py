@@ -6,6 +6,12 @@ folder into the default model store (``$BENCHCHECKER_CACHE_DIR/models`` or
 loading the folder then takes under one). ``smollm2_model``: that folder loaded once per session as
 an ``hf/`` model (raw prompts, batch size 4). Torch is set to one thread: on a shared two-core
 machine two threads run several times slower.
+
+``shared_data``: the real benchmark data folder (``tests.helpers.SHARED_DATA``: ``$BENCHCHECKER_SHARED_DATA``,
+else ``<repo>/../shared/data``; see ``tests/helpers/shared_data.py``); the test skips when it is absent.
+
+The dev loop is ``python -m pytest -m "not slow"``: besides tests marked ``slow``, every test that
+starts a model or a harness is marked ``slow`` here (see ``pytest_collection_modifyitems``).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers import require_shared_data
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no hub downloads in tests
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
@@ -27,6 +35,62 @@ def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(var, "1")
     monkeypatch.setenv("TOKENIZERS_PARALLELISM", "false")
     monkeypatch.setenv("BENCHCHECKER_PROGRESS", "0")
+
+
+# Slow besides those marked slow, model or server: files or file::test prefixes (relative to tests/)
+# that build transformers models or run lm-eval / Inspect / SWE-bench harness code inline, and the
+# tests that dominated a `-m "not slow"` run (5-35 s each on the shared 2 cores, --durations).
+SLOW_PATHS = (
+    # start a model or a harness
+    "harness_adapters/inspect/test_detect.py",
+    "harness_adapters/inspect/test_inspect_cli.py",
+    "harness_adapters/lm_eval/test_detect.py",
+    "harness_adapters/lm_eval/test_lm_eval_cli.py",
+    "harness_adapters/swebench/test_detect.py",
+    "models/test_cache.py::test_generate_samples_share_cache_entries_with_per_seed_requests",
+    "models/test_decoding.py",
+    "stage1/test_probe.py::test_generate_samples_path_equals_one_call_per_seed",
+    # measured: real test runs, subprocesses, retry back-off, property tests, full real data sets
+    "check/test_check.py::test_check_dry_run_counts_calls_without_loading_a_model",
+    "cli/test_flags_cmd.py::test_patch_dates_on_swebench_verified",
+    "cli/test_help_imports.py::test_help_imports_nothing_heavy",
+    "cli/test_score_cmd.py::test_leaderboard_small_tiers_say_too_few_and_name_the_flags",
+    "demo/test_demo.py::test_leaderboard_step_rescores_the_real_submissions",
+    "flags/test_fast_validation.py::test_a_mutated_record_is_fast_valid_only_if_the_schema_accepts_it",
+    "flags/test_fast_validation.py::test_fast_and_slow_paths_read_the_same_flags",
+    "flags/test_fast_validation.py::test_the_typed_decoder_accepts_only_what_the_schema_accepts",
+    "flags/test_merge.py::test_verdicts_for_equals_the_merge_it_summarises",
+    "robustness/test_exit_codes.py::test_every_probe_failing_is_a_model_failure",
+    "stage2/test_grid.py::test_grid_equals_one_run_per_model_on_a_labelled_history",
+    "stage2/test_testlog.py",  # 5 of its 6 tests share a fixture that runs pytest and unittest 5 times
+    "stage2/test_verify.py::test_failing_tests_leave_it_inconclusive",
+    "stage2/test_verify.py::test_inconclusive_instance_is_verified_by_its_tests",
+    "tsguessing/test_filters.py::test_option_filter_equals_the_plain_rules",
+    "tsguessing/test_filters.py::test_pruned_decision_equals_rouge_score",
+    "tsguessing/test_masking.py::test_content_words_and_mask_word_follow_the_rules",
+)
+MODEL_FIXTURES = frozenset({"contaminated_lm", "memorising_lm", "smollm2_folder", "smollm2_model",
+                            "tiny_lm", "untrained_lm"})
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``slow`` every test marked ``model`` or ``server``, using a model fixture, or under
+    ``SLOW_PATHS``."""
+    for item in items:
+        if item.get_closest_marker("slow") is not None:
+            continue
+        nodeid = item.nodeid.removeprefix("tests/")
+        if (item.get_closest_marker("model") is not None or item.get_closest_marker("server") is not None
+                or MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ()))
+                or any(nodeid == p or nodeid.startswith((p + "::", p + "[")) for p in SLOW_PATHS)):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The shared benchmark data folder, read in place (skips the test when it is absent)."""
+    return require_shared_data()
 
 
 @pytest.fixture(scope="session")

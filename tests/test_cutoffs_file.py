@@ -10,8 +10,9 @@ import pytest
 
 from benchchecker_plugin.cutoffs_file import read_cutoffs, read_model_cutoffs
 from benchchecker_plugin.errors import DataError
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+DATA = SHARED_DATA
 
 
 def test_model_cutoffs_csv(tmp_path: Path) -> None:
@@ -83,7 +84,7 @@ def test_missing_and_binary_files(tmp_path: Path) -> None:
         read_cutoffs(f)
 
 
-@pytest.mark.skipif(not (DATA / "model_cutoffs").is_dir(), reason="no ../shared/data/model_cutoffs")
+@needs_shared_data("model_cutoffs")
 def test_the_published_tables_agree() -> None:
     """The model table and the leaderboard's model map give the same cutoff to every shared model."""
     models = read_cutoffs(DATA / "model_cutoffs" / "model_cutoffs.csv")

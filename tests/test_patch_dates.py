@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from benchchecker_plugin.errors import DataError
-from benchchecker_plugin.patch_dates import (CutoffPeriod, fix_dates, patch_date_flags,
-                                             read_model_cutoffs)
+from benchchecker_plugin.patch_dates import CutoffPeriod, fix_dates, patch_date_flags, read_model_cutoffs
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
+DATA = SHARED_DATA
 
 ROWS = [
     {"instance_id": "o__r-100", "repo": "o/r", "created_at": "2021-03-01T00:00:00Z"},
@@ -71,7 +69,7 @@ def test_id_without_number_is_named() -> None:
         fix_dates([{"instance_id": "weird", "repo": "o/r"}])
 
 
-@pytest.mark.skipif(not (DATA / "model_cutoffs").is_dir(), reason="../shared/data not present")
+@needs_shared_data("model_cutoffs")
 def test_real_cutoffs_and_verified_dates_are_consistent() -> None:
     import json
 

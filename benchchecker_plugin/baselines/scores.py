@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..models.base import TokenScores
 
 __all__ = ["LogitScores", "METHODS", "logit_scores_of", "min_k", "min_k_plus_plus"]
@@ -39,7 +40,7 @@ class LogitScores:
 
     def get(self, method: str) -> float:
         if method not in METHODS:
-            raise KeyError(f"unknown baseline {method!r} (choose from {', '.join(METHODS)})")
+            raise InputError(f"unknown baseline {method!r} (choose from {', '.join(METHODS)})")
         return float(getattr(self, method))
 
 
@@ -51,17 +52,17 @@ def _lowest_mean(values: np.ndarray, k: float) -> float:
 def min_k(logprobs: np.ndarray, k: float = 0.2) -> float:
     """Mean of the lowest ``ceil(k * n)`` log-probabilities."""
     if not 0 < k <= 1:
-        raise ValueError(f"k must be in (0, 1], got {k}")
+        raise InputError(f"min_k: k must be in (0, 1], got {k}")
     return _lowest_mean(np.asarray(logprobs, dtype=float), k)
 
 
 def min_k_plus_plus(logprobs: np.ndarray, mu: np.ndarray, sigma: np.ndarray, k: float = 0.2) -> float:
     """Min-K%++: lowest-``k`` mean of ``(logprob - mu) / sigma`` (sigma floored at 1e-6)."""
     if not 0 < k <= 1:
-        raise ValueError(f"k must be in (0, 1], got {k}")
+        raise InputError(f"min_k_plus_plus: k must be in (0, 1], got {k}")
     lp, m, s = (np.asarray(a, dtype=float) for a in (logprobs, mu, sigma))
     if not (lp.shape == m.shape == s.shape):
-        raise ValueError(f"logprobs, mu and sigma differ in length: {lp.size}, {m.size}, {s.size}")
+        raise InputError(f"logprobs, mu and sigma differ in length: {lp.size}, {m.size}, {s.size}")
     return _lowest_mean((lp - m) / np.maximum(s, 1e-6), k)
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from ..errors import InputError, RepositoryError
 from ..flags import ContaminationFlag, MergePolicy, merge_flags, write_flags
@@ -100,9 +101,9 @@ def _load_bug_instances(benchmark: str, config: CheckConfig) -> list:
 def _bug_benchmark(benchmark: str, model: TextModel, model_name: str, config: CheckConfig,
                    reference: LogprobModel | None, notes: list[str],
                    repos: list[RepoEvidence]) -> tuple[list[ContaminationFlag], list[ContaminationFlag]]:
+    from ..repos.clones import find_repo
     from ..stage1 import presence_flags, repo_presence
     from ..stage2 import patch_presence
-    from ..stage2.verify import find_repo
 
     instances = _load_bug_instances(benchmark, config)
     if config.repos_dir is None:

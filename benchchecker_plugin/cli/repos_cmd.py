@@ -9,8 +9,8 @@ import click
 
 from ..errors import RepositoryError
 from ..instances import load_instances
-from .options import instances_options
 from ..repos.fetch import DEFAULT_SOURCE
+from .options import instances_options
 
 __all__ = ["repos"]
 

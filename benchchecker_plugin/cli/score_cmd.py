@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 import math
 import sys
-import warnings
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -70,50 +69,6 @@ def _print_table(frame: pd.DataFrame) -> None:
         click.echo(frame.to_string(index=False, na_rep=""))
 
 
-def _flags_for(path: Path, benchmark: str) -> list[ContaminationFlag]:
-    flags = read_flags(path)
-    have = sorted({f.benchmark for f in flags})
-    if benchmark not in have:
-        raise DataError(f"{path}: no flags for benchmark {benchmark} "
-                        f"(the file holds: {', '.join(have) or 'no records'})")
-    return [f for f in flags if f.benchmark == benchmark]
-
-
-def _denominator(instances: Path | None, tiers: Path | None, id_field: str) -> tuple[list[str], str]:
-    from ..leaderboard import load_instance_ids
-
-    source = instances or tiers
-    if source is None:
-        raise InputError("give --instances (the benchmark's instance list) or --tiers")
-    return load_instance_ids(source, id_field=id_field), str(source)
-
-
-def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str) -> dict[str, str] | None:
-    from ..leaderboard import load_tiers
-
-    if tiers is None:
-        return None
-    from ..benchmarks import tier_scheme
-
-    return load_tiers(tiers, field=field, id_field=id_field, scheme=tier_scheme(benchmark))
-
-
-def _notes(table: pd.DataFrame, n_outside: int, errors: dict[str, int]) -> list[str]:
-    all_rows = table[table["tier"] == "all"]
-    notes = [f"{int(all_rows['n_instances'].iloc[0]) if len(all_rows) else 0} instances in the "
-             "denominator (the benchmark's instance list); unsubmitted instances count as unresolved."]
-    und = int(all_rows["n_undecided"].sum())
-    if und:
-        notes.append(f"{und} (submission, instance) verdicts were undecided or had no flag "
-                     f"(max {int(all_rows['n_undecided'].max())} per submission): they count in the "
-                     "original rate but are excluded from the clean and contaminated rates.")
-    if n_outside:
-        notes.append(f"{n_outside} flagged instances are not in the instance list and were ignored.")
-    for name, n in errors.items():
-        notes.append(f"{name}: {n} instances failed to evaluate and count as unresolved.")
-    return notes
-
-
 _COMMON = [
     click.option("--flags", "flags_path", required=True, type=click.Path(exists=True, path_type=Path),
                  help="Flags file (.jsonl) or folder of them."),
@@ -146,51 +101,6 @@ def _common(fn: Any) -> Any:
     for option in reversed(_COMMON):
         fn = option(fn)
     return fn
-
-
-def _rate_run(subs: Sequence[Any], flags_path: Path, tiers_path: Path | None,
-              instances_path: Path | None, benchmark: str, tier_field: str, id_field: str,
-              group_hard: bool, n_boot: int, seed: int, min_clean: int = 0,
-              flags_out: list[ContaminationFlag] | None = None
-              ) -> tuple[pd.DataFrame, list[str], str]:
-    from ..leaderboard import verdicts_by_submission
-    from ..scoring import UndefinedMetricWarning, rate_table
-
-    flags = _flags_for(flags_path, benchmark)
-    if flags_out is not None:
-        flags_out.extend(flags)
-    ids, denom = _denominator(instances_path, tiers_path, id_field)
-    tiers = _tiers(tiers_path, benchmark, tier_field, id_field)
-    idset = set(ids)
-    for sub in subs:   # here both files are known (the scorer below knows names only)
-        unknown = sorted(sub.resolved - idset)
-        if unknown:
-            shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-            raise DataError(f"{sub.source or sub.name}: submission {sub.name}: {len(unknown)} resolved "
-                            f"instance ids are not in the benchmark's instance list: {shown} "
-                            f"(read from {denom})")
-    outside = len({f.instance_id for f in flags} - idset)
-    verdicts = verdicts_by_submission(flags, subs, benchmark=benchmark)
-    with warnings.catch_warnings(record=True) as caught:
-        # why rows are blank goes into the notes (printed and in the report), said once in words
-        warnings.simplefilter("always", UndefinedMetricWarning)
-        table = rate_table({s.name: s.resolved for s in subs}, ids, verdicts, tiers,
-                           models={s.name: s.model for s in subs},
-                           dates={s.name: s.date for s in subs}, group_hard=group_hard,
-                           n_boot=n_boot, seed=seed, min_clean=min_clean)
-    for w in caught:
-        if not issubclass(w.category, UndefinedMetricWarning):
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    blank = list(dict.fromkeys(str(w.message) for w in caught
-                               if issubclass(w.category, UndefinedMetricWarning)))
-    errors = {s.name: len(s.errors) for s in subs if s.errors}
-    return table, _notes(table, outside, errors) + [_in_words(t) for t in blank], denom
-
-
-def _in_words(text: str) -> str:
-    """A scorer warning as a note: "nan" is what the table shows as a blank cell."""
-    return text[0].upper() + text[1:].replace(" are nan", " are left blank").replace(
-        " is nan", " is left blank") + ("" if text.endswith(".") else ".")
 
 
 # ----------------------------------------------------------------------------------- score
@@ -309,29 +219,25 @@ def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
       benchchecker rescore --results gpt-4o.run1.json --flags flags.jsonl \\
           --tiers swebench_verified_composite.jsonl --model gpt-4o --out rescored.csv
     """
-    from ..leaderboard import load_submissions
+    from ..leaderboard import rescore_run
     from ..report import write_csv
     from .outputs import check_outputs
 
     check_outputs([("--out", out_path)], [results_path, flags_path, tiers_path, instances_path])
-    subs = load_submissions(results_path, fmt)
-    if len(subs) != 1:
-        raise InputError(f"{results_path}: holds {len(subs)} runs; rescore takes one "
-                         "(use `benchchecker leaderboard` for many)")
-    if model is not None:
-        subs = [subs[0].with_(model=model)]
-    table, notes, denom = _rate_run(subs, flags_path, tiers_path, instances_path, benchmark,
-                                    tier_field, id_field, group_hard, n_boot, seed)
+    run = rescore_run(results_path, flags_path, fmt=fmt, model=model, benchmark=benchmark,
+                      tiers_path=tiers_path, instances_path=instances_path, tier_field=tier_field,
+                      id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed)
     if out_path:
-        write_csv(table, out_path)
+        write_csv(run.table, out_path)
     if as_json:
-        _emit_json({"benchmark": benchmark, "submission": subs[0].name, "model": subs[0].model,
-                    "denominator": denom, "n_boot": n_boot, "seed": seed, "ci": 0.95,
-                    "notes": notes, "rows": _records(table)})
+        sub = run.submissions[0]
+        _emit_json({"benchmark": benchmark, "submission": sub.name, "model": sub.model,
+                    "denominator": run.denominator, "n_boot": n_boot, "seed": seed, "ci": 0.95,
+                    "notes": list(run.notes), "rows": _records(run.table)})
         return
-    for note in notes:
+    for note in run.notes:
         click.echo(f"note: {note}", err=True)
-    _print_table(table)
+    _print_table(run.table)
 
 
 # ----------------------------------------------------------------------------------- leaderboard
@@ -367,36 +273,25 @@ def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | Non
           --flags flags.jsonl --tiers swebench_verified_composite.jsonl \\
           --model-map submission_models.csv --out published/
     """
-    from ..leaderboard import apply_model_map, load_submissions, read_model_map
-    from ..report import describe_flags, write_leaderboard_report
-    from ..scoring.rates import TOO_FEW_CLEAN
+    from ..leaderboard import build_leaderboard, write_leaderboard
 
-    subs = load_submissions(submissions_path, fmt)
-    if model_map_path:
-        subs = apply_model_map(subs, read_model_map(model_map_path))
-    flags: list[ContaminationFlag] = []
-    table, notes, denom = _rate_run(subs, flags_path, tiers_path, instances_path, benchmark,
-                                    tier_field, id_field, group_hard, n_boot, seed,
-                                    min_clean=min_clean, flags_out=flags)
-    flags_line = describe_flags(flags)
-    notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}; flags "
-             f"{flags_path}; {n_boot} bootstrap resamples (seed {seed})."] + notes
-    too_few = int(table["note"].fillna("").str.startswith(TOO_FEW_CLEAN).sum())
-    if too_few:
-        notes.append(f"{too_few} (submission, tier) rows have fewer than {min_clean} clean "
-                     "instances: no relative drop is shown for them ('too few').")
-    paths = write_leaderboard_report(table, out_dir, notes=notes, flags_line=flags_line)
+    board = build_leaderboard(submissions_path, flags_path, fmt=fmt, model_map_path=model_map_path,
+                              min_clean=min_clean, benchmark=benchmark, tiers_path=tiers_path,
+                              instances_path=instances_path, tier_field=tier_field,
+                              id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed)
+    paths = write_leaderboard(board, out_dir)
+    table = board.table
     if as_json:
         from ..scoring import timeline
 
-        _emit_json({"benchmark": benchmark, "n_submissions": len(subs), "denominator": denom,
-                    "flags": flags_line, "min_clean": min_clean,
-                    "n_boot": n_boot, "seed": seed, "ci": 0.95, "notes": notes,
-                    "files": {k: str(v) for k, v in paths.items()}, "rows": _records(table),
-                    "timeline": _records(timeline(table))})
+        _emit_json({"benchmark": benchmark, "n_submissions": len(board.submissions),
+                    "denominator": board.denominator, "flags": board.flags_line,
+                    "min_clean": min_clean, "n_boot": n_boot, "seed": seed, "ci": 0.95,
+                    "notes": list(board.notes), "files": {k: str(v) for k, v in paths.items()},
+                    "rows": _records(table), "timeline": _records(timeline(table))})
         return
-    click.echo(flags_line, err=True)
-    for note in notes:
+    click.echo(board.flags_line, err=True)
+    for note in board.notes:
         click.echo(f"note: {note}", err=True)
     _print_table(table[table["tier"] == "all"])
     click.echo(f"wrote {', '.join(str(p) for p in paths.values())}", err=sys.stderr.isatty())

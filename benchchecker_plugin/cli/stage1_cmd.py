@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
-from .options import ModelOptions, dry_run_summary, model_options
+from .options import ModelOptions, dry_run_summary, max_tokens_option, model_options
 
 __all__ = ["baselines", "repo_presence"]
 
@@ -64,7 +65,7 @@ def _instances_of(source: str, repo_path: Path, repo_name: str | None) -> list[t
     return keys
 
 
-_common = [
+_common: list[Callable[[Any], Any]] = [
     click.option("--language", type=_LANGS, default="python", show_default=True,
                  help="Source language mined (and default p0: 0.08 python, 0.2 java)."),
     click.option("--n-queries", type=click.IntRange(min=1), default=100, show_default=True,
@@ -72,8 +73,7 @@ _common = [
     click.option("--samples", "n_samples", type=click.IntRange(min=1), default=5, show_default=True,
                  help="Samples per query; a query is a hit when at least half reproduce the target."),
     click.option("--temperature", type=click.FloatRange(min=0), default=1.0, show_default=True),
-    click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True,
-                 help="Tokens generated per sample (targets are at most 40 characters)."),
+    max_tokens_option(16, help="Tokens generated per sample (targets are at most 40 characters)."),
     click.option("--seed", type=int, default=0, show_default=True,
                  help="Seed of query sampling and of the first sample (sample i uses seed+i)."),
 ]
@@ -145,7 +145,8 @@ def repo_presence(ctx: click.Context, model_opts: ModelOptions, repo: Path | Non
     if output is None and not dry_run:
         raise click.UsageError("give -o/--output (or --dry-run)")
     from ..flags import write_flags
-    from ..stage1 import build_queries, presence_flags, read_sources, repo_presence as run
+    from ..stage1 import build_queries, presence_flags, read_sources
+    from ..stage1 import repo_presence as run
 
     p0 = _p0(p0_arg)
     keys = _instances_of(instances, repo, repo_name) if instances else None
@@ -199,7 +200,8 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
           --repo pkgs/new_a --repo pkgs/new_b -o calib.json
       benchchecker repo-presence --model hf/smollm2-135m --repo ./flask --p0 calib.json -o f.jsonl
     """
-    from ..stage1 import build_queries, calibrate_p0, read_sources, repo_presence as run
+    from ..stage1 import build_queries, calibrate_p0, read_sources
+    from ..stage1 import repo_presence as run
 
     model, model_spec, batch_size = model_opts.build(), model_opts.spec, model_opts.batch_size
     per_repo: list[dict[str, Any]] = []

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import ExecutionError, InputError
 from ..flags import ANY_MODEL, write_flags
 from ..instances import load_instances
+from ..models.executor import Executor, LocalExecutor
+from .executor_options import ExecutorOptions, executor_options
 from .options import instances_options
-from ..models.executor import LocalExecutor
 
 if TYPE_CHECKING:
     from ..cutoffs_file import ModelCutoffs
@@ -48,11 +50,22 @@ __all__ = ["patch_presence"]
               help="Compare raw lines (no comment/docstring removal, no formatting normalisation).")
 @click.option("--threshold", type=click.FloatRange(0, 1), default=0.7, show_default=True,
               help="Present when every matched logical line has at least this similarity.")
-@click.option("--verify", type=click.Choice(["none", "local", "swebench"]), default="none", show_default=True,
+@click.option("--verify", type=click.Choice(["none", "local", "venv", "swebench"]), default="none",
+              show_default=True,
               help="Run the tests for inconclusive instances: local (temp export of the base commit, "
                    "the instance's or --test-cmd's command, confined: no shell, scrubbed "
                    "environment, read-only machine, no network) or swebench (the harness, needs "
-                   "Docker). Decided from the named FAIL_TO_PASS/PASS_TO_PASS results.")
+                   "Docker). venv: a virtual environment per repository version, built from its "
+                   "specification (--env-specs) and the package registry, trusted only where the "
+                   "gold patch passes; then a failure settles 'clean'. Decided from the named "
+                   "FAIL_TO_PASS/PASS_TO_PASS results.")
+@click.option("--env-specs", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="For --verify venv: JSON {repo: {version: spec}} in swebench's per-version shape "
+                   "(python, packages, pip_packages, install, test_cmd); default: the installed "
+                   "swebench's table, when it has one.")
+@click.option("--envs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="For --verify venv: where environments are built and kept, with the recorded "
+                   "outcomes (default: ~/.cache/benchchecker/venvs).")
 @click.option("--test-cmd", default=None,
               help="Test command for --verify local (default: the instance's); steps separated by "
                    "';' or '&&', no pipes or redirections (it runs without a shell).")
@@ -66,12 +79,15 @@ __all__ = ["patch_presence"]
 @click.option("--instance-id", "instance_ids", multiple=True, help="Only these instances (repeatable).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Instances processed in parallel (threads).")
+@executor_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
 def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, model: str,
                    cutoffs_file: Path | None, similarity: str, no_preprocess: bool, threshold: float,
-                   verify: str, test_cmd: str | None, allow_unsandboxed: bool, timeout: int,
-                   limit: int | None, instance_ids: tuple[str, ...], workers: int, output: Path) -> None:
+                   verify: str, env_specs: Path | None, envs_dir: Path | None, test_cmd: str | None,
+                   allow_unsandboxed: bool, timeout: int,
+                   limit: int | None, instance_ids: tuple[str, ...], workers: int,
+                   executor_opts: ExecutorOptions, output: Path) -> None:
     """Was each instance's gold patch already in its repository at the training cutoff?
 
     For every instance: the repository snapshot at the cutoff (last commit at or before it), the
@@ -90,8 +106,9 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
       benchchecker patch-presence --instances swebench_verified.jsonl \\
           --repos-dir repos/ --cutoffs model_cutoffs.csv -o stage2_all_models.jsonl
     """
-    from ..stage2 import LocalRunner, PresenceConfig, SwebenchRunner, patch_presence as run, summary_line
     from ..repos import parse_cutoff
+    from ..stage2 import LocalRunner, PresenceConfig, SwebenchRunner, summary_line
+    from ..stage2 import patch_presence as run
     from .outputs import check_outputs
 
     check_outputs([("-o", output)], [source, cutoffs_file])
@@ -121,25 +138,36 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
     if limit:
         instances = instances[:limit]
     runner: TestRunner | None = None
-    if verify == "local":
+    if verify in ("local", "venv"):
         from ..stage2.sandbox import confinement
 
         if confinement() == "none" and not allow_unsandboxed:
-            raise ExecutionError("--verify local: the tests cannot be confined on this machine (user "
+            raise ExecutionError(f"--verify {verify}: the tests cannot be confined on this machine (user "
                                  "namespaces via `unshare` are not available); pass "
                                  "--allow-unsandboxed to run the data's test commands anyway")
+    if verify == "local":
         runner = LocalRunner(repos_dir, test_cmd=test_cmd, timeout=timeout,
                              allow_unsandboxed=allow_unsandboxed)
+    elif verify == "venv":
+        from ..stage2.venv_runner import VenvRunner, load_env_specs
+
+        runner = VenvRunner(repos_dir, load_env_specs(env_specs), envs_dir=envs_dir, timeout=timeout,
+                            allow_unsandboxed=allow_unsandboxed)
     elif verify == "swebench":
         runner = SwebenchRunner(timeout=timeout)
     config = PresenceConfig(threshold=threshold, preprocess=not no_preprocess, similarity=similarity,
                             runner=runner)
-    executor = LocalExecutor(workers) if workers > 1 else None
+    executor = executor_opts.build(workers)
     if table is not None:
         _run_grid(instances, repos_dir, table, config, executor, output)
         return
     assert when is not None  # no --cutoffs, so --cutoff was given (exactly one, checked above)
-    flags = run(instances, repos_dir, when, model=model, config=config, executor=executor)
+    if executor_opts.is_ray:  # one task per repository: the grid of one model
+        from ..stage2.grid_tasks import run_grid_tasks
+
+        flags = list(run_grid_tasks(instances, repos_dir, {model: when}, config=config, executor=executor).flags)
+    else:
+        flags = run(instances, repos_dir, when, model=model, config=config, executor=executor)
     write_flags(output, flags)
     click.echo(f"{summary_line(flags)}; wrote {os.fspath(output)}", err=True)
     for f in flags:
@@ -164,7 +192,7 @@ def _names(items: Sequence[str], most: int = 8) -> str:
 
 
 def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCutoffs,
-              config: PresenceConfig, executor: LocalExecutor | None, output: Path) -> None:
+              config: PresenceConfig, executor: Executor | None, output: Path) -> None:
     """``--cutoffs``: one grid run over every model of the file, summarised on stderr."""
     from ..stage2 import run_grid, summary_line
 
@@ -174,7 +202,12 @@ def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCut
     others = [m for m in table.unknown if m not in table.skipped]
     if others:
         click.echo(f"{table.path}: no known cutoff for {len(others)} more model(s): {_names(others)}", err=True)
-    run = run_grid(instances, repos_dir, table.cutoffs, config=config, executor=executor)
+    if isinstance(executor, LocalExecutor) or executor is None:
+        run = run_grid(instances, repos_dir, table.cutoffs, config=config, executor=executor)
+    else:  # a cluster: one task per repository, so the snapshots stay shared across the models
+        from ..stage2.grid_tasks import run_grid_tasks
+
+        run = run_grid_tasks(instances, repos_dir, table.cutoffs, config=config, executor=executor)
     write_flags(output, run.flags)
     counts = summary_line(run.flags).partition(": ")[2]
     click.echo(f"{len(instances)} instances x {run.models} models = {len(run.flags)} flags: {counts}; "

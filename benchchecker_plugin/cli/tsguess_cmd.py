@@ -8,7 +8,7 @@ import click
 
 from ..errors import InputError
 from ..flags import write_flags
-from .options import ModelOptions, dry_run_summary, model_options
+from .options import ModelOptions, dry_run_summary, max_tokens_option, model_options
 
 __all__ = ["ts_guess"]
 
@@ -37,7 +37,7 @@ MULTICHOICE_THRESHOLD = 0.8
 @click.option("--hints/--no-hints", default=True, show_default=True,
               help="Name the benchmark and its metadata (MMLU subject; TruthfulQA type, category, "
                    "source) in the prompt.")
-@click.option("--max-tokens", type=click.IntRange(min=1), default=32, show_default=True)
+@max_tokens_option(32)
 @click.option("--threshold", type=click.FloatRange(0, 1), default=MULTICHOICE_THRESHOLD, show_default=True,
               help="multichoice: contaminated when Rouge-L F1 against the masked option >= this "
                    "(question mode: exact match).")

@@ -6,13 +6,13 @@ folder, a missing optional package) is *skipped with a reason*, never reported a
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import io
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 
@@ -82,7 +82,7 @@ def _installed_source(package: str) -> Path:
 
 def stage2_step(ctx: DemoContext) -> StepResult:
     """Stage II on labelled git histories built from an installed package's real source."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from ..scoring import detection_metrics
     from ..stage2 import patch_presence
@@ -94,7 +94,7 @@ def stage2_step(ctx: DemoContext) -> StepResult:
         import shutil
 
         shutil.rmtree(repo)
-    cutoff = datetime(2024, 6, 1, tzinfo=timezone.utc)
+    cutoff = datetime(2024, 6, 1, tzinfo=UTC)
     cases = build_history(_installed_source("rich"), repo, cutoff=cutoff,
                           per_scenario=2 if ctx.quick else 4, seed=ctx.seed)
     flags = patch_presence([c.instance for c in cases], root / "repos", cutoff, model="*")
@@ -155,7 +155,7 @@ def _verified_rows(data: Path) -> list[dict[str, Any]]:
 
 def leaderboard_step(ctx: DemoContext) -> StepResult:
     """Patch-date flags for SWE-bench Verified per model, then the 82 real submissions re-scored."""
-    from ..cli import main
+    from ..leaderboard import build_leaderboard, write_leaderboard
     from ..patch_dates import fix_dates, patch_date_flags, read_model_cutoffs
 
     data = ctx.data_dir
@@ -165,14 +165,12 @@ def leaderboard_step(ctx: DemoContext) -> StepResult:
     flags = patch_date_flags(fix_dates(_verified_rows(data)),
                              read_model_cutoffs(data / "model_cutoffs" / "model_cutoffs.csv"))
     flags_path = write_flags(out / "patch_date_flags.jsonl", flags)
-    with contextlib.redirect_stdout(io.StringIO()):  # the table is in the report, not the console
-        main.main(["leaderboard", "--submissions", str(data / "swebench_experiments"),
-                   "--flags", str(flags_path),
-                   "--tiers", str(data / "swebench_verified" / "swebench_verified_composite.jsonl"),
-                   "--model-map", str(data / "model_cutoffs" / "submission_models.csv"),
-                   "--n-boot", "200" if ctx.quick else "1000", "--out", str(out)],
-                  standalone_mode=False)
-    table = pd.read_csv(out / "leaderboard.csv")
+    board = build_leaderboard(data / "swebench_experiments", flags_path,
+                              tiers_path=data / "swebench_verified" / "swebench_verified_composite.jsonl",
+                              model_map_path=data / "model_cutoffs" / "submission_models.csv",
+                              n_boot=200 if ctx.quick else 1000)
+    write_leaderboard(board, out)
+    table = board.table
     # A relative drop means little on a handful of clean instances: average over the rows whose
     # clean subset has at least 10 instances, and show how many rows that is.
     usable = table[(table["n_clean"] >= 10) & table["relative_drop"].notna()]

@@ -8,11 +8,12 @@ import math
 import operator
 import os
 import re
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from ..atomic import atomic_open
 from ..errors import FlagsFormatError
@@ -147,7 +148,7 @@ def _typed_decoder() -> Any:
     rules are checked by :func:`_patterns_hold` on each *distinct* value of a chunk (a file has
     a handful of benchmarks, methods and timestamps), which is where the time would go.
     """
-    from typing import Annotated, Literal, Optional
+    from typing import Annotated, Literal
 
     import msgspec
     from msgspec import Meta
@@ -161,8 +162,8 @@ def _typed_decoder() -> Any:
     p_rule = props["p_value"]
     fields = [("schema_version", Literal[SCHEMA_VERSION]),
               *((n, text(n)) for n in ("benchmark", "instance_id", "model", "method")),
-              ("contaminated", Optional[bool]), ("score", float),
-              ("p_value", Optional[Annotated[float, Meta(ge=p_rule["minimum"], le=p_rule["maximum"])]]),
+              ("contaminated", bool | None), ("score", float),
+              ("p_value", Annotated[float, Meta(ge=p_rule["minimum"], le=p_rule["maximum"])] | None),
               ("evidence", dict[str, Any]), ("created_at", text("created_at")),
               ("tool_version", text("tool_version"))]
     assert [n for n, _ in fields] == list(flags_schema()["required"]) == list(props)
@@ -219,10 +220,10 @@ def _patterns_hold(records: list[Any]) -> bool:
     return True
 
 
-def _slow_lines(file: Path, chunk: bytes, lineno: int) -> Iterator[ContaminationFlag]:
-    """The lines of ``chunk`` (the first is line ``lineno + 1``) decoded one by one, each checked
+def _slow_lines(file: Path, chunk: bytes, before: int) -> Iterator[ContaminationFlag]:
+    """The lines of ``chunk`` (the first is line ``before + 1``) decoded one by one, each checked
     by :func:`validate_record`: the path that names the line and field of a bad record."""
-    for lineno, raw in enumerate(chunk.split(b"\n"), start=lineno + 1):
+    for lineno, raw in enumerate(chunk.split(b"\n"), start=before + 1):
         try:
             text = raw.decode("utf-8").strip()
         except UnicodeDecodeError as exc:

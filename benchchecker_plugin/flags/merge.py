@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import enum
 from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Mapping, Sequence
 
 from ..errors import InputError
 from .record import ANY_MODEL, ContaminationFlag, Verdict

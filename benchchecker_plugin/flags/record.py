@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any
 
 from .._version import __version__
+from ..errors import FlagsFormatError
 
 __all__ = ["ANY_MODEL", "SCHEMA_VERSION", "ContaminationFlag", "Verdict"]
 
@@ -25,7 +27,7 @@ class Verdict(enum.Enum):
     UNDECIDED = "undecided"
 
     @classmethod
-    def from_bool(cls, value: bool | None) -> "Verdict":
+    def from_bool(cls, value: bool | None) -> Verdict:
         if value is None:
             return cls.UNDECIDED
         return cls.CONTAMINATED if value else cls.CLEAN
@@ -35,7 +37,7 @@ class Verdict(enum.Enum):
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _freeze(value: Any) -> Any:
@@ -91,9 +93,9 @@ class ContaminationFlag:
         # Evidence is frozen too, so a flag can be shared between threads and hashed by key.
         object.__setattr__(self, "evidence", _freeze(self.evidence))
         if isinstance(self.score, bool) or not isinstance(self.score, (int, float)):
-            raise TypeError(f"score must be a number, got {self.score!r}")
+            raise FlagsFormatError(f"must be a number, got {self.score!r}", field="score")
         if not math.isfinite(self.score):
-            raise ValueError(f"score must be finite, got {self.score!r}")
+            raise FlagsFormatError(f"must be finite, got {self.score!r}", field="score")
         object.__setattr__(self, "score", float(self.score))
 
     @property
@@ -108,7 +110,7 @@ class ContaminationFlag:
     def applies_to(self, model: str) -> bool:
         return self.model == ANY_MODEL or self.model == model
 
-    def with_(self, **changes: Any) -> "ContaminationFlag":
+    def with_(self, **changes: Any) -> ContaminationFlag:
         return replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,7 +133,7 @@ class ContaminationFlag:
     def _trusted(cls, benchmark: str, instance_id: str, model: str, method: str,
                  contaminated: bool | None, score: float, p_value: float | None,
                  evidence: dict[str, Any], created_at: str, tool_version: str,
-                 schema_version: int) -> "ContaminationFlag":
+                 schema_version: int) -> ContaminationFlag:
         """A record from fields already checked against the schema (the flags reader's fast
         path): the same object ``from_dict`` builds, without re-checking each field. ``evidence``
         must be a fresh dict nobody else holds (it is wrapped, not copied, when flat)."""
@@ -151,7 +153,7 @@ class ContaminationFlag:
         return flag
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "ContaminationFlag":
+    def from_dict(cls, data: Mapping[str, Any]) -> ContaminationFlag:
         """Build a record from an already-validated JSON object (use ``validate_record`` first)."""
         return cls(
             benchmark=data["benchmark"],

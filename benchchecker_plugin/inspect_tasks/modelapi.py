@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from inspect_ai.model import (ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi)
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelOutput, ModelUsage, modelapi
 from inspect_ai.tool import ToolChoice, ToolInfo
 
 from ..errors import ModelError
@@ -29,9 +29,9 @@ class BenchcheckerModelAPI(ModelAPI):
     """Inspect ``ModelAPI`` over a :class:`~benchchecker_plugin.models.TextModel`."""
 
     def __init__(self, model_name: str, base_url: str | None = None, api_key: str | None = None,
-                 config: GenerateConfig = GenerateConfig(), **model_args: Any) -> None:
+                 config: GenerateConfig | None = None, **model_args: Any) -> None:
         super().__init__(model_name=model_name, base_url=base_url, api_key=api_key, api_key_vars=[],
-                         config=config)
+                         config=config if config is not None else GenerateConfig())
         self._model = build_model(model_name, model_args)
 
     async def generate(self, input: list[ChatMessage], tools: list[ToolInfo], tool_choice: ToolChoice,

@@ -18,8 +18,9 @@ import json
 import os
 import re
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import DataError, InputError
 from ..repos.language import detect_language

@@ -1,9 +1,11 @@
-"""Leaderboard and harness results: loaders per format, the instance list, tiers, model mapping."""
+"""Leaderboard and harness results: loaders per format, the instance list, tiers, model mapping,
+and the pipelines that re-score one run or a whole leaderboard."""
 
 from .harness_logs import load_inspect_log, load_lm_eval_samples
 from .load import FORMATS, detect_format, load_submissions
 from .model_map import apply_model_map, read_model_map, submission_verdicts, verdicts_by_submission
 from .multi_swe_bench import load_final_report, load_multi_swe_bench, msb_instance_id
+from .pipeline import Rescored, build_leaderboard, rate_submissions, rescore_run, write_leaderboard
 from .submission import Submission
 from .swebench import load_experiments, load_instance_logs, load_run_report
 from .tiers import MSB_TIER_OF_TIME, load_instance_ids, load_tiers
@@ -11,8 +13,10 @@ from .tiers import MSB_TIER_OF_TIME, load_instance_ids, load_tiers
 __all__ = [
     "FORMATS",
     "MSB_TIER_OF_TIME",
+    "Rescored",
     "Submission",
     "apply_model_map",
+    "build_leaderboard",
     "detect_format",
     "load_experiments",
     "load_final_report",
@@ -25,7 +29,10 @@ __all__ = [
     "load_submissions",
     "load_tiers",
     "msb_instance_id",
+    "rate_submissions",
     "read_model_map",
+    "rescore_run",
     "submission_verdicts",
     "verdicts_by_submission",
+    "write_leaderboard",
 ]

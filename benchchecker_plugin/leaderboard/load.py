@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..errors import DataError, InputError
 from .harness_logs import load_inspect_log, load_lm_eval_samples

@@ -7,8 +7,8 @@ means unknown: only flags recorded for every model (``"*"``) apply to such a sub
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
 
 import pandas as pd
 

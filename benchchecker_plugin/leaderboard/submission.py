@@ -33,7 +33,7 @@ class Submission:
     format: str = ""
     errors: tuple[str, ...] = field(default=(), hash=False)
 
-    def with_(self, **changes: Any) -> "Submission":
+    def with_(self, **changes: Any) -> Submission:
         return replace(self, **changes)
 
     @property

@@ -26,15 +26,17 @@ import math
 import os
 import time
 import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 
 from ..atomic import write_text_atomic
 from ..baselines import METHODS, baseline_flags, repo_logit_scores
+from ..errors import InputError
 from ..flags import ContaminationFlag, write_flags
 from ..models.base import LogprobModel, TextModel
 from ..scoring import rates_at_threshold, roc_auc_score, tpr_at_fpr
@@ -66,7 +68,7 @@ class EvalConfig:
 
     def __post_init__(self) -> None:
         if self.threads < 1:
-            raise ValueError(f"threads must be >= 1, got {self.threads}")
+            raise InputError(f"EvalConfig.threads must be >= 1, got {self.threads}")
 
 
 QUICK = EvalConfig(n_repos=5, repo_bytes=4000, n_queries=20, n_samples=1,

@@ -16,19 +16,20 @@ from __future__ import annotations
 
 import copy
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 
+from ..errors import InputError
+from ..models.hf import HFModel
+from ..models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 from ..progress import progress
 from .local_lm import LocalCausalLM
 
 __all__ = ["TrainConfig", "Trained", "lr_factor", "train_gpt2", "train_tokenizer"]
-
-EOS = "<|endoftext|>"
-
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -54,23 +55,9 @@ class TrainConfig:
 class Trained:
     """The strong and weak models (sharing one tokenizer) and the training record."""
 
-    strong: LocalCausalLM
-    weak: LocalCausalLM
+    strong: HFModel
+    weak: HFModel
     record: dict[str, Any] = field(default_factory=dict)
-
-
-def train_tokenizer(texts: Sequence[str], vocab_size: int) -> Any:
-    """A byte-level BPE tokenizer trained on ``texts`` (as a transformers fast tokenizer)."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=[EOS], show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator(texts, trainer)
-    return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token=EOS, pad_token=EOS, bos_token=EOS)
 
 
 def lr_factor(config: TrainConfig, step: int) -> float:
@@ -91,15 +78,15 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
     The membership evaluation passes members *and* non-members as ``tokenizer_texts``: a tokenizer
     fitted to the members alone splits non-member code into rarer pieces, which by itself gives
     every loss-based score a large, spurious gap. See the module docstring for the schedule."""
-    from transformers import GPT2Config, GPT2LMHeadModel
+    from transformers import GPT2LMHeadModel
 
     if not texts:
-        raise ValueError("no training texts")
+        raise InputError("train_gpt2: no training texts (texts is empty)")
     if not 0 < config.weak_step <= config.steps:
-        raise ValueError(f"weak_step must be in 1..steps, got {config.weak_step}")
+        raise InputError(f"TrainConfig.weak_step must be in 1..steps ({config.steps}), "
+                         f"got {config.weak_step}")
     if not 0 < config.decay_to <= 1:
-        raise ValueError(f"decay_to must be in (0, 1], got {config.decay_to}")
-    torch.manual_seed(config.seed)
+        raise InputError(f"TrainConfig.decay_to must be in (0, 1], got {config.decay_to}")
     rng = np.random.default_rng(config.seed)
     old_threads = torch.get_num_threads()
     torch.set_num_threads(config.threads)
@@ -114,12 +101,10 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
         data = torch.tensor(ids, dtype=torch.long)
         tokenize_s = time.perf_counter() - t_tok
         if data.numel() <= config.n_ctx + 1:
-            raise ValueError(f"training text has {data.numel()} tokens; need more than {config.n_ctx}")
-        mcfg = GPT2Config(vocab_size=len(tok), n_positions=config.n_ctx, n_embd=config.n_embd,
-                          n_layer=config.n_layer, n_head=config.n_head, bos_token_id=tok.eos_token_id,
-                          eos_token_id=tok.eos_token_id, resid_pdrop=0.0, embd_pdrop=0.0,
-                          attn_pdrop=0.0)
-        model = GPT2LMHeadModel(mcfg)
+            raise InputError(f"training texts have {data.numel()} tokens; need more than "
+                             f"TrainConfig.n_ctx + 1 ({config.n_ctx + 1})")
+        model = tiny_gpt2(tok, n_positions=config.n_ctx, n_embd=config.n_embd, n_layer=config.n_layer,
+                          n_head=config.n_head, dropout=0.0, seed=config.seed)
         opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.0)
         sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(config, s))
         model.train()
@@ -142,7 +127,7 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
         train_s = time.perf_counter() - t_train
     finally:
         torch.set_num_threads(old_threads)
-    weak_model = GPT2LMHeadModel(mcfg)
+    weak_model = GPT2LMHeadModel(model.config)
     weak_model.load_state_dict(weak_state)  # type: ignore[arg-type]
     record = {
         "config": asdict(config), "parameters": sum(p.numel() for p in model.parameters()),

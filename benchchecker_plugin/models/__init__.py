@@ -9,7 +9,7 @@ Backends are imported when first used; importing this package loads neither torc
 from .base import Completion, GenerationParams, LogprobModel, TextModel, TokenScores
 from .cache import CachedLogprobModel, CachedModel, CacheStats, ResponseCache, default_cache_dir, with_cache
 from .dry_run import DRY_RUN_ERROR, DryRunModel
-from .executor import Executor, ItemResult, LocalExecutor, get_executor
+from .executor import Executor, ItemResult, LocalExecutor
 from .gguf import ensure_exported, export_gguf_folder, shipped_gguf_path
 from .names import canonical_model_name, lm_eval_model_name
 from .spec import ALIASES, DEFAULT_MODEL_SPEC, PREFIXES, Backend, ModelSpec, get_model, parse_spec
@@ -38,7 +38,6 @@ __all__ = [
     "default_cache_dir",
     "ensure_exported",
     "export_gguf_folder",
-    "get_executor",
     "get_model",
     "lm_eval_model_name",
     "parse_spec",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from ..errors import InputError
 
 __all__ = ["Completion", "GenerationParams", "LogprobModel", "TextModel", "TokenScores"]
 
@@ -26,9 +29,9 @@ class GenerationParams:
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:
-            raise ValueError(f"max_tokens must be >= 1, got {self.max_tokens}")
+            raise InputError(f"GenerationParams.max_tokens must be >= 1, got {self.max_tokens}")
         if self.temperature < 0:
-            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+            raise InputError(f"GenerationParams.temperature must be >= 0, got {self.temperature}")
         object.__setattr__(self, "stop", tuple(self.stop))
 
     def cache_key(self) -> dict[str, object]:

@@ -18,9 +18,10 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -208,7 +209,7 @@ class CachedModel:
 
     def __init__(self, model: TextModel, cache: ResponseCache, *, chunk_size: int = 16) -> None:
         if chunk_size < 1:
-            raise ValueError(f"chunk_size must be >= 1, got {chunk_size}")
+            raise InputError(f"chunk_size must be >= 1, got {chunk_size}")
         self.inner = model
         self.cache = cache
         self.chunk_size = chunk_size
@@ -250,7 +251,7 @@ class CachedModel:
         (the same entry ``generate`` with that seed uses). Prompts missing any sample go to the inner
         model's ``generate_samples`` (all ``n`` at once) when it has one, else one call per seed."""
         if n < 1:
-            raise ValueError(f"n must be >= 1, got {n}")
+            raise InputError(f"n must be >= 1, got {n}")
         seeded = [replace(params, seed=params.seed + s) for s in range(n)] if params.seed is not None \
             else None
         inner = getattr(self.inner, "generate_samples", None)

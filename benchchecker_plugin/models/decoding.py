@@ -27,15 +27,16 @@ import inspect
 import secrets
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from contextlib import nullcontext
-from typing import Any, Sequence
+from typing import Any
 
 import torch
 from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList
 from transformers.cache_utils import DynamicLayer
 from transformers.generation.utils import GenerateDecoderOnlyOutput
 
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..progress import progress
 from ._stop import cut_at_stop
 from .base import Completion, GenerationParams
@@ -72,9 +73,9 @@ class RowSampler(LogitsProcessor):
 
     def __init__(self, seeds: Sequence[int], temperature: float, top_p: float = 1.0) -> None:
         if temperature <= 0:
-            raise ValueError(f"RowSampler needs temperature > 0, got {temperature}")
+            raise InputError(f"RowSampler needs temperature > 0, got {temperature}")
         if not 0 < top_p <= 1:
-            raise ValueError(f"top_p must be in (0, 1], got {top_p}")
+            raise InputError(f"top_p must be in (0, 1], got {top_p}")
         self.temperature = float(temperature)
         self.top_p = float(top_p)
         self.generators = [torch.Generator().manual_seed(int(s)) for s in seeds]
@@ -189,7 +190,7 @@ class PrefillCache:
 
     def __init__(self, max_bytes: int = 256 * 2**20) -> None:
         if max_bytes < 0:
-            raise ValueError(f"max_bytes must be >= 0, got {max_bytes}")
+            raise InputError(f"PrefillCache max_bytes must be >= 0, got {max_bytes}")
         self.max_bytes = max_bytes
         self._entries: OrderedDict[tuple, tuple[Any, int]] = OrderedDict()
         self.hits = 0
@@ -248,9 +249,10 @@ def generate_ids(model: Any, tokenizer: Any, rows: Sequence[Sequence[int]], para
     reading each prompt once. ``seeds`` (one per output) are required when ``params.temperature > 0``.
     """
     if not rows or any(len(r) == 0 for r in rows):
-        raise ValueError("every prompt needs at least one token")
+        raise InputError("every prompt needs at least one token" + (
+            " (no prompts given)" if not rows else f" (prompt {[len(r) for r in rows].index(0)} has none)"))
     if repeat < 1:
-        raise ValueError(f"repeat must be >= 1, got {repeat}")
+        raise InputError(f"repeat must be >= 1, got {repeat}")
     device = next(model.parameters()).device
     width = max(len(r) for r in rows)
     input_ids = torch.tensor([[pad_token_id] * (width - len(r)) + list(r) for r in rows], device=device)
@@ -261,7 +263,8 @@ def generate_ids(model: Any, tokenizer: Any, rows: Sequence[Sequence[int]], para
         kwargs.update(stop_strings=list(params.stop), tokenizer=tokenizer)
     if params.temperature > 0:
         if seeds is None or len(seeds) != len(rows) * repeat:
-            raise ValueError("sampling needs one seed per output")
+            raise InputError(f"sampling needs one seed per output ({len(rows) * repeat}), got "
+                             f"{None if seeds is None else len(seeds)}")
         kwargs["logits_processor"] = LogitsProcessorList([RowSampler(seeds, params.temperature,
                                                                      params.top_p)])
     past = None
@@ -328,7 +331,7 @@ class BatchedDecoder:
         """``n`` completions per prompt; completion ``s`` equals ``generate([prompt], params with seed
         params.seed + s)``. Each prompt is read once for all its samples."""
         if n < 1:
-            raise ValueError(f"n must be >= 1, got {n}")
+            raise InputError(f"n must be >= 1, got {n}")
         if params.temperature == 0:  # greedy: every sample is the same text
             return [c * n for c in self._decode_all(list(prompts), params, 1)]
         return self._decode_all(list(prompts), params, n)

@@ -9,7 +9,7 @@ made-up text. Its ``summary()`` is the line a command prints: ``"N model calls (
 from __future__ import annotations
 
 import threading
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

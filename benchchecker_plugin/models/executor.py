@@ -1,15 +1,17 @@
-"""The one interface every per-item loop runs through (local pools now, Ray later)."""
+"""The one interface every per-item loop runs through: in-process or a thread pool here, a Ray cluster
+in :mod:`.ray_executor`."""
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Generic, Protocol, Sequence, TypeVar
+from typing import Generic, Protocol, TypeVar
 
+from ..errors import InputError
 from ..progress import progress
 
-__all__ = ["Executor", "ItemResult", "LocalExecutor", "get_executor"]
+__all__ = ["Executor", "ItemResult", "LocalExecutor"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -36,19 +38,16 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    """Runs items in-process (``workers=1``), in a thread pool, or in a process pool.
+    """Runs items in-process (``workers=1``) or in a thread pool of ``workers`` threads.
 
     Exceptions raised by ``fn`` for one item are caught *for that item* and recorded as an
     :class:`ItemResult` with ``error`` set; they are never counted as success.
     """
 
-    def __init__(self, workers: int = 1, kind: str = "thread") -> None:
+    def __init__(self, workers: int = 1) -> None:
         if workers < 1:
-            raise ValueError(f"workers must be >= 1, got {workers}")
-        if kind not in ("thread", "process"):
-            raise ValueError(f"kind must be 'thread' or 'process', got {kind!r}")
+            raise InputError(f"workers must be >= 1, got {workers}")
         self.workers = workers
-        self.kind = kind
 
     def map(self, fn: Callable[[T], R], items: Sequence[T], *, desc: str = "") -> list[ItemResult[R]]:
         items = list(items)
@@ -57,8 +56,7 @@ class LocalExecutor:
             for i, item in enumerate(progress(items, desc=desc)):
                 results.append(_call(fn, i, item))
             return results
-        pool_cls = ThreadPoolExecutor if self.kind == "thread" else ProcessPoolExecutor
-        with pool_cls(max_workers=self.workers) as pool:
+        with ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures: list[Future[R]] = [pool.submit(fn, item) for item in items]
             for i, fut in enumerate(progress(futures, desc=desc)):
                 exc = fut.exception()
@@ -75,10 +73,3 @@ def _call(fn: Callable[[T], R], index: int, item: T) -> ItemResult[R]:
         return ItemResult(index, fn(item))
     except Exception as exc:  # recorded per item, never swallowed
         return ItemResult(index, error=_describe(exc))
-
-
-def get_executor(workers: int | None = None, kind: str = "thread") -> Executor:
-    """The default executor: ``workers`` threads (``None`` = number of CPUs, at most 8)."""
-    if workers is None:
-        workers = min(8, os.cpu_count() or 1)
-    return LocalExecutor(workers, kind)

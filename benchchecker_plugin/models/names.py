@@ -17,8 +17,9 @@ it first, so flags made in one harness filter the others without ``--contaminati
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from ..errors import ModelSpecError
 from .gguf import EXPORT_MARKER, shipped_gguf_path

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import base64
 import os
+from collections.abc import Sequence
+from typing import Any
 from urllib.parse import unquote, urlsplit, urlunsplit
-from typing import Any, Sequence
 
 import httpx
 import tenacity
@@ -67,7 +68,7 @@ class OpenAICompatibleModel:
         self._secrets = tuple(s for s in (key, parts.password, basic) if s)
         self._client = httpx.Client(headers=headers, timeout=timeout,
                                     limits=httpx.Limits(max_connections=max_concurrency))
-        self._executor = LocalExecutor(workers=max_concurrency, kind="thread")
+        self._executor = LocalExecutor(workers=max_concurrency)
 
     @staticmethod
     def identity_for(spec: str, *, base_url: str | None = None, endpoint: str = "completions") -> str:

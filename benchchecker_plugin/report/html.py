@@ -15,8 +15,9 @@ from __future__ import annotations
 import html
 import math
 import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import pandas as pd
 
@@ -83,23 +84,23 @@ class HtmlPage:
         self._parts: list[str] = []
         self._tables = 0
 
-    def heading(self, text: str, level: int = 2) -> "HtmlPage":
+    def heading(self, text: str, level: int = 2) -> HtmlPage:
         self._parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
         return self
 
-    def paragraph(self, text: str, *, note: bool = False) -> "HtmlPage":
+    def paragraph(self, text: str, *, note: bool = False) -> HtmlPage:
         cls = ' class="note"' if note else ""
         self._parts.append(f"<p{cls}>{html.escape(text)}</p>")
         return self
 
-    def raw(self, markup: str) -> "HtmlPage":
+    def raw(self, markup: str) -> HtmlPage:
         """Append trusted markup as is."""
         self._parts.append(markup)
         return self
 
     def table(self, frame: pd.DataFrame, *, caption: str = "", sortable: bool = True,
               formats: Mapping[str, Callable[[Any], str]] | None = None,
-              table_id: str | None = None) -> "HtmlPage":
+              table_id: str | None = None) -> HtmlPage:
         """A table of ``frame``; numbers sort numerically, empty cells last."""
         formats = formats or {}
         self._tables += 1
@@ -123,7 +124,7 @@ class HtmlPage:
         self._parts.append("\n".join(out))
         return self
 
-    def figure(self, svg: str, *, caption: str = "") -> "HtmlPage":
+    def figure(self, svg: str, *, caption: str = "") -> HtmlPage:
         """An inline SVG figure (see :mod:`.plots`)."""
         cap = f"<figcaption>{html.escape(caption)}</figcaption>" if caption else ""
         self._parts.append(f"<figure>{svg}{cap}</figure>")

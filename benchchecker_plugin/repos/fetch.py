@@ -42,11 +42,11 @@ import secrets
 import shutil
 import subprocess
 import time
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping
 
 from ..errors import BenchcheckerError, InputError, RepositoryError
 from ..progress import progress
@@ -173,7 +173,7 @@ def _marker(path: Path) -> dict[str, str] | None:
 
 
 def _write_marker(path: Path, repo: str, url: str) -> None:
-    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    stamp = datetime.now(UTC).isoformat(timespec="seconds")
     (path / ".git" / MARKER).write_text(json.dumps(
         {"repo": repo, "source": url, "head": _rev(path, "HEAD"), "fetched_at": stamp}, indent=1) + "\n",
         encoding="utf-8")
@@ -267,7 +267,7 @@ def _fetch_one(repo: str, into: Path, template: str, update: bool, dry_run: bool
         shutil.rmtree(final)
         notes.append(f"replaced an invalid clone ({why})")
     elif present:
-        aside = final.with_name(f"{final.name}.aside-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%fZ}")
+        aside = final.with_name(f"{final.name}.aside-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}")
         final.rename(aside)
         notes.append(f"moved {final} ({why}) aside to {aside}")
     partial.rename(final)

@@ -12,8 +12,9 @@ import os
 import subprocess
 import tempfile
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Sequence
+from typing import IO
 
 from ..errors import RepositoryError
 
@@ -165,7 +166,7 @@ class BlobReader:
                 self._stderr.close()
                 self._stderr = None
 
-    def __enter__(self) -> "BlobReader":
+    def __enter__(self) -> BlobReader:
         return self
 
     def __exit__(self, *exc: object) -> None:

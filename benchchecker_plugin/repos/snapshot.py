@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import date, datetime, time, timezone
+from datetime import UTC, date, datetime, time
 from pathlib import Path
 from typing import Any
 
@@ -36,22 +36,23 @@ def parse_cutoff(cutoff: str | date | datetime | CutoffPeriod) -> datetime:
     if isinstance(cutoff, CutoffPeriod):
         return _plausible(cutoff.last_moment, cutoff.text)
     if isinstance(cutoff, datetime):
-        return cutoff if cutoff.tzinfo else cutoff.replace(tzinfo=timezone.utc)
+        return cutoff if cutoff.tzinfo else cutoff.replace(tzinfo=UTC)
     if isinstance(cutoff, date):
-        return datetime.combine(cutoff, time(23, 59, 59), tzinfo=timezone.utc)
+        return datetime.combine(cutoff, time(23, 59, 59), tzinfo=UTC)
     text = str(cutoff).strip()
-    try:
+    try:   # (the plausibility check stays outside: its InputError is a ValueError too)
         if CutoffPeriod.matches(text):  # 2023, 2023-10, 2023-10-31: the end of that period
-            return _plausible(CutoffPeriod.parse(text).last_moment, cutoff)
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            parsed = CutoffPeriod.parse(text).last_moment
+        else:
+            parsed = parse_cutoff(datetime.fromisoformat(text.replace("Z", "+00:00")))
     except (ValueError, DataError) as exc:
         raise InputError(f"cutoff {cutoff!r} is not a date (YYYY, YYYY-MM, YYYY-MM-DD) or an ISO "
                          "datetime") from exc
-    return _plausible(parse_cutoff(parsed), cutoff)
+    return _plausible(parsed, cutoff)
 
 
 #: No training cutoff lies before this (git itself misreads dates before 1970 and returns HEAD).
-EARLIEST_CUTOFF = datetime(1990, 1, 1, tzinfo=timezone.utc)
+EARLIEST_CUTOFF = datetime(1990, 1, 1, tzinfo=UTC)
 
 
 def _plausible(when: datetime, given: object) -> datetime:
@@ -81,7 +82,7 @@ class Snapshot:
 
     @classmethod
     def at(cls, repo: str | os.PathLike[str], cutoff: str | date | datetime,
-           ref: str | None = None) -> "Snapshot":
+           ref: str | None = None) -> Snapshot:
         """The snapshot of ``repo`` at ``cutoff``.
 
         Raises :class:`RepositoryError` when ``repo`` is not a git repository, is a shallow clone
@@ -106,22 +107,22 @@ class Snapshot:
 
     @classmethod
     def of_commit(cls, repo: str | os.PathLike[str], rev: str,
-                  cutoff: str | date | datetime | None = None) -> "Snapshot":
+                  cutoff: str | date | datetime | None = None) -> Snapshot:
         """The tree of an explicit commit (a base commit, say); ``cutoff`` defaults to its date."""
         root = toplevel(repo)
         sha = resolve_commit(root, rev)
         stamp = git(root, ["show", "-s", "--format=%cI", sha]).strip().decode()
-        committed = datetime.fromisoformat(stamp).astimezone(timezone.utc)
+        committed = datetime.fromisoformat(stamp).astimezone(UTC)
         return cls(root, sha, parse_cutoff(cutoff) if cutoff is not None else committed, committed,
                    BlobReader(root))
 
-    def sibling(self, rev: str) -> "Snapshot":
+    def sibling(self, rev: str) -> Snapshot:
         """The tree of another commit of the same repository (a base commit, say), sharing this
         snapshot's reader process; closing this snapshot closes both."""
         root = self.repo
         sha = resolve_commit(root, rev)
         stamp = git(root, ["show", "-s", "--format=%cI", sha]).strip().decode()
-        committed = datetime.fromisoformat(stamp).astimezone(timezone.utc)
+        committed = datetime.fromisoformat(stamp).astimezone(UTC)
         return Snapshot(root, sha, committed, committed, self._reader)
 
     # ------------------------------------------------------------------ listing and reading
@@ -224,7 +225,7 @@ class Snapshot:
         """Stop the background ``git cat-file`` process (also done at garbage collection)."""
         self._reader.close()
 
-    def __enter__(self) -> "Snapshot":
+    def __enter__(self) -> Snapshot:
         return self
 
     def __exit__(self, *exc: object) -> None:

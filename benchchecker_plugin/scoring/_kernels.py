@@ -106,12 +106,6 @@ def radix_sort(keys, payload):
 
 
 @njit(cache=True)
-def radix_argsort(keys):
-    """Stable ascending argsort of uint64 keys (see :func:`radix_sort`)."""
-    return radix_sort(keys, np.arange(keys.size))[1]
-
-
-@njit(cache=True)
 def merge_auc(pos, neg):
     """Mann-Whitney area (ties one half), unnormalised, of ascending-sorted positive and negative
     scores: the trapezoid sum of the ROC curve walked from the highest score down."""

@@ -24,8 +24,9 @@ The table is long-format, one row per (submission, tier), with exactly :data:`LE
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -87,7 +88,7 @@ class ResolvedMatrix:
 
     @classmethod
     def from_sets(cls, resolved: Mapping[str, Iterable[str]], instance_ids: Sequence[str]
-                  ) -> "ResolvedMatrix":
+                  ) -> ResolvedMatrix:
         """Build from ``{submission: resolved ids}``; ids outside ``instance_ids`` are an error."""
         ids = tuple(instance_ids)
         _check_unique(ids, "instance id")

@@ -8,11 +8,26 @@ the hit count against chance (:mod:`.test`). :func:`repo_presence` runs it all.
 from .entropy import max_subtoken_loss, score_entropy
 from .presence import METHOD, MiningConfig, PresenceResult, build_queries, presence_flags, repo_presence
 from .probe import ProbeResult, probe
-from .queries import (Query, drop_near_duplicates, instantiate_queries, is_context_independent,
-                      is_distinctive, is_hit, is_repetitive, select_queries)
+from .queries import (
+                      Query,
+                      drop_near_duplicates,
+                      instantiate_queries,
+                      is_context_independent,
+                      is_distinctive,
+                      is_hit,
+                      is_repetitive,
+                      select_queries,
+)
 from .sources import LANGUAGE_EXTENSIONS, SourceFile, read_sources
-from .test import (DEFAULT_P0, Calibration, TestResult, binomial_test, calibrate_p0, presence_test,
-                   weighted_binomial_test)
+from .test import (
+                      DEFAULT_P0,
+                      Calibration,
+                      TestResult,
+                      binomial_test,
+                      calibrate_p0,
+                      presence_test,
+                      weighted_binomial_test,
+)
 
 __all__ = [
     "Calibration",

@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 import os
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
+from ..errors import InputError
 from ..flags import ContaminationFlag
 from ..models.base import LogprobModel, TextModel
 from ..models.executor import Executor
@@ -37,7 +38,7 @@ class MiningConfig:
     min_length: int = 3
 
     @classmethod
-    def small(cls) -> "MiningConfig":
+    def small(cls) -> MiningConfig:
         return cls(clone_min_tokens=12, window=3, max_distance=6, min_support=2, min_length=2)
 
 
@@ -53,7 +54,7 @@ def build_queries(files: Sequence[SourceFile], *, language: str = "python", n_qu
     ``n_queries`` are kept (at most ``4 * n_queries`` candidates are scored).
     """
     if n_queries < 1:
-        raise ValueError(f"n_queries must be >= 1, got {n_queries}")
+        raise InputError(f"n_queries must be >= 1, got {n_queries}")
     rng = random.Random(seed)
     clusters = []
     m = mining

@@ -15,9 +15,10 @@ A query is a *hit* when at least half of its successful samples reproduce the ta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
+from ..errors import InputError
 from ..models.base import Completion, GenerationParams, TextModel
 from ..models.executor import Executor, LocalExecutor
 from .queries import Query, is_hit
@@ -56,9 +57,9 @@ def probe(model: TextModel, queries: Sequence[Query], *, n_samples: int = 5,
           executor: Executor | None = None) -> list[ProbeResult]:
     """Sample ``n_samples`` continuations of every query from ``model``; see module docstring."""
     if n_samples < 1:
-        raise ValueError(f"n_samples must be >= 1, got {n_samples}")
+        raise InputError(f"n_samples must be >= 1, got {n_samples}")
     if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        raise InputError(f"batch_size must be >= 1, got {batch_size}")
     # Batches hold prompts of similar length (less padding); results are mapped back to order.
     order = sorted(range(len(queries)), key=lambda k: len(queries[k].query))
     prompts = [queries[k].query for k in order]

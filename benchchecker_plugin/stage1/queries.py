@@ -22,8 +22,8 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
 
 from .mining.simhash import hamming, simhash
 from .mining.templates import Template, code_tokens
@@ -69,7 +69,7 @@ class Query:
     entropy: float | None = None
     gap: str = " "
 
-    def with_entropy(self, value: float) -> "Query":
+    def with_entropy(self, value: float) -> Query:
         return replace(self, entropy=float(value))
 
 

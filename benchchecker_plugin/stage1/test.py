@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import stats
+
+from ..errors import DataError, InputError
 
 __all__ = [
     "Calibration",
@@ -35,14 +37,14 @@ DEFAULT_P0 = {"python": 0.08, "java": 0.2}
 
 def _check_p0(p0: float) -> None:
     if not 0.0 < p0 < 1.0:
-        raise ValueError(f"p0 must be in (0, 1), got {p0}")
+        raise InputError(f"p0 must be in (0, 1), got {p0}")
 
 
 def binomial_test(hits: int, n: int, p0: float) -> float:
     """One-sided p-value ``P(Binomial(n, p0) >= hits)``; ``nan`` with a warning when ``n == 0``."""
     _check_p0(p0)
     if n < 0 or hits < 0 or hits > n:
-        raise ValueError(f"need 0 <= hits <= n, got hits={hits}, n={n}")
+        raise InputError(f"need 0 <= hits <= n, got hits={hits}, n={n}")
     if n == 0:
         warnings.warn("binomial test on zero queries: p-value is nan", RuntimeWarning, stacklevel=2)
         return math.nan
@@ -57,12 +59,12 @@ def weighted_binomial_test(hit_flags: Sequence[bool], weights: Sequence[float], 
     h = np.asarray(hit_flags, dtype=bool)
     w = np.asarray(weights, dtype=float)
     if h.shape != w.shape:
-        raise ValueError(f"{h.size} hit flags but {w.size} weights")
+        raise InputError(f"{h.size} hit flags but {w.size} weights")
     if h.size == 0:
         warnings.warn("weighted test on zero queries: p-value is nan", RuntimeWarning, stacklevel=2)
         return math.nan
     if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise ValueError("weights must be finite and >= 0")
+        raise InputError("weights must be finite and >= 0")
     top = w.max()
     q = np.ones(w.size, dtype=np.int64) if top == 0 else \
         np.maximum(1, np.rint(levels * w / top)).astype(np.int64)
@@ -108,7 +110,7 @@ def presence_test(hit_flags: Sequence[bool], weights: Sequence[float] | None, *,
                   alpha: float = 0.05) -> TestResult:
     """Both tests on one repository's query outcomes (``weights=None``: all equal)."""
     if not 0.0 < alpha < 1.0:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+        raise InputError(f"alpha must be in (0, 1), got {alpha}")
     flags = [bool(h) for h in hit_flags]
     w = [1.0] * len(flags) if weights is None else [float(x) for x in weights]
     with warnings.catch_warnings():
@@ -140,10 +142,11 @@ class Calibration:
 def calibrate_p0(hits_per_repo: Sequence[tuple[int, int]]) -> Calibration:
     """Pool ``(hits, queries)`` of each excluded repository into a :class:`Calibration`."""
     if not hits_per_repo:
-        raise ValueError("calibration needs at least one excluded repository")
+        raise InputError("calibration needs at least one excluded repository (hits_per_repo is empty)")
     hits = sum(h for h, _ in hits_per_repo)
     n = sum(q for _, q in hits_per_repo)
     if n == 0:
-        raise ValueError("calibration repositories produced no usable queries")
+        raise DataError(f"calibration repositories produced no usable queries (0 queries over "
+                        f"{len(hits_per_repo)} repositories)")
     upper = float(stats.binomtest(hits, n).proportion_ci(0.95, method="exact").high)
     return Calibration((hits + 0.5) / (n + 1), upper, hits, n, len(hits_per_repo))

@@ -13,8 +13,14 @@ from .localize import LineMatch, Location, SnapshotIndex, align, localize
 from .normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
 from .patch import PatchBlock, parse_patch
 from .presence import METHOD, PresenceConfig, patch_presence, summary_line
-from .similarity import (EmbeddingSimilarity, ExactSimilarity, LexicalSimilarity, RerankSimilarity,
-                         Similarity, get_similarity)
+from .similarity import (
+                         EmbeddingSimilarity,
+                         ExactSimilarity,
+                         LexicalSimilarity,
+                         RerankSimilarity,
+                         Similarity,
+                         get_similarity,
+)
 from .verify import LocalRunner, SwebenchRunner, TestRunner, VerifyOutcome, grade_swebench_log, modified_patch
 
 __all__ = [

@@ -31,10 +31,11 @@ import sys
 import threading
 import time
 from bisect import bisect_left, insort
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,7 @@ from ..errors import DataError, InputError, RepositoryError
 from ..flags import ContaminationFlag
 from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
+from ..repos.clones import find_repo
 from ..repos.snapshot import Snapshot, parse_cutoff
 from .decide import BlockResult, Category
 from .localize import _WORD, Location, SnapshotIndex, localize
@@ -51,7 +53,7 @@ from .patch import PatchBlock
 from .presence import PresenceConfig, judge_block, named, parse_instance, to_flag, verdict
 from .similarity import Similarity
 from .subtree import SubtreeIndex
-from .verify import VerifyOutcome, find_repo
+from .verify import VerifyOutcome
 
 __all__ = ["GridRun", "patch_presence_grid", "run_grid"]
 
@@ -329,7 +331,8 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
                 index = _SharedIndex(snap, grid.blobs, preprocess=config.preprocess, max_files=config.max_files)
                 snapshots += 1
 
-                def one(i: int, snap: Snapshot = snap, index: SnapshotIndex = index) -> Any:
+                def one(i: int, snap: Snapshot = snap, index: SnapshotIndex = index,
+                        grid: _RepoGrid = grid) -> Any:
                     return named(instances[i], lambda: grid.at(i, instances[i], snap, index))
 
                 runs = executor.map(one, idxs, desc=f"patch presence {path.name}@{sha[:10]}")

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 __all__ = ["LanguageSpec", "get_language", "get_parser", "language_names", "parse_text",
            "register_language"]

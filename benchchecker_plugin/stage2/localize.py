@@ -15,9 +15,9 @@ Nothing found means the file or the function is gone.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from collections import Counter
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 

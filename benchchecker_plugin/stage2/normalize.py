@@ -14,8 +14,9 @@ import re
 import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 from .languages import LanguageSpec, get_language, parse_text
 

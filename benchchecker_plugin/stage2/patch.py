@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import re
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
-from typing import Callable
 
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError

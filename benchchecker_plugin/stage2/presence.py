@@ -14,22 +14,24 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from ..errors import BenchcheckerError, RepositoryError
 from ..flags import ANY_MODEL, ContaminationFlag
 from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
+from ..repos.clones import find_repo
 from ..repos.snapshot import Snapshot, parse_cutoff
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, decide
 from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
 from .patch import PatchBlock, parse_patch
 from .similarity import LexicalSimilarity, Similarity, get_similarity
-from .verify import TestRunner, VerifyOutcome, find_repo, modified_patch
+from .verify import TestRunner, VerifyOutcome, modified_patch
 
 T = TypeVar("T")
 
@@ -171,6 +173,9 @@ def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequ
             evidence["verification"] = outcome.to_dict()
             if outcome.passed:
                 category, score = Category.VERIFIED, 1.0
+                evidence["category"] = category.value
+            elif outcome.decisive:
+                category, score = Category.REFUTED, 0.0
                 evidence["category"] = category.value
     return category, score, evidence
 

@@ -26,10 +26,10 @@ import os
 import random
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Sequence
 
 from ..errors import InputError
 from ..instances.bug import BugInstance

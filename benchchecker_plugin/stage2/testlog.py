@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from ..instances.bug import BugInstance
 from .sandbox import StepRun

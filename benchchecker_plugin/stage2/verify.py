@@ -19,14 +19,16 @@ import difflib
 import os
 import tempfile
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from unidiff import PatchSet
 
-from ..errors import ExecutionError, RepositoryError
+from ..errors import ExecutionError
 from ..instances.bug import BugInstance
+from ..repos.clones import find_repo  # its home is repos/; re-exported for old imports
 from ..repos.git import apply_diff, export_tree
 from ..repos.snapshot import Snapshot
 from .decide import BlockResult
@@ -51,6 +53,7 @@ class VerifyOutcome:
     log_tail: str = ""
     tests: tuple[tuple[str, str], ...] = ()
     confinement: str = ""
+    decisive: bool = False   # a failure that settles "not there": trusted environment, tests ran
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -65,24 +68,6 @@ class TestRunner(Protocol):
 
     def run(self, inst: BugInstance, diff: str) -> VerifyOutcome:
         ...
-
-
-def find_repo(repos_dir: str | os.PathLike[str], inst: BugInstance) -> Path:
-    """``repos_dir/owner__name`` or ``repos_dir/name`` (GitHub names ignore case, so a folder
-    that differs only in case is found too: Multi-SWE-bench writes ``fasterxml`` for
-    ``FasterXML``); :class:`RepositoryError` names both."""
-    for name in inst.repo_dir_names:
-        cand = Path(repos_dir) / name
-        if cand.is_dir():
-            return cand
-    folded = {n.lower() for n in inst.repo_dir_names}
-    root = Path(repos_dir)
-    if root.is_dir():
-        for cand in sorted(root.iterdir()):
-            if cand.name.lower() in folded and cand.is_dir():
-                return cand
-    tried = " or ".join(str(Path(repos_dir) / n) for n in inst.repo_dir_names)
-    raise RepositoryError(f"instance {inst.instance_id!r}: no clone of {inst.repo} at {tried}")
 
 
 def _reindent(raw: str, indent: str) -> list[str]:

@@ -9,17 +9,38 @@ layer).
 """
 
 from .controlled import ControlledResult, controlled_check, train_tiny_lm
-from .data import (BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_items, load_mmlu,
-                   load_truthfulqa)
-from .filters import (MEANINGLESS_CATEGORIES, MIN_QUESTION_WORDS, SIMILARITY_THRESHOLD, DropReason,
-                      option_filter, question_filter, similar)
+from .data import BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_items, load_mmlu, load_truthfulqa
+from .filters import (
+                   MEANINGLESS_CATEGORIES,
+                   MIN_QUESTION_WORDS,
+                   SIMILARITY_THRESHOLD,
+                   DropReason,
+                   option_filter,
+                   question_filter,
+                   similar,
+)
 from .guess import DEFAULT_PARAMS, MAX_TOKENS, TSGuessResult, generation_params, run_probes, ts_guess
-from .masking import (MASK, STOP_WORDS, MaskedOption, MaskedWord, content_words, mask_option, mask_word,
-                      select_options)
+from .masking import (
+                   MASK,
+                   STOP_WORDS,
+                   MaskedOption,
+                   MaskedWord,
+                   content_words,
+                   mask_option,
+                   mask_word,
+                   select_options,
+)
 from .probes import Preparation, Probe, prepare_probes, probe_flag
 from .prompts import LETTERS, Mode, benchmark_hint, multichoice_prompt, question_prompt
-from .scoring import (MULTICHOICE_THRESHOLD, GuessScore, clean_answer, exact_match, normalize, rouge_l_f1,
-                      score_guess)
+from .scoring import (
+                   MULTICHOICE_THRESHOLD,
+                   GuessScore,
+                   clean_answer,
+                   exact_match,
+                   normalize,
+                   rouge_l_f1,
+                   score_guess,
+)
 
 __all__ = [
     "BENCHMARKS",

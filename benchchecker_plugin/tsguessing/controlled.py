@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -44,23 +44,13 @@ class ControlledResult:
 def train_tiny_lm(folder: str | os.PathLike[str], vocab_texts: Sequence[str], train: Sequence[str], *,
                   epochs: int, batch: int = 25, lr: float = 1e-2, width: int = 64, seed: int = 0) -> Path:
     """Train a byte-level BPE tokenizer on ``vocab_texts`` and a 2-layer GPT-2 on ``train``; save
-    both into ``folder`` (a plain transformers folder)."""
+    both into ``folder`` (a plain transformers folder). Both come from ``models/tiny_gpt2.py``."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    torch.manual_seed(seed)
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(list(vocab_texts), trainers.BpeTrainer(
-        vocab_size=1000, special_tokens=["<|endoftext|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>",
-                                   pad_token="<|endoftext|>")
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(fast), n_positions=1024, n_embd=width, n_layer=2,
-                                       n_head=2, bos_token_id=fast.eos_token_id,
-                                       eos_token_id=fast.eos_token_id))
+    from ..models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+
+    fast = train_tokenizer(vocab_texts, 1000, roles=("eos", "pad"))
+    model = tiny_gpt2(fast, n_positions=1024, n_embd=width, n_layer=2, n_head=2, seed=seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr)
     rng = random.Random(seed)
     model.train()

@@ -24,8 +24,8 @@ import enum
 import itertools
 import re
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
-from typing import Sequence
 
 from .data import BenchmarkItem
 from .scoring import normalize, rouge_l_f1

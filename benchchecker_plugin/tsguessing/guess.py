@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from ..errors import InputError
 from ..flags import ContaminationFlag
 from ..models import Completion, GenerationParams, LocalExecutor, TextModel
 from .data import BenchmarkItem
@@ -67,7 +69,7 @@ def run_probes(model: TextModel, probes: Sequence[Probe], *, params: GenerationP
     the error; nothing failed is scored as an answer.
     """
     if batch_size < 1:
-        raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        raise InputError(f"batch_size must be >= 1, got {batch_size}")
     name = model_name or model.spec
     batches = _chunks(probes, batch_size)
     results = LocalExecutor().map(lambda b: model.generate([p.prompt for p in b], params), batches,
@@ -94,7 +96,7 @@ def run_probes(model: TextModel, probes: Sequence[Probe], *, params: GenerationP
 def ts_guess(model: TextModel, items: Iterable[BenchmarkItem], mode: Mode | str, *, seed: int = 0,
              hints: bool = True, limit: int | None = None, params: GenerationParams = DEFAULT_PARAMS,
              batch_size: int = 16, model_name: str | None = None, threshold: float = MULTICHOICE_THRESHOLD,
-             reference: "LogprobModel | None" = None) -> TSGuessResult:
+             reference: LogprobModel | None = None) -> TSGuessResult:
     """TS-Guessing on ``items``: filter, mask, prompt, generate, score, flag.
 
     ``limit`` keeps the first N *probes* (after filtering), so ``limit`` items are asked about.

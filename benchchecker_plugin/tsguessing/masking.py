@@ -19,11 +19,13 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING
 
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
+from ..errors import DataError
 from .data import BenchmarkItem
 
 if TYPE_CHECKING:
@@ -47,7 +49,7 @@ _EXTRA_STOP = frozenset({
     "should", "shall", "will", "can", "may", "might", "must", "has", "have", "had", "was", "were",
     "are", "is", "been", "being", "get", "got", "let", "make", "say", "says", "said", "like", "just",
     "there", "that", "this", "these", "those", "one", "two", "many", "much", "most", "more",
-    "some", "any", "also", "true", "happens", "happen", "people", "really", "why", "how",
+    "some", "any", "also", "happens", "happen", "people", "really", "why", "how",
 })
 STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) | _EXTRA_STOP
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]")
@@ -113,7 +115,8 @@ def mask_option(item: BenchmarkItem, seed: int = 0, shown: Sequence[int] | None 
     shown = tuple(shown) if shown is not None else select_options(item, seed)
     wrong = [i for i in shown if i != item.answer]
     if not wrong:
-        raise ValueError(f"{item.benchmark} instance {item.instance_id}: no wrong option to mask")
+        raise DataError(f"{item.benchmark} instance {item.instance_id}: no wrong option to mask "
+                        f"(options shown: {list(shown)}, answer {item.answer})")
     return MaskedOption(shown, _rng(seed, item.instance_id).choice(wrong), item.answer)
 
 
@@ -156,7 +159,7 @@ def content_words(question: str) -> list[_Candidate]:
             for k, start in zip(keep, starts)]
 
 
-def _surprise(question: str, candidates: list[_Candidate], reference: "LogprobModel") -> list[float]:
+def _surprise(question: str, candidates: list[_Candidate], reference: LogprobModel) -> list[float]:
     scores = reference.token_scores([question])[0]
     out = []
     for c in candidates:
@@ -166,7 +169,7 @@ def _surprise(question: str, candidates: list[_Candidate], reference: "LogprobMo
     return out
 
 
-def mask_word(question: str, reference: "LogprobModel | None" = None) -> MaskedWord | None:
+def mask_word(question: str, reference: LogprobModel | None = None) -> MaskedWord | None:
     """Hide one content word of ``question``; ``None`` when there is none."""
     words, matches, keep = _maskable(question)
     if not keep:

@@ -8,8 +8,9 @@ it, and every harness builds its flag with the same :func:`probe_flag`.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..flags import ContaminationFlag
 from .data import BenchmarkItem
@@ -46,7 +47,7 @@ class Probe:
                 "details": dict(self.details)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Probe":
+    def from_dict(cls, data: Mapping[str, Any]) -> Probe:
         return cls(data["benchmark"], data["instance_id"], Mode(data["mode"]), data["prompt"],
                    data["target"], data["masked_item"], dict(data["details"]))
 
@@ -78,7 +79,7 @@ def _multichoice(item: BenchmarkItem, seed: int, hints: bool) -> Probe | DropRea
                                "correct_option_index": item.answer, "seed": seed, **item.metadata})
 
 
-def _question(item: BenchmarkItem, hints: bool, reference: "LogprobModel | None") -> Probe | DropReason:
+def _question(item: BenchmarkItem, hints: bool, reference: LogprobModel | None) -> Probe | DropReason:
     reason = question_filter(item)
     if reason is not None:
         return reason
@@ -92,7 +93,7 @@ def _question(item: BenchmarkItem, hints: bool, reference: "LogprobModel | None"
 
 
 def prepare_probes(items: Iterable[BenchmarkItem], mode: Mode | str, *, seed: int = 0, hints: bool = True,
-                   reference: "LogprobModel | None" = None) -> Preparation:
+                   reference: LogprobModel | None = None) -> Preparation:
     """Filter, mask and prompt every item; the result keeps the items' order.
 
     ``reference`` (question mode only) picks the least predictable content word; without it the

@@ -34,7 +34,7 @@ with text, without announcement, label or quotes (:func:`.scoring.clean_answer`)
 from __future__ import annotations
 
 import enum
-from typing import Sequence
+from collections.abc import Sequence
 
 from .data import BenchmarkItem
 from .masking import MASK

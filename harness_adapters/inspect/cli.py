@@ -1,6 +1,7 @@
 """``benchchecker inspect eval``: Inspect's own ``eval`` command with the contamination options.
 
-The command is Inspect's ``inspect_ai._cli.eval.eval_command`` (every option, same parsing) with
+The command is Inspect's ``inspect_ai._cli.eval.eval_command`` (every option, same parsing; it and
+the other private Inspect names are reached through :mod:`.compat`) with
 ``--contamination-filter``, ``--contamination-mode`` and ``--contamination-model`` appended. With a
 filter it:
 
@@ -30,19 +31,36 @@ import json
 import os
 import tempfile
 import time
-from datetime import datetime, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import click
 
+from benchchecker_plugin.cli.lazy import LazyGroup
 from benchchecker_plugin.errors import ExecutionError, InputError
 
-from benchchecker_plugin.cli.lazy import LazyGroup
-
-from ..common import FilterOptions, Mode, Selection, click_options, echo, echo_warnings, run_filter
-from ..detection import (DetectOptions, Detection, LazyModel, click_detect_options,
-                         flags_path_beside, timing_line, ts_guess_probes)
+from ..common import (
+    FilterOptions,
+    Mode,
+    Selection,
+    click_options,
+    echo,
+    echo_warnings,
+    pop_filter_options,
+    run_filter,
+)
+from ..detection import (
+    Detection,
+    DetectOptions,
+    LazyModel,
+    click_detect_options,
+    flags_path_beside,
+    pop_detect_options,
+    timing_line,
+    ts_guess_probes,
+)
 
 __all__ = ["inspect_group", "sample_id_pattern"]
 
@@ -92,8 +110,7 @@ def sample_id_pattern(sample_id: str | int) -> str:
 
 def _load_samples(params: dict[str, Any]) -> tuple[list[Any], list[str]]:
     """The tasks of the command line (as Inspect loads them) and benchmark hints."""
-    from inspect_ai._cli.util import parse_cli_config
-    from inspect_ai._eval.loader import load_tasks
+    from .compat import load_tasks, parse_cli_config
 
     if not params.get("tasks"):
         raise InputError("--contamination-filter / --contamination-detect need the task(s) named "
@@ -109,8 +126,7 @@ def _load_samples(params: dict[str, Any]) -> tuple[list[Any], list[str]]:
 
 def _plan(params: dict[str, Any], options: FilterOptions) -> None:
     """Check the flags against the run and rewrite ``sample_id`` / ``limit`` for a subset."""
-    from inspect_ai._util.samples import parse_samples_limit
-
+    from .compat import parse_samples_limit
     from .hook import instance_id_of, model_candidates
 
     tasks, hints = _load_samples(params)
@@ -159,8 +175,6 @@ DATA_HELP = ("With --contamination-detect: BENCHMARK=PATH, a local copy of the b
              "samples come from (mmlu=folder of <subject>_test.csv, truthfulqa=TruthfulQA.csv); "
              "samples are numbered by their row there, as `benchchecker ts-guess` numbers them. "
              "Repeatable.  [default: the hub copy]")
-_DETECT_KEYS = ("contamination_detect", "contamination_dry_run", "contamination_cache_dir",
-                "contamination_no_cache")
 
 
 def _run_model(params: dict[str, Any]) -> str:
@@ -183,13 +197,10 @@ def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]]
             options: FilterOptions, detect: DetectOptions, data: dict[str, Path]
             ) -> tuple[Detection, dict[str, Any]]:
     """TS-Guessing on the evaluated MMLU / TruthfulQA samples through ``inspect/<model>``."""
-    from benchchecker_plugin.models import canonical_model_name
-
-    from inspect_ai._cli.util import parse_cli_config
-
-    from benchchecker_plugin.models import get_model
+    from benchchecker_plugin.models import canonical_model_name, get_model
     from benchchecker_plugin.models.inspect_api import InspectModel
 
+    from .compat import parse_cli_config
     from .detect import Reference, probes_for_run
 
     model = _run_model(params)
@@ -249,11 +260,10 @@ def _restrict(params: dict[str, Any], task: Any, evaluated: list[Any], selection
 def _run_detected(original: Any, params: dict[str, Any], options: FilterOptions,
                   detect: DetectOptions, data: dict[str, Path]) -> Any:
     """Detect, write the flags, select, run Inspect with the hook, report."""
-    from inspect_ai._util.samples import parse_sample_id, parse_samples_limit
-
     from benchchecker_plugin.flags import write_flags
 
     from . import hook
+    from .compat import parse_sample_id, parse_samples_limit
     from .detect import evaluated_samples
 
     tasks, _ = _load_samples(params)
@@ -285,7 +295,7 @@ def _run_detected(original: Any, params: dict[str, Any], options: FilterOptions,
                              f"detector at a time ({', '.join(names)} given)")
         benchmark = str(detection.tasks[tasks[0].name])
         _restrict(params, tasks[0], evaluated[0], selections[benchmark], indexes.get(benchmark, {}))
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H-%M-%S")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H-%M-%S")
     flags_file = write_flags(flags_path_beside(log_dir, stamp), detection.flags).resolve()
     paths = [p for p in (options.flags, flags_file if detection.flags else None) if p is not None]
     with tempfile.TemporaryDirectory(prefix="benchchecker_detect_") as tmp:
@@ -323,11 +333,9 @@ def _report(done: list[Any]) -> None:
 
 @functools.cache
 def _make_eval_command() -> click.Command:
-    from benchchecker_plugin.extras import require
+    from .compat import eval_command as inspect_eval_command
 
-    require("inspect_ai._cli.eval", "`benchchecker inspect eval`")
-    from inspect_ai._cli.eval import eval_command
-
+    eval_command = inspect_eval_command()  # first: a missing Inspect is one line naming the extra
     from . import hook  # registers the hook even where the entry point is not installed
     from .detect import parse_data_option
 
@@ -339,12 +347,9 @@ def _make_eval_command() -> click.Command:
     assert original is not None
 
     def callback(**params: Any) -> Any:
-        detect = DetectOptions.from_values(*(params.pop(k) for k in _DETECT_KEYS))
+        detect = pop_detect_options(params)
         data = params.pop("contamination_data")
-        options = FilterOptions.from_values(params.pop("contamination_filter"),
-                                            params.pop("contamination_mode"),
-                                            params.pop("contamination_model"),
-                                            detect=detect.enabled)
+        options = pop_filter_options(params, detect=detect.enabled)
         if data and not detect.enabled:
             raise InputError("--contamination-data needs --contamination-detect")
         if not options.enabled:

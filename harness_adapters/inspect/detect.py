@@ -30,8 +30,9 @@ import hashlib
 import json
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 from benchchecker_plugin.errors import DataError, InputError
 from benchchecker_plugin.inspect_tasks import PROBE_KEY
@@ -238,9 +239,9 @@ def evaluated_samples(task: Any, limit: Any, sample_id: Any, task_names: Sequenc
                       ) -> list[Any]:
     """The samples Inspect evaluates for ``task`` under ``--limit`` / ``--sample-id`` (Inspect's
     own slicing, ``task:id`` selectors included)."""
-    from inspect_ai._eval.task.util import resolve_task_sample_ids, slice_dataset
-    from inspect_ai._util.error import PrerequisiteError
+    from .compat import prerequisite_error, resolve_task_sample_ids, slice_dataset
 
+    PrerequisiteError = prerequisite_error()
     ids = resolve_task_sample_ids(task.name, sample_id, task_names)
     try:
         return list(slice_dataset(task.dataset, limit, ids))

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import click
 
@@ -21,9 +21,8 @@ def flags_from_log(path: Path, model: str | None = None) -> Iterator[Contaminati
     :func:`benchchecker_plugin.models.canonical_model_name`)."""
     from inspect_ai.log import read_eval_log
 
-    from benchchecker_plugin.models import canonical_model_name
-
     from benchchecker_plugin.inspect_tasks.scorer import PROBE_KEY
+    from benchchecker_plugin.models import canonical_model_name
 
     try:
         log = read_eval_log(str(path))

@@ -34,8 +34,9 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from inspect_ai.hooks import Hooks, TaskEnd, hooks
 

@@ -1,9 +1,10 @@
 """``benchchecker lm-eval run``: lm-evaluation-harness's own ``run`` command with the
 contamination options added.
 
-lm-eval's parser (``lm_eval._cli.HarnessCLI``) parses every argument; our options are added to its
-``run`` sub-parser and removed from the namespace before ``execute`` (lm-eval rejects keys it does
-not know). With ``--contamination-detect`` the run first makes its own flags
+lm-eval's parser (``lm_eval._cli.HarnessCLI``, a private API reached through :mod:`.compat`)
+parses every argument; our options are added to its ``run`` sub-parser and removed from the
+namespace before ``execute`` (lm-eval rejects keys it does not know). With
+``--contamination-detect`` the run first makes its own flags
 (:func:`harness_adapters.lm_eval.detect.detect_in_run`: TS-Guessing on its MMLU / TruthfulQA docs
 through its own model, written to ``benchchecker_flags_<date>.jsonl``), merged with any
 ``--contamination-filter`` flags. With flags:
@@ -23,10 +24,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -34,19 +35,24 @@ from benchchecker_plugin.atomic import write_text_atomic
 from benchchecker_plugin.errors import ExecutionError, InputError
 from benchchecker_plugin.flags import write_flags
 
-from ..common import (FilterOptions, Mode, Selection, echo, echo_warnings, flags_digest,
-                      run_filter)
-from ..detection import (CACHE_DIR_HELP, DETECT_HELP, DRY_RUN_HELP, NO_CACHE_HELP, DetectOptions,
-                         Detection, flags_path_beside, timing_line)
+from ..common import (
+    FILTER_OPTIONS,
+    FilterOptions,
+    Mode,
+    Selection,
+    add_argparse_options,
+    echo,
+    echo_warnings,
+    flags_digest,
+    pop_filter_options,
+)
+from ..detection import DETECT_OPTIONS, DetectOptions, flags_path_beside, pop_detect_options, timing_line
+from .plan import evaluated_indices, instance_id_of, model_candidates, plan_filtered_run
 
 if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
     from ..scores import GroupedScore
 
 __all__ = ["instance_id_of", "lm_eval"]
-
-_OUR_DESTS = ("contamination_filter", "contamination_mode", "contamination_model")
-_DETECT_DESTS = ("contamination_detect", "contamination_dry_run", "contamination_cache_dir",
-                 "contamination_no_cache")
 
 EPILOG = """\
 benchchecker contamination detection (flags made in this run, MMLU / TruthfulQA tasks):
@@ -99,9 +105,8 @@ def run(args: tuple[str, ...]) -> None:
           --output_path out/ --log_samples --contamination-filter flags.jsonl
     """
     cli, namespace = parse(list(args))
-    detect = DetectOptions.from_values(*(namespace.__dict__.pop(d) for d in _DETECT_DESTS))
-    flags, mode, model = (namespace.__dict__.pop(d) for d in _OUR_DESTS)
-    options = FilterOptions.from_values(flags, mode, model, detect=detect.enabled)
+    detect = pop_detect_options(namespace.__dict__)
+    options = pop_filter_options(namespace.__dict__, detect=detect.enabled)
     if not options.enabled:
         cli.execute(namespace)
         return
@@ -111,50 +116,14 @@ def run(args: tuple[str, ...]) -> None:
 
 def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
     """lm-eval's own ``HarnessCLI`` with our options on its ``run`` parser; parse ``run ARGV``."""
-    from benchchecker_plugin.extras import require
+    from .compat import harness_cli, parse_run, run_parser
 
-    HarnessCLI = require("lm_eval._cli", "`benchchecker lm-eval`").HarnessCLI
-
-    cli = HarnessCLI()
-    parser = cli._subparsers.choices["run"]
+    cli = harness_cli()
+    parser = run_parser(cli)
     group = parser.add_argument_group("benchchecker contamination filter")
-    group.add_argument("--contamination-filter", dest="contamination_filter", default=None,
-                       metavar="<flags>", help="Flags file (.jsonl) or folder of them.")
-    group.add_argument("--contamination-mode", dest="contamination_mode", default="both",
-                       choices=[m.value for m in Mode],
-                       help="both (default): run all docs, report full/clean/contaminated; "
-                            "clean|contaminated: run only that subset.")
-    group.add_argument("--contamination-model", dest="contamination_model", default=None,
-                       metavar="<name>", help="Model name used in the flags (default: from "
-                                              "--model/--model_args).")
-    group.add_argument("--contamination-detect", dest="contamination_detect",
-                       action="store_true", help=DETECT_HELP)
-    group.add_argument("--dry-run", dest="contamination_dry_run", action="store_true",
-                       help=DRY_RUN_HELP)
-    group.add_argument("--contamination-cache-dir", dest="contamination_cache_dir", default=None,
-                       metavar="<dir>", help=CACHE_DIR_HELP)
-    group.add_argument("--contamination-no-cache", dest="contamination_no_cache",
-                       action="store_true", help=NO_CACHE_HELP)
+    add_argparse_options(group, options=FILTER_OPTIONS + DETECT_OPTIONS)
     parser.epilog = (parser.epilog or "") + "\n" + EPILOG
-    return cli, cli._parser.parse_args(["run", *argv])
-
-
-def instance_id_of(doc_id: int, doc: Any, *, task: str, benchmark: str) -> str:
-    """The benchmark instance id of one lm-eval doc.
-
-    In order: the doc's own ``instance_id`` field; for MMLU, ``<subject>/<doc index>`` with the
-    subject from the doc's ``subject`` field or an ``mmlu_<subject>`` task name (the flags
-    format's MMLU ids); otherwise the doc index as text.
-    """
-    if isinstance(doc, Mapping):
-        iid = doc.get("instance_id")
-        if isinstance(iid, (str, int)) and not isinstance(iid, bool) and str(iid):
-            return str(iid)
-        if benchmark == "mmlu" and isinstance(doc.get("subject"), str) and doc["subject"]:
-            return f"{doc['subject']}/{doc_id}"
-    if benchmark == "mmlu" and task.startswith("mmlu_"):
-        return f"{task[len('mmlu_'):]}/{doc_id}"
-    return str(doc_id)
+    return cli, parse_run(cli, argv)
 
 
 def _task_manager(cfg: Any) -> Any:
@@ -184,62 +153,6 @@ def _load_tasks(namespace: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     return cfg, dict(loaded["tasks"])
 
 
-def _model_candidates(cfg: Any) -> list[str]:
-    args = cfg.model_args if isinstance(cfg.model_args, Mapping) else {}
-    name = str(args.get("pretrained") or args.get("model") or "")
-    from benchchecker_plugin.models import lm_eval_model_name
-
-    out = [lm_eval_model_name(cfg.model, args)] + ([f"{cfg.model}/{name}", name, Path(name).name]
-                                                   if name else [])
-    return [c for c in dict.fromkeys(out) if c] or [str(cfg.model)]
-
-
-def _evaluated(cfg: Any, docs: Mapping[str, list[Any]]) -> dict[str, list[int]]:
-    """Per task, the doc indices lm-eval will run (``--samples``, ``--limit``)."""
-    limit, given = cfg.limit, cfg.samples or {}
-    indices: dict[str, list[int]] = {}
-    for task, task_docs in docs.items():
-        n = len(task_docs)
-        if task in given:
-            keep: Any = [i for i in given[task] if 0 <= int(i) < n]
-        elif limit:
-            keep = range(min(n, int(limit if limit >= 1 else math.ceil(limit * n))))
-        else:
-            keep = range(n)
-        indices[task] = sorted({int(i) for i in keep})
-    return indices
-
-
-def _select(cfg: Any, docs: Mapping[str, list[Any]], indices: Mapping[str, list[int]],
-            options: FilterOptions, detection: Detection | None
-            ) -> tuple[dict[str, str | None], dict[str, Selection]]:
-    """Per task its benchmark (``None``: not grouped) and per benchmark the selection."""
-    def ids(names: Sequence[str], benchmark: str, every: bool = False) -> list[str]:
-        # Two tasks of one run may evaluate the same instance (prompt variants): one id each.
-        return list(dict.fromkeys(
-            instance_id_of(i, docs[t][i], task=t, benchmark=benchmark)
-            for t in names for i in (range(len(docs[t])) if every else indices[t])))
-
-    candidates = [options.model] if options.model else _model_candidates(cfg)
-    if detection is not None:
-        task_benchmark = dict(detection.tasks)
-        selections = {}
-        for benchmark in sorted({b for b in task_benchmark.values() if b}):
-            names = [t for t, b in task_benchmark.items() if b == benchmark]
-            selections[benchmark] = run_filter(
-                options, hints=[benchmark], model_candidates=candidates,
-                instance_ids=ids(names, benchmark), known_ids=ids(names, benchmark, every=True),
-                detected=detection.flags)
-        return task_benchmark, selections
-    names = list(docs)
-    hints = names + [str(d.get("benchmark")) for t in docs.values() for d in t[:1]
-                     if isinstance(d, Mapping) and d.get("benchmark")]
-    selection = run_filter(options, hints=hints, model_candidates=candidates,
-                           instance_ids=lambda b: ids(names, b),
-                           known_ids=lambda b: set(ids(names, b, every=True)))
-    return {t: selection.benchmark for t in names}, {selection.benchmark: selection}
-
-
 def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOptions,
                      detect: DetectOptions | None = None) -> None:
     """Detect (optionally), plan the subset, run lm-eval, annotate its samples, write the
@@ -254,7 +167,7 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
     namespace.log_samples = True
     cfg, tasks = _load_tasks(namespace)
     docs = {name: list(task.eval_docs) for name, task in tasks.items()}
-    indices = _evaluated(cfg, docs)
+    indices = evaluated_indices(docs, limit=cfg.limit, samples=cfg.samples)
     from .detect import detect_in_run, reusing
 
     detection, lm = (detect_in_run(cfg, tasks, docs, indices, options, detect)
@@ -272,24 +185,12 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
             raise InputError("--contamination-detect: no task of this run has a detector "
                              f"({', '.join(detection.tasks)}); detectors exist for MMLU and "
                              "TruthfulQA documents")
-    task_benchmark, selections = _select(cfg, docs, indices, options, detection)
-    for selection in selections.values():
-        echo(selection.summary())
-    if options.mode is not Mode.BOTH:
-        subset: dict[str, list[int]] = {}
-        for t in docs:
-            benchmark = task_benchmark[t]
-            if benchmark is None:
-                raise InputError(f"--contamination-mode {options.mode.value}: task '{t}' has no "
-                                 "detector and no flags; drop it from --tasks")
-            chosen = set(selections[benchmark].selected)
-            subset[t] = [i for i in indices[t] if instance_id_of(
-                i, docs[t][i], task=t, benchmark=benchmark) in chosen]
-        empty = [t for t, ids in subset.items() if not ids]
-        if empty:
-            raise InputError(f"empty subset: task '{empty[0]}' has no {options.mode.value} docs; "
-                             "drop it from --tasks")
-        namespace.samples, namespace.limit = json.dumps(subset), None
+    plan = plan_filtered_run(docs, indices, options,
+                             model_candidates=model_candidates(cfg.model, cfg.model_args),
+                             detection=detection, on_selection=lambda s: echo(s.summary()))
+    task_benchmark, selections = plan.task_benchmark, plan.selections
+    if plan.samples is not None:
+        namespace.samples, namespace.limit = json.dumps(dict(plan.samples)), None
 
     root = Path(namespace.output_path)
     root = root.parent if root.suffix == ".json" else root

@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from benchchecker_plugin.tsguessing import BenchmarkItem, Probe, prepare_probes
 
 from ..common import FilterOptions, echo
-from ..detection import DetectOptions, Detection, ts_guess_probes
+from ..detection import Detection, DetectOptions, ts_guess_probes
 
 __all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "probes_for_run",
            "reusing", "run_model_name"]

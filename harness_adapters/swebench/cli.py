@@ -24,20 +24,28 @@ import subprocess
 import sys
 import time
 from collections import deque
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from benchchecker_plugin.errors import ExecutionError, InputError
 
-from ..common import (FILTER_HELP, MODE_HELP, MODEL_HELP, FilterOptions, Mode, Selection, echo,
-                      echo_warnings, run_filter)
+from ..common import (
+    FILTER_OPTIONS,
+    Mode,
+    Selection,
+    add_argparse_options,
+    echo,
+    echo_warnings,
+    pop_filter_options,
+    run_filter,
+)
 from ..detection import timing_line
+from .detect import DETECT_OPTION_HELP, DETECT_SWITCHES, DETECT_VALUED, DetectRequest, add_detect_arguments
 from .rescore import TIERS_HELP, rescore, rescore_report, write_beside
-from .detect import (DETECT_OPTION_HELP, DETECT_SWITCHES, DETECT_VALUED, DetectRequest,
-                     add_detect_arguments)
 
 if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
     from benchchecker_plugin.flags import ContaminationFlag
@@ -74,23 +82,17 @@ def _harness_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--predictions_path")
     p.add_argument("-id", "--run_id")
     p.add_argument("--report_dir", default=".")
-    p.add_argument("--contamination-filter", dest="contamination_filter")
-    p.add_argument("--contamination-mode", dest="contamination_mode", default="both",
-                   choices=[m.value for m in Mode])
-    p.add_argument("--contamination-model", dest="contamination_model")
+    add_argparse_options(p, FILTER_OPTIONS, with_help=False)
     p.add_argument("--contamination-tiers", dest="contamination_tiers")
     add_detect_arguments(p)
     return p
 
 
-_OURS = {"--contamination-filter", "--contamination-mode", "--contamination-model",
-         "--contamination-tiers", *DETECT_VALUED}
+_OURS = {*(o.name for o in FILTER_OPTIONS), "--contamination-tiers", *DETECT_VALUED}
 
 #: Our options as ``run_evaluation --help`` lists them (before the harness's own help).
 OPTION_HELP = (
-    ("--contamination-filter FLAGS", FILTER_HELP),
-    ("--contamination-mode MODE", MODE_HELP),
-    ("--contamination-model NAME", MODEL_HELP),
+    *((o.usage, o.help) for o in FILTER_OPTIONS),
     ("--contamination-tiers T", TIERS_HELP),
     *DETECT_OPTION_HELP,
 )
@@ -195,8 +197,7 @@ def plan_run(argv: Sequence[str], *, detected: Sequence[ContaminationFlag] = (),
     are the flags ``--contamination-detect`` made (merged with ``--contamination-filter``'s),
     ``inputs`` the predictions already read."""
     ns = _parse(argv)
-    options = FilterOptions.from_values(ns.contamination_filter, ns.contamination_mode,
-                                        ns.contamination_model, detect=ns.contamination_detect)
+    options = pop_filter_options(dict(vars(ns)), detect=ns.contamination_detect)
     harness = _strip(argv, _OURS, switches=DETECT_SWITCHES)
     if not options.enabled:
         return RunPlan(tuple(harness), None, "", ns)

@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from benchchecker_plugin.errors import InputError, RepositoryError
 
@@ -95,7 +96,7 @@ class DetectRequest:
     @classmethod
     def from_values(cls, detect: bool, *, dry_run: bool = False, cutoff: str | None = None,
                     cutoffs_file: str | None = None, repos_dir: str | None = None,
-                    cache_dir: str | None = None, no_cache: bool = False) -> "DetectRequest | None":
+                    cache_dir: str | None = None, no_cache: bool = False) -> DetectRequest | None:
         """The request, or ``None`` without ``--contamination-detect``; one-line
         :class:`InputError` for a missing, contradictory or malformed option."""
         given = [n for n, v in (("--contamination-cutoff", cutoff), ("--cutoffs", cutoffs_file),
@@ -134,7 +135,7 @@ class DetectRequest:
                    bool(dry_run))
 
     @classmethod
-    def from_namespace(cls, ns: argparse.Namespace) -> "DetectRequest | None":
+    def from_namespace(cls, ns: argparse.Namespace) -> DetectRequest | None:
         """:meth:`from_values` of the options :func:`add_detect_arguments` parsed."""
         return cls.from_values(ns.contamination_detect, dry_run=ns.dry_run,
                                cutoff=ns.contamination_cutoff, cutoffs_file=ns.cutoffs,
@@ -243,7 +244,7 @@ class DetectPlan:
 def plan_detection(request: DetectRequest, *, dataset: str, split: str, ids: Sequence[str],
                    model: str) -> DetectPlan:
     """Resolve the cutoff, load the instances and check the clones (nothing is computed)."""
-    from benchchecker_plugin.stage2.verify import find_repo
+    from benchchecker_plugin.repos import find_repo
 
     if not ids:
         raise InputError("--contamination-detect: the run has no instances to check (no "

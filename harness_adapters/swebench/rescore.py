@@ -5,8 +5,9 @@ an existing SWE-bench or Multi-SWE-bench report per tier, without Docker; also w
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
 import click
 

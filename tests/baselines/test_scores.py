@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from benchchecker_plugin.baselines import LogitScores, logit_scores_of, min_k, min_k_plus_plus
+from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.models import TokenScores
 
 
@@ -42,7 +43,7 @@ def test_all_four_from_one_token_scores():
     assert s.min_k == pytest.approx(-1.5)
     assert s.min_k_pp == pytest.approx(np.mean([(-2.0 + 1) / 0.5, (-1.0 + 1) / 0.5]))
     assert s.n_tokens == 4 and s.get("min_k") == s.min_k
-    with pytest.raises(KeyError, match="unknown baseline"):
+    with pytest.raises(InputError, match="unknown baseline 'perplexity'"):
         s.get("perplexity")
 
 

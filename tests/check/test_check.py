@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -15,10 +15,11 @@ from benchchecker_plugin.check import CheckConfig, run_check, write_check_report
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import read_flags
+from tests.helpers import SHARED_DATA, ScriptedModel, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+DATA = SHARED_DATA
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_data = pytest.mark.skipif(not (DATA / "mmlu").is_dir(), reason="../shared/data not present")
+needs_data = needs_shared_data("mmlu")
 
 
 def _bug_slice(tmp_path: Path) -> tuple[Path, Path, list]:
@@ -28,7 +29,7 @@ def _bug_slice(tmp_path: Path) -> tuple[Path, Path, list]:
 
     repos = tmp_path / "repos"
     cases = build_history(Path(rich.__file__).parent, repos / "synthetic__history",
-                          cutoff=datetime(2024, 6, 1, tzinfo=timezone.utc),
+                          cutoff=datetime(2024, 6, 1, tzinfo=UTC),
                           scenarios=("persisted", "after-cutoff"), per_scenario=1, seed=1)
     instances = tmp_path / "instances.jsonl"
     instances.write_text("".join(json.dumps(c.instance.to_swebench()) + "\n" for c in cases))
@@ -99,15 +100,9 @@ def test_check_runs_every_stage_and_writes_a_valid_report(tmp_path: Path, smollm
 def test_check_without_repos_skips_bug_stages_and_says_so(tmp_path: Path) -> None:
     _, instances, _ = _bug_slice(tmp_path)
 
-    class NoModel:
-        spec = "none"
-
-        def generate(self, prompts, params):
-            raise AssertionError("no model call expected")
-
     config = CheckConfig(benchmarks=("swe-bench-verified",), cutoff="2024-06-01",
                          data={"swe-bench-verified": str(instances)})
-    result = run_check(NoModel(), config)
+    result = run_check(ScriptedModel(spec="none", raises=AssertionError("no model call expected")), config)
     assert result.merged == []
     assert result.notes == ["swe-bench-verified: skipped Stage I and II (2 instances): they read the "
                             "repositories; give --repos-dir with local clones (owner__name/ or name/)"]

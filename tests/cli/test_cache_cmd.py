@@ -10,20 +10,16 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.cli.options import ModelOptions, dry_run_summary, model_options
-from benchchecker_plugin.models import CachedModel, Completion, GenerationParams, ResponseCache
+from benchchecker_plugin.models import CachedModel, GenerationParams, ResponseCache
+from tests.helpers import ScriptedModel
 
 PARAMS = GenerationParams(max_tokens=3)
 
 
-class _Model:
-    spec = "hf/smollm2-135m"
-
-    def generate(self, prompts, params):  # type: ignore[no-untyped-def]
-        return [Completion(text="", error="boom") if p == "bad" else Completion(text=p) for p in prompts]
-
-
 def _fill(folder: Path) -> None:
-    CachedModel(_Model(), ResponseCache(folder)).generate(["a", "b", "bad"], PARAMS)
+    """Two answers and one error (``bad``) cached for the default model."""
+    model = ScriptedModel(lambda prompt, _: prompt, spec="hf/smollm2-135m", fail_on=["bad"])
+    CachedModel(model, ResponseCache(folder)).generate(["a", "b", "bad"], PARAMS)
 
 
 def test_stats_counts_answers_and_errors(tmp_path: Path) -> None:

@@ -1,14 +1,13 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import ContaminationFlag, read_flags, write_flags
+from tests.helpers import SHARED_DATA, needs_shared_data
 
 
 def _flags(method: str, values) -> list[ContaminationFlag]:
@@ -170,13 +169,10 @@ def test_patch_dates_errors_name_the_input(tmp_path: Path) -> None:
     assert res.exit_code == 2
 
 
-DATA = Path(os.environ.get("BENCHCHECKER_DATA_DIR")
-            or Path(__file__).resolve().parents[2] / ".." / "shared" / "data")
+DATA = SHARED_DATA
 
 
-@pytest.mark.skipif(not (DATA / "swebench_verified").is_dir(),
-                    reason="no data folder: set BENCHCHECKER_DATA_DIR (swebench_verified/, "
-                           "model_cutoffs/)")
+@needs_shared_data("swebench_verified")
 def test_patch_dates_on_swebench_verified(tmp_path: Path) -> None:
     """The command on the real composite (no created_at) dated from the full-fields subset equals
     the rows read by hand (the demo's former reader)."""

@@ -14,11 +14,12 @@ from click.testing import CliRunner
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
 from benchchecker_plugin.scoring import LEADERBOARD_COLUMNS
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+DATA = SHARED_DATA
 EXPERIMENTS = DATA / "swebench_experiments"
 COMPOSITE = DATA / "swebench_verified" / "swebench_verified_composite.jsonl"
-needs_data = pytest.mark.skipif(not EXPERIMENTS.is_dir(), reason="../shared/data not present")
+needs_data = needs_shared_data("swebench_experiments")
 
 
 def _rule_flags(ids, path, benchmark="swe-bench-verified"):

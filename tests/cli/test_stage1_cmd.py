@@ -41,17 +41,11 @@ def load_order(store, order_id):
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
-    import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 
-    from benchchecker_plugin.membership import train_tokenizer
-
-    torch.manual_seed(0)
     folder = tmp_path_factory.mktemp("gpt2")
     tok = train_tokenizer([CODE], 300)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=1024, n_embd=32, n_layer=1,
-                                       n_head=2, bos_token_id=tok.eos_token_id,
-                                       eos_token_id=tok.eos_token_id))
+    model = tiny_gpt2(tok, n_positions=1024, n_embd=32, n_layer=1, n_head=2, seed=0)
     model.save_pretrained(folder)
     tok.save_pretrained(folder)
     return f"hf/{folder}"

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import rich
 from click.testing import CliRunner
 
-import rich
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import read_flags
 from benchchecker_plugin.stage2.synthetic import build_history
@@ -20,7 +20,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list]
     root = tmp_path_factory.mktemp("cli-cutoffs")
     repos = root / "repos"
     cases = build_history(Path(rich.__file__).parent, repos / "synthetic__history",
-                          cutoff=datetime(2024, 1, 1, tzinfo=timezone.utc),
+                          cutoff=datetime(2024, 1, 1, tzinfo=UTC),
                           scenarios=("persisted", "after-cutoff"), per_scenario=1)
     rows = [c.instance.to_swebench() for c in cases]
     rows.append({**rows[0], "instance_id": "broken-1", "patch": "not a diff"})

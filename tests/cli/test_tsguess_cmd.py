@@ -10,12 +10,13 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import read_flags
+from tests.helpers import SHARED_DATA
 
 HELPER = Path(__file__).resolve().parents[1] / "tsguessing" / "tiny_lm.py"
 _spec = importlib.util.spec_from_file_location("tsguessing_tiny_lm_cli", HELPER)
 tiny_lm = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(tiny_lm)
-TQA = tiny_lm.DATA / "truthfulqa" / "TruthfulQA.csv"
+TQA = SHARED_DATA / "truthfulqa" / "TruthfulQA.csv"
 
 
 @pytest.fixture(autouse=True)
@@ -85,8 +86,8 @@ def test_bad_inputs_exit_non_zero_with_one_line(tmp_path: Path) -> None:
                                str(tmp_path / "o.jsonl")])
     assert res.exit_code == 2
     assert "missing column(s) Category, Best Answer, Incorrect Answers" in res.output
-    if (tiny_lm.DATA / "mmlu").exists():
-        res = runner.invoke(main, ["ts-guess", "--benchmark", "mmlu", "--data", str(tiny_lm.DATA / "mmlu"),
+    if (SHARED_DATA / "mmlu").exists():
+        res = runner.invoke(main, ["ts-guess", "--benchmark", "mmlu", "--data", str(SHARED_DATA / "mmlu"),
                                    "--subject", "astrology", "-o", str(tmp_path / "o.jsonl")])
         assert res.exit_code == 2 and "--subject astrology: not a subject of mmlu" in res.output
     res = runner.invoke(main, ["ts-guess", "--benchmark", "gsm8k", "-o", "x"])

@@ -5,17 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.demo import DemoContext, StepResult, run_step
 from benchchecker_plugin.errors import DataError
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+DATA = SHARED_DATA
 
 
-@pytest.mark.skipif(not (DATA / "swebench_experiments").is_dir(), reason="../shared/data not present")
+@needs_shared_data("swebench_experiments")
 def test_leaderboard_step_rescores_the_real_submissions(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["demo", "--only", "leaderboard", "-o", str(tmp_path),
                                     "--data-dir", str(DATA)])

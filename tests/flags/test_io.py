@@ -100,7 +100,7 @@ def test_validate_record_rejects_non_objects() -> None:
 
 
 def test_record_refuses_non_finite_score() -> None:
-    with pytest.raises(ValueError, match="score must be finite"):
+    with pytest.raises(FlagsFormatError, match="field 'score': must be finite"):
         _flag(0, score=float("inf"))
 
 

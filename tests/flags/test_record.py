@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import pytest
 
+from benchchecker_plugin.errors import FlagsFormatError
 from benchchecker_plugin.flags import ContaminationFlag, Verdict
 
 
@@ -26,6 +27,6 @@ def test_verdict_round_trip(value, verdict) -> None:
 
 
 def test_score_must_be_a_number() -> None:
-    with pytest.raises(TypeError, match="score must be a number, got True"):
+    with pytest.raises(FlagsFormatError, match="field 'score': must be a number, got True"):
         ContaminationFlag(benchmark="mmlu", instance_id="a/1", model="m", method="x", contaminated=None,
                           score=True)

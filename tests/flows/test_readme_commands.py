@@ -18,8 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import SHARED_DATA, require_shared_data
+
 REPO = Path(__file__).resolve().parents[2]
-DATA = (REPO / ".." / "shared" / "data").resolve()
+DATA = SHARED_DATA
 SECTION = "## `--contamination-detect`: the evaluation you already run makes its own flags"
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
@@ -66,8 +68,7 @@ def test_the_section_has_one_command_per_harness() -> None:
 
 @pytest.fixture
 def need_data() -> None:
-    if not (DATA / "mmlu" / "test").is_dir():
-        pytest.skip(f"shared data not present: {DATA}")
+    require_shared_data("mmlu", "test")
 
 
 def test_lm_eval_command(need_data: None, tmp_path: Path) -> None:
@@ -124,8 +125,7 @@ def test_swebench_command_up_to_the_docker_boundary(tmp_path: Path) -> None:
     clones = os.environ.get("BENCHCHECKER_CLONES")
     if not clones:
         pytest.skip("set BENCHCHECKER_CLONES to a folder of full clones (owner__name/)")
-    if not (DATA / "swebench_verified").is_dir():
-        pytest.skip(f"shared data not present: {DATA}")
+    require_shared_data("swebench_verified")
     proc = _run(readme_commands()["swebench"], tmp_path, clones)
     flags_file = tmp_path / "out" / "swebench" / "gold.run1.benchchecker_flags.jsonl"
     assert flags_file.is_file(), proc.stderr[-3000:]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
+from tests.helpers import require_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 MMLU_SUBJECT = "abstract_algebra"
 N_DOCS = 6
 
@@ -20,17 +20,10 @@ CHAT_TEMPLATE = (
 )
 
 
-def needs_data(*parts: str) -> Path:
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared data not present: {path}")
-    return path
-
-
 @pytest.fixture(scope="session")
 def mmlu_rows() -> list[dict[str, str]]:
     """The first rows of a real MMLU test file (read in place from the shared data)."""
-    path = needs_data("mmlu", "test", f"{MMLU_SUBJECT}_test.csv")
+    path = require_shared_data("mmlu", "test", f"{MMLU_SUBJECT}_test.csv")
     with open(path, newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     return rows[:N_DOCS]
@@ -39,25 +32,13 @@ def mmlu_rows() -> list[dict[str, str]]:
 def build_tiny_lm(folder: Path, texts: list[str]) -> Path:
     """A 2-layer GPT-2 built from config, with a byte-level BPE tokenizer trained on ``texts``
     (and a plain chat template), saved as a Hugging Face model folder."""
-    import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 
-    torch.manual_seed(0)
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=400, special_tokens=["<|endoftext|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator(list(texts) + ["user: assistant: Answer:"], trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>",
-                                   bos_token="<|endoftext|>", unk_token="<|endoftext|>",
-                                   pad_token="<|endoftext|>")
+    fast = train_tokenizer(list(texts) + ["user: assistant: Answer:"], 400,
+                           roles=("eos", "bos", "unk", "pad"))
     fast.chat_template = CHAT_TEMPLATE
     fast.save_pretrained(folder)
-    config = GPT2Config(vocab_size=len(fast), n_positions=512, n_embd=32, n_layer=2, n_head=2,
-                        bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id)
-    GPT2LMHeadModel(config).save_pretrained(folder)
+    tiny_gpt2(fast, n_positions=512, n_embd=32, n_layer=2, n_head=2, seed=0).save_pretrained(folder)
     return folder
 
 

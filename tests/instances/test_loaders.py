@@ -9,11 +9,18 @@ import pytest
 from unidiff import PatchSet
 
 from benchchecker_plugin.errors import DataError, InputError
-from benchchecker_plugin.instances import (BugInstance, load_bugsinpy, load_defects4j, load_instances,
-                                           load_swebench, reverse_diff)
+from benchchecker_plugin.instances import (
+    BugInstance,
+    load_bugsinpy,
+    load_defects4j,
+    load_instances,
+    load_swebench,
+    reverse_diff,
+)
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared data not staged")
+DATA = SHARED_DATA
+needs_data = needs_shared_data()
 
 
 @needs_data

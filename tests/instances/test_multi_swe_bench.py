@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import DataError, InputError
-from benchchecker_plugin.instances import (FORMATS, is_multi_swe_bench, load_instances,
-                                           load_multi_swe_bench)
+from benchchecker_plugin.instances import FORMATS, is_multi_swe_bench, load_instances, load_multi_swe_bench
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+DATA = SHARED_DATA
 MSB = DATA / "multi_swe_bench" / "instances"
-needs_data = pytest.mark.skipif(not MSB.is_dir(), reason="shared data (multi_swe_bench/instances) not staged")
+needs_data = needs_shared_data("multi_swe_bench", "instances")
 
 FIX = """diff --git a/src/main/java/com/google/gson/Gson.java b/src/main/java/com/google/gson/Gson.java
 --- a/src/main/java/com/google/gson/Gson.java

@@ -9,10 +9,11 @@ import pytest
 from benchchecker_plugin.errors import DataError, InputError
 from benchchecker_plugin.instances import load_instances, load_multi_swe_bench_tiers
 from benchchecker_plugin.instances.multi_swe_bench_tiers import tier_of_label
+from tests.helpers import SHARED_DATA, needs_shared_data
 
 openpyxl = pytest.importorskip("openpyxl")
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi_swe_bench"
+DATA = SHARED_DATA / "multi_swe_bench"
 EASY = "<15 分钟：只需要简单修改，例如为函数添加一些断言"
 MEDIUM = "15 分钟 -- 1小时：需要一些思考的小型改动"
 HARD = "1-4 小时：需要对函数或多个文件进行较大修改"
@@ -66,8 +67,7 @@ def test_bad_workbooks(tmp_path: Path) -> None:
         load_multi_swe_bench_tiers(tmp_path / "plain.xlsx")
 
 
-@pytest.mark.skipif(not (DATA / "annotations" / "java.xlsx").is_file(),
-                    reason="shared data (multi_swe_bench/annotations) not staged")
+@needs_shared_data("multi_swe_bench", "annotations", "java.xlsx")
 def test_staged_java_annotations_cover_every_staged_java_instance() -> None:
     ids = [i.instance_id for i in load_instances(DATA / "instances" / "java")]
     tiers = load_multi_swe_bench_tiers(DATA / "annotations" / "java.xlsx", ids)

@@ -4,7 +4,6 @@ per-instance logs, Multi-SWE-bench final reports, lm-eval samples, Inspect logs;
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -17,10 +16,10 @@ from benchchecker_plugin.leaderboard import (
     load_submissions,
     msb_instance_id,
 )
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-needs_data = pytest.mark.skipif(not (DATA / "swebench_experiments").is_dir(),
-                                reason="shared data folder ../shared/data not present")
+DATA = SHARED_DATA
+needs_data = needs_shared_data("swebench_experiments")
 
 
 @needs_data

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from benchchecker_plugin.errors import DataError
@@ -14,12 +12,13 @@ from benchchecker_plugin.leaderboard import (
     read_model_map,
     submission_verdicts,
 )
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+DATA = SHARED_DATA
 MAP = DATA / "model_cutoffs" / "submission_models.csv"
 
 
-@pytest.mark.skipif(not MAP.is_file(), reason="shared data folder ../shared/data not present")
+@needs_shared_data("model_cutoffs", "submission_models.csv")
 def test_real_submission_models():
     mapping = read_model_map(MAP)
     assert len(mapping) == 82

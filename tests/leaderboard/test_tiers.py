@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from benchchecker_plugin.errors import DataError
 from benchchecker_plugin.leaderboard import load_instance_ids, load_tiers
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
+DATA = SHARED_DATA
 COMPOSITE = DATA / "swebench_verified" / "swebench_verified_composite.jsonl"
 
 
-@pytest.mark.skipif(not COMPOSITE.is_file(), reason="shared data folder ../shared/data not present")
+@needs_shared_data("swebench_verified", "swebench_verified_composite.jsonl")
 def test_real_verified_tiers_and_ids():
     tiers = load_tiers(COMPOSITE)
     ids = load_instance_ids(COMPOSITE)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from benchchecker_plugin.membership import LocalCausalLM, train_tokenizer
+from benchchecker_plugin.membership import LocalCausalLM
 from benchchecker_plugin.models import GenerationParams, LogprobModel, TextModel
 
 pytestmark = pytest.mark.model
@@ -12,18 +12,16 @@ TEXT = "def add(a, b):\n    return a + b\n\nclass Box:\n    size = 3\n" * 4
 
 @pytest.fixture(scope="module")
 def lm():
-    from transformers import GPT2Config, GPT2LMHeadModel
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 
-    torch.manual_seed(0)
     tok = train_tokenizer([TEXT], 280)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=16, n_embd=32, n_layer=1,
-                                       n_head=2))
+    model = tiny_gpt2(tok, n_positions=16, n_embd=32, n_layer=1, n_head=2, eos_in_config=False, seed=0)
     return LocalCausalLM(model, tok, "local/test", batch_size=3)
 
 
 def _direct(lm, ids):
     with torch.no_grad():
-        logits = lm.model(input_ids=torch.tensor([ids])).logits[0].float()
+        logits = lm.model(input_ids=torch.tensor([ids])).logits[0].double()
     logp = torch.log_softmax(logits[:-1], -1)
     return logp.gather(-1, torch.tensor(ids[1:]).unsqueeze(-1)).squeeze(-1).numpy(), logp
 
@@ -42,8 +40,8 @@ def test_token_scores_match_direct_computation_within_one_window(lm):
     p = logp.exp()
     mu = (p * logp).sum(-1).numpy()
     np.testing.assert_allclose(ts.mu, mu, rtol=1e-5, atol=1e-5)
-    sd = np.sqrt(((p * logp ** 2).sum(-1) - torch.tensor(mu) ** 2).clamp_min(0).numpy())
-    np.testing.assert_allclose(ts.sigma, sd, rtol=1e-4, atol=1e-5)
+    sd = (p * (logp - torch.tensor(mu)[:, None]) ** 2).sum(-1).sqrt().numpy()  # float64, centred
+    np.testing.assert_allclose(ts.sigma, sd, rtol=1e-5, atol=1e-5)
     assert [text[s:e] for s, e in ts.offsets] == lm.tokenizer.convert_ids_to_tokens(ids[1:]) or \
         "".join(text[s:e] for s, e in ts.offsets) == text[ts.offsets[0][0]:]
 

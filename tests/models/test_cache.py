@@ -12,9 +12,9 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import numpy as np
 import pytest
@@ -30,50 +30,38 @@ from benchchecker_plugin.models import (
     with_cache,
 )
 from benchchecker_plugin.models.cache import DB_NAME
+from tests.helpers import ScriptedModel
 
 PARAMS = GenerationParams(max_tokens=5)
 PROMPTS = [f"prompt {i}" for i in range(20)]
 
 
-class CountingModel:
-    """A backend that answers ``echo:<prompt>`` and records every prompt it is asked."""
+def _echo(prompt: str, params: GenerationParams) -> Completion:
+    return Completion(text=f"echo:{prompt}:{params.max_tokens}", finish_reason="length")
 
-    spec = "counting/model"
 
-    def __init__(self, fail: Sequence[str] = (), crash_at: int | None = None) -> None:
-        self.calls: list[str] = []
-        self.fail = set(fail)
-        self.crash_at = crash_at
-        self._lock = threading.Lock()
-
-    def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
-        out = []
-        for p in prompts:
-            with self._lock:
-                if self.crash_at is not None and len(self.calls) == self.crash_at:
-                    raise RuntimeError("simulated crash mid-batch")
-                self.calls.append(p)
-            out.append(Completion(text="", error="boom") if p in self.fail
-                       else Completion(text=f"echo:{p}:{params.max_tokens}", finish_reason="length"))
-        return out
+def counting_model(fail: Sequence[str] = (), crash_at: int | None = None) -> ScriptedModel:
+    """A backend that answers ``echo:<prompt>:<max_tokens>`` (errors ``boom`` on ``fail``; raises
+    mid-batch once ``crash_at`` prompts were asked) and records every prompt in ``prompts``."""
+    return ScriptedModel(_echo, spec="counting/model", fail_on=fail, error="boom", crash_after=crash_at)
 
 
 def test_exception_mid_run_then_resume_repeats_no_finished_item(tmp_path: Path) -> None:
-    first = CountingModel(crash_at=10)
+    first = counting_model(crash_at=10)
     cached = CachedModel(first, ResponseCache(tmp_path), chunk_size=4)
     with pytest.raises(RuntimeError, match="simulated crash"):
         cached.generate(PROMPTS, PARAMS)
-    assert first.calls == PROMPTS[:10]  # chunks 1-2 committed, chunk 3 died after 2 calls
+    assert first.prompts == PROMPTS[:10]  # chunks 1-2 committed, chunk 3 died after 2 calls
 
-    second = CountingModel()
+    second = counting_model()
     out = CachedModel(second, ResponseCache(tmp_path), chunk_size=4).generate(PROMPTS, PARAMS)
-    assert second.calls == PROMPTS[8:]  # nothing of the 8 committed items is asked again
+    assert second.prompts == PROMPTS[8:]  # nothing of the 8 committed items is asked again
     assert [c.text for c in out] == [f"echo:{p}:5" for p in PROMPTS]
     assert [c.cached for c in out] == [True] * 8 + [False] * 12
 
-    third = CountingModel()
+    third = counting_model()
     again = CachedModel(third, ResponseCache(tmp_path)).generate(PROMPTS, PARAMS)
-    assert third.calls == [] and all(c.cached for c in again)
+    assert third.prompts == [] and all(c.cached for c in again)
 
 
 CHILD = textwrap.dedent("""
@@ -118,41 +106,41 @@ def test_killed_process_resumes_with_zero_repeated_calls(tmp_path: Path) -> None
     done = _count_rows(tmp_path / DB_NAME)
     assert 4 <= done < 20
 
-    resumed = CountingModel()
+    resumed = counting_model()
     out = CachedModel(resumed, ResponseCache(tmp_path), chunk_size=2).generate(PROMPTS, PARAMS)
-    assert len(resumed.calls) == 20 - done
-    assert set(resumed.calls).isdisjoint(p for p, c in zip(PROMPTS, out) if c.cached)
+    assert len(resumed.prompts) == 20 - done
+    assert set(resumed.prompts).isdisjoint(p for p, c in zip(PROMPTS, out) if c.cached)
     assert [c.text for c in out] == [f"echo:{p}:5" for p in PROMPTS]
 
 
 def test_errors_are_stored_and_retried(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path)
-    first = CountingModel(fail=["prompt 3", "prompt 7"])
+    first = counting_model(fail=["prompt 3", "prompt 7"])
     out = CachedModel(first, cache).generate(PROMPTS[:10], PARAMS)
     assert [i for i, c in enumerate(out) if not c.ok] == [3, 7]
     assert out[3].error == "boom" and out[3].text == ""
     stats = cache.stats()
     assert (stats.entries, stats.errors) == (10, 2)
 
-    second = CountingModel()
+    second = counting_model()
     out2 = CachedModel(second, cache).generate(PROMPTS[:10], PARAMS)
-    assert second.calls == ["prompt 3", "prompt 7"]
+    assert second.prompts == ["prompt 3", "prompt 7"]
     assert all(c.ok for c in out2)
     assert cache.stats().errors == 0
 
 
 def test_key_separates_params_and_model(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path)
-    model = CountingModel()
+    model = counting_model()
     cached = CachedModel(model, cache)
     cached.generate(["a", "a", "b"], PARAMS)
-    assert model.calls == ["a", "b"]  # a duplicate in one call is asked once
+    assert model.prompts == ["a", "b"]  # a duplicate in one call is asked once
     cached.generate(["a"], GenerationParams(max_tokens=6))
     cached.generate(["a"], GenerationParams(max_tokens=5, stop=("\n",)))
-    other = CountingModel()
+    other = counting_model()
     other.spec = "counting/other"
     CachedModel(other, cache).generate(["a"], PARAMS)
-    assert model.calls == ["a", "b", "a", "a"] and other.calls == ["a"]
+    assert model.prompts == ["a", "b", "a", "a"] and other.prompts == ["a"]
     s = cache.stats()
     assert s.entries == 5 and s.hits == 0 and s.misses == 5
     assert dict((i, n) for i, n, _ in s.by_model) == {"counting/model": 4, "counting/other": 1}
@@ -162,7 +150,7 @@ def test_key_separates_params_and_model(tmp_path: Path) -> None:
 
 def test_concurrent_threads_share_one_cache(tmp_path: Path) -> None:
     cache = ResponseCache(tmp_path)
-    model = CountingModel()
+    model = counting_model()
     cached = CachedModel(model, cache, chunk_size=3)
     results: dict[int, list[str]] = {}
 
@@ -176,12 +164,18 @@ def test_concurrent_threads_share_one_cache(tmp_path: Path) -> None:
         t.join()
     assert all(results[k] == [f"echo:{p}:5" for p in PROMPTS[k:k + 10]] for k in range(8))
     assert cache.stats().entries == 17
-    assert set(model.calls) == set(PROMPTS[:17])
+    assert set(model.prompts) == set(PROMPTS[:17])
 
 
-class ScoringModel(CountingModel):
+class ScoringModel(ScriptedModel):
+    """The counting backend that also scores texts (a LogprobModel); records them in ``scored``."""
+
+    def __init__(self) -> None:
+        super().__init__(_echo, spec="counting/model")
+        self.scored: list[str] = []
+
     def token_scores(self, texts: Sequence[str]) -> list[TokenScores]:
-        self.calls.extend(texts)
+        self.scored.extend(texts)
         return [TokenScores(tokens=tuple(t), offsets=tuple((i, i + 1) for i in range(len(t))),
                             logprobs=-np.arange(len(t), dtype=np.float64) / 3,
                             mu=np.full(len(t), -2.5), sigma=np.linspace(0.1, 1, len(t))) for t in texts]
@@ -191,10 +185,10 @@ def test_token_scores_are_cached_and_round_trip(tmp_path: Path) -> None:
     inner = ScoringModel()
     cached = with_cache(inner, ResponseCache(tmp_path))
     assert isinstance(cached, CachedLogprobModel) and isinstance(cached, LogprobModel)
-    assert not isinstance(with_cache(CountingModel(), ResponseCache(tmp_path)), LogprobModel)
+    assert not isinstance(with_cache(counting_model(), ResponseCache(tmp_path)), LogprobModel)
     fresh = cached.token_scores(["héllo", "ab", ""])
     again = with_cache(ScoringModel(), ResponseCache(tmp_path)).token_scores(["ab", "héllo", ""])
-    assert inner.calls == ["héllo", "ab", ""]
+    assert inner.scored == ["héllo", "ab", ""]
     for a, b in zip(fresh, [again[1], again[0], again[2]]):
         assert a.tokens == b.tokens and a.offsets == b.offsets
         for x, y in ((a.logprobs, b.logprobs), (a.mu, b.mu), (a.sigma, b.sigma)):
@@ -246,22 +240,20 @@ def test_api_key_never_reaches_the_cache(tmp_path: Path, echo_server: str,
     bad = get_model("openai-compatible/m", base_url=echo_server, cache_dir=tmp_path, max_retries=0)
     failed = bad.generate(["q3"], PARAMS)[0]
     assert not failed.ok and "HTTP 400" in (failed.error or "") and secret not in (failed.error or "")
-    assert secret not in repr(model) and secret not in repr(getattr(model, "inner"))
+    assert secret not in repr(model) and secret not in repr(model.inner)
     for f in tmp_path.rglob("*"):
         if f.is_file():
             assert secret.encode() not in f.read_bytes(), f
 
 
 def test_generate_samples_share_cache_entries_with_per_seed_requests(tmp_path: Path) -> None:
-    from transformers import GPT2Config, GPT2LMHeadModel
+    pytest.importorskip("torch")
+    from benchchecker_plugin.membership import LocalCausalLM
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 
-    from benchchecker_plugin.membership import LocalCausalLM, train_tokenizer
-
-    torch = pytest.importorskip("torch")
-    torch.manual_seed(0)
     tok = train_tokenizer(["def add(a, b):\n    return a + b\n"] * 8, 280)
-    lm = LocalCausalLM(GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=32, n_embd=16,
-                                                  n_layer=1, n_head=2)), tok, "local/tiny", batch_size=2)
+    lm = LocalCausalLM(tiny_gpt2(tok, n_positions=32, n_embd=16, n_layer=1, n_head=2, eos_in_config=False,
+                                 seed=0), tok, "local/tiny", batch_size=2)
     cached = with_cache(lm, ResponseCache(tmp_path))
     params = GenerationParams(max_tokens=4, temperature=1.0, seed=7)
     first = cached.generate_samples(["def", "return", "a"], params, 3)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from transformers import GPT2Config, GPT2LMHeadModel
+from transformers import GPT2LMHeadModel
 
 from benchchecker_plugin.models import GenerationParams
 from benchchecker_plugin.models.decoding import PrefillCache, RowSampler, generate_ids, sample_seeds
@@ -13,15 +13,12 @@ from benchchecker_plugin.models.decoding import PrefillCache, RowSampler, genera
 
 @pytest.fixture(scope="module")
 def tiny() -> tuple[GPT2LMHeadModel, object]:
-    from benchchecker_plugin.membership import train_tokenizer
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 
     texts = ["def add(a, b):\n    return a + b\n", "class Point:\n    x: int = 0\n    y: int = 0\n",
              "for i in range(10):\n    print(i * i)\n"] * 20
     tok = train_tokenizer(texts, 300)
-    torch.manual_seed(0)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=128, n_embd=32, n_layer=2,
-                                       n_head=2, bos_token_id=tok.eos_token_id,
-                                       eos_token_id=tok.eos_token_id)).eval()
+    model = tiny_gpt2(tok, n_positions=128, n_embd=32, n_layer=2, n_head=2, seed=0).eval()
     return model, tok
 
 

@@ -7,26 +7,24 @@ from pathlib import Path
 from benchchecker_plugin.models import (
     DRY_RUN_ERROR,
     CachedModel,
-    Completion,
     DryRunModel,
     GenerationParams,
     ResponseCache,
     get_model,
 )
+from tests.helpers import ScriptedModel
 
 PARAMS = GenerationParams(max_tokens=4)
 
 
-class Echo:
-    spec = "hf/smollm2-135m"
-    cache_identity = "hf/smollm2-135m"
-
-    def generate(self, prompts, params):  # type: ignore[no-untyped-def]
-        return [Completion(text=p.upper()) for p in prompts]
+def _upper() -> ScriptedModel:
+    """Answers each prompt in upper case, cached under the default model's name."""
+    return ScriptedModel(lambda prompt, _: prompt.upper(), spec="hf/smollm2-135m",
+                         cache_identity="hf/smollm2-135m")
 
 
 def test_counts_calls_and_cached_answers(tmp_path: Path) -> None:
-    CachedModel(Echo(), ResponseCache(tmp_path)).generate(["a", "b"], PARAMS)
+    CachedModel(_upper(), ResponseCache(tmp_path)).generate(["a", "b"], PARAMS)
     dry = get_model("hf/smollm2-135m", cache_dir=tmp_path, dry_run=True)
     assert isinstance(dry, DryRunModel)
     out = dry.generate(["a", "b", "c", "d", "e"], PARAMS)
@@ -41,7 +39,7 @@ def test_counts_calls_and_cached_answers(tmp_path: Path) -> None:
 
 
 def test_chat_option_changes_the_identity(tmp_path: Path) -> None:
-    CachedModel(Echo(), ResponseCache(tmp_path)).generate(["a"], PARAMS)
+    CachedModel(_upper(), ResponseCache(tmp_path)).generate(["a"], PARAMS)
     dry = get_model("hf/smollm2-135m", cache_dir=tmp_path, dry_run=True, chat=True)
     dry.generate(["a"], PARAMS)
     assert (dry.calls, dry.cached) == (1, 0)

@@ -40,7 +40,7 @@ def test_exported_folder_is_plain(smollm2_folder: Path) -> None:
 @pytest.mark.model
 def test_gguf_loaded_directly_equals_the_export(smollm2_model: HFModel) -> None:
     direct = get_model("hf/smollm2-135m", export_dir=False, batch_size=4)
-    assert getattr(direct, "source") == str(shipped_gguf_path().parent)
+    assert direct.source == str(shipped_gguf_path().parent)
     texts = ["The capital of France is Paris.", "def f(x):\n    return x"]
     theirs = direct.token_scores(texts)  # type: ignore[attr-defined]
     for a, b in zip(theirs, smollm2_model.token_scores(texts)):

@@ -114,13 +114,12 @@ def test_token_scores_follow_the_token_budget_and_chunks(smollm2_model: HFModel,
 def test_prompt_longer_than_the_context_keeps_its_end(tmp_path, smollm2_folder) -> None:
     """Regression: a prompt + max_tokens beyond the model's context crashed in the position
     embeddings; the prompt is now cut from the left, as the continuation depends on its end."""
-    import torch
-    from transformers import AutoTokenizer, GPT2Config, GPT2LMHeadModel
+    from transformers import AutoTokenizer
+
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2
 
     tok = AutoTokenizer.from_pretrained(smollm2_folder)
-    torch.manual_seed(0)
-    tiny = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=32, n_embd=16, n_layer=1,
-                                      n_head=2))
+    tiny = tiny_gpt2(tok, n_positions=32, n_embd=16, n_layer=1, n_head=2, eos_in_config=False, seed=0)
     tiny.save_pretrained(tmp_path)
     tok.save_pretrained(tmp_path)
     model = HFModel("hf/tiny", str(tmp_path), batch_size=2)

@@ -8,14 +8,15 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import httpx
 import pytest
 
 from benchchecker_plugin.models import GenerationParams, ResponseCache, get_model
 from benchchecker_plugin.models.hf import HFModel
+from tests.helpers import require_shared_data
 
 pytestmark = [pytest.mark.server, pytest.mark.model]
 
@@ -104,9 +105,7 @@ def test_cli_commands_use_the_server(server: str, smollm2_folder: Path, tmp_path
 
     from benchchecker_plugin.cli import main
 
-    data = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mmlu"
-    if not data.is_dir():
-        pytest.skip(f"shared data not present: {data}")
+    data = require_shared_data("mmlu")
     out = tmp_path / "f.jsonl"
     res = CliRunner().invoke(main, ["ts-guess", "--benchmark", "mmlu", "--data", str(data),
                                     "--subject", "astronomy", "--limit", "2", "--model",

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.helpers import SHARED_DATA
+
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = ROOT / "published" / "swebench-verified"
-DATA = Path(os.environ.get("BENCHCHECKER_DATA_DIR") or ROOT / ".." / "shared" / "data")
+DATA = SHARED_DATA
 INSTANCES = DATA / "swebench_verified" / "swebench_verified_composite.jsonl"
 EXPERIMENTS = DATA / "swebench_experiments"
 MIN_CLEAN = 10  # the script's default, stated in the published README
@@ -27,7 +28,7 @@ pytestmark = [
     pytest.mark.skipif(not (PUBLISHED / "leaderboard.csv").is_file(),
                        reason="published/swebench-verified/ not generated"),
     pytest.mark.skipif(not (INSTANCES.is_file() and EXPERIMENTS.is_dir()),
-                       reason="no shared data: set BENCHCHECKER_DATA_DIR (swebench_verified/, "
+                       reason="no shared data: set BENCHCHECKER_SHARED_DATA (swebench_verified/, "
                               "swebench_experiments/)"),
 ]
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import subprocess
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pytest
@@ -44,7 +44,7 @@ def test_snapshot_picks_last_commit_at_or_before_cutoff(repo: dict[str, str]) ->
     assert Snapshot.at(repo["path"], "2023-02-28").commit == repo["c1"]
     assert Snapshot.at(repo["path"], datetime(2030, 1, 1)).commit == repo["c3"]
     snap = Snapshot.at(repo["path"], date(2023, 5, 1))
-    assert snap.committed_at == datetime(2023, 3, 1, 12, tzinfo=timezone.utc)
+    assert snap.committed_at == datetime(2023, 3, 1, 12, tzinfo=UTC)
 
 
 def test_files_and_read_without_checkout(repo: dict[str, str]) -> None:
@@ -99,8 +99,8 @@ def test_shallow_clone_is_refused(repo: dict[str, str], tmp_path: Path) -> None:
 
 
 def test_parse_cutoff() -> None:
-    assert parse_cutoff("2023-04-30") == datetime(2023, 4, 30, 23, 59, 59, tzinfo=timezone.utc)
-    assert parse_cutoff("2023-04-30T10:00:00Z") == datetime(2023, 4, 30, 10, tzinfo=timezone.utc)
+    assert parse_cutoff("2023-04-30") == datetime(2023, 4, 30, 23, 59, 59, tzinfo=UTC)
+    assert parse_cutoff("2023-04-30T10:00:00Z") == datetime(2023, 4, 30, 10, tzinfo=UTC)
     with pytest.raises(InputError,
                        match=r"'April 2023' is not a date \(YYYY, YYYY-MM, YYYY-MM-DD\) or an ISO datetime"):
         parse_cutoff("April 2023")

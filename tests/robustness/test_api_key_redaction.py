@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
+from tests.helpers import require_shared_data
 
 KEY = "sk-test-SECRET-0123456789"
 URL_PASSWORD = "urlpass-SECRET-42"
@@ -44,9 +45,7 @@ def echo_server() -> Iterator[int]:
 @pytest.mark.parametrize("userinfo", ["", f"user:{URL_PASSWORD}@"])
 def test_no_key_reaches_disk(userinfo: str, echo_server: int, tmp_path: Path,
                              monkeypatch: pytest.MonkeyPatch) -> None:
-    data = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mmlu"
-    if not data.is_dir():
-        pytest.skip(f"shared data not present: {data}")
+    data = require_shared_data("mmlu")
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     out = tmp_path / "flags.jsonl"
     res = CliRunner().invoke(main, [

@@ -18,9 +18,9 @@ from __future__ import annotations
 import hashlib
 import json
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 import pytest
 from click.testing import CliRunner

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
+from tests.helpers import require_shared_data
 
 
 def test_every_check_failing_is_a_failed_run(tmp_path: Path) -> None:
@@ -43,9 +43,7 @@ def test_every_check_failing_is_a_failed_run(tmp_path: Path) -> None:
 def test_every_probe_failing_is_a_model_failure(tmp_path: Path) -> None:
     """Issue 14, item 4: 20/20 failed prompts exited 0. Exit 3 (model failure, as the README
     says), with the flags written (undecided) and the summary saying how many failed."""
-    data = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mmlu"
-    if not data.is_dir():
-        pytest.skip(f"shared data not present: {data}")
+    data = require_shared_data("mmlu")
     out = tmp_path / "f.jsonl"
     res = CliRunner().invoke(main, ["ts-guess", "--benchmark", "mmlu", "--data", str(data),
                                     "--subject", "astronomy", "--limit", "2", "--model",

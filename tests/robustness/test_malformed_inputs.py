@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
+from tests.helpers import require_shared_data
 
 
 def _deep(n: int) -> str:
@@ -50,9 +51,7 @@ def test_malformed_input_is_one_line(case: str, tmp_path: Path) -> None:
 
 
 def test_an_empty_model_folder_is_not_a_model(tmp_path: Path) -> None:
-    data = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mmlu"
-    if not data.is_dir():
-        pytest.skip(f"shared data not present: {data}")
+    data = require_shared_data("mmlu")
     (tmp_path / "empty").mkdir()
     res = CliRunner().invoke(main, ["ts-guess", "--benchmark", "mmlu", "--data", str(data),
                                     "--limit", "1", "--model", f"hf/{tmp_path / 'empty'}",

@@ -9,8 +9,7 @@ import pytest
 from sklearn import metrics as skm
 
 from benchchecker_plugin.errors import InputError
-from benchchecker_plugin.scoring import UndefinedMetricWarning, bootstrap_auc, detection_metrics
-from benchchecker_plugin.scoring import _kernels
+from benchchecker_plugin.scoring import UndefinedMetricWarning, _kernels, bootstrap_auc, detection_metrics
 from benchchecker_plugin.scoring.bootstrap import seed_key
 from benchchecker_plugin.scoring.roc import _prepare
 

@@ -14,11 +14,11 @@ from benchchecker_plugin.scoring import (
     LEADERBOARD_COLUMNS,
     ResolvedMatrix,
     UndefinedMetricWarning,
+    _kernels,
     rate_table,
     rescore,
     timeline,
 )
-from benchchecker_plugin.scoring import _kernels
 from benchchecker_plugin.scoring.bootstrap import seed_key
 
 TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
@@ -86,7 +86,7 @@ def test_bootstrap_drops_equal_explicit_resamples():
     table = rate_table(resolved, ids, verdicts, None, n_boot=400, seed=4)
     matrix = ResolvedMatrix.from_sets(resolved, ids)
     counts = _kernels.count_matrix(len(ids), 0, 400, seed_key(4) ^ np.uint64(0))
-    for s, sub in enumerate(matrix.submissions):
+    for sub in matrix.submissions:
         drops = []
         for b in range(400):
             idx = np.repeat(np.arange(len(ids)), counts[b].astype(int))

@@ -7,30 +7,31 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.models import Completion
-from benchchecker_plugin.stage1 import (METHOD, MiningConfig, SourceFile, build_queries,
-                                        presence_flags, read_sources, repo_presence)
+from benchchecker_plugin.stage1 import (
+    METHOD,
+    MiningConfig,
+    SourceFile,
+    build_queries,
+    presence_flags,
+    read_sources,
+    repo_presence,
+)
+from tests.helpers import ScriptedModel
 
 
-class Memoriser:
-    spec = "memoriser"
+def memoriser(files, seen=True) -> ScriptedModel:  # noqa: ANN001
+    """Continues a prompt with the 60 characters that follow it in ``files`` when ``seen``, else
+    (or when no file holds it) with a name no file has."""
+    texts = [f.text for f in files] if seen else []
 
-    def __init__(self, files, seen=True):
-        self.texts = [f.text for f in files]
-        self.seen = seen
+    def continuation(prompt: str, params: object) -> str:
+        for t in texts:
+            i = t.find(prompt)
+            if i >= 0:
+                return t[i + len(prompt):i + len(prompt) + 60]
+        return "xyz_unknown"
 
-    def generate(self, prompts, params):
-        out = []
-        for p in prompts:
-            cont = "xyz_unknown"
-            if self.seen:
-                for t in self.texts:
-                    i = t.find(p)
-                    if i >= 0:
-                        cont = t[i + len(p):i + len(p) + 60]
-                        break
-            out.append(Completion(cont))
-        return out
+    return ScriptedModel(continuation, spec="memoriser")
 
 
 @pytest.fixture(scope="module")
@@ -42,11 +43,11 @@ def click_files():
 def test_memorised_repository_is_detected_and_unseen_is_not(click_files):
     queries = build_queries(click_files, n_queries=30)
     assert len(queries) == 30
-    seen = repo_presence(Memoriser(click_files), click_files, queries=queries, n_samples=2,
+    seen = repo_presence(memoriser(click_files), click_files, queries=queries, n_samples=2,
                          name="click")
     assert seen.test.hits == 30 and seen.test.contaminated is True
     assert seen.score == pytest.approx(-math.log10(0.08 ** 30))
-    unseen = repo_presence(Memoriser(click_files, seen=False), click_files, queries=queries,
+    unseen = repo_presence(memoriser(click_files, seen=False), click_files, queries=queries,
                            n_samples=2, name="click")
     assert unseen.test.hits == 0 and unseen.test.contaminated is False and unseen.score == 0.0
     (flag,) = presence_flags(seen)

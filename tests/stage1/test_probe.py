@@ -1,29 +1,11 @@
 """Probe counting, with a scripted stand-in for a model backend (the Protocol's input side)."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
-from benchchecker_plugin.models import Completion, GenerationParams
 from benchchecker_plugin.stage1 import Query, probe
-
-
-@dataclass
-class ScriptedModel:
-    """Answers from a table keyed by (prompt, seed); records calls and batch sizes."""
-
-    answers: dict
-    spec: str = "scripted"
-    batches: list = field(default_factory=list)
-
-    def generate(self, prompts, params: GenerationParams):
-        self.batches.append(len(prompts))
-        out = []
-        for p in prompts:
-            a = self.answers.get((p, params.seed), self.answers.get(p))
-            out.append(Completion("", error="boom") if a is None else Completion(a))
-        return out
-
+from tests.helpers import ScriptedModel  # answers keyed by (prompt, seed) or prompt; records batch sizes
 
 Q1 = Query("a.py", 1, "q1", "alpha_one", "p")
 Q2 = Query("a.py", 2, "q2", "beta_two", "p")
@@ -43,13 +25,11 @@ def test_hits_majority_and_failures():
 
 
 def test_a_crashing_batch_is_recorded_as_errors():
-    class Crashing(ScriptedModel):
-        def generate(self, prompts, params):
-            if params.seed == 1:
-                raise RuntimeError("server down")
-            return super().generate(prompts, params)
+    def down_at_seed_1(prompts, params):  # noqa: ANN001, ANN202
+        return RuntimeError("server down") if params.seed == 1 else None
 
-    res = probe(Crashing({"q1": "alpha_one"}), [Q1], n_samples=2)
+    model = ScriptedModel({"q1": "alpha_one"}, raises=down_at_seed_1)
+    res = probe(model, [Q1], n_samples=2)
     assert res[0].errors == 1 and res[0].hits == 1 and res[0].ok == 1
 
 
@@ -66,15 +46,12 @@ def test_results_keep_query_order_when_batches_are_sorted_by_length():
 
 
 def test_generate_samples_path_equals_one_call_per_seed() -> None:
-    import torch
-    from transformers import GPT2Config, GPT2LMHeadModel
+    from benchchecker_plugin.membership import LocalCausalLM
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 
-    from benchchecker_plugin.membership import LocalCausalLM, train_tokenizer
-
-    torch.manual_seed(0)
     tok = train_tokenizer(["def alpha_one(x):\n    return beta_two(x)\n"] * 8, 280)
-    lm = LocalCausalLM(GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=64, n_embd=16,
-                                                  n_layer=1, n_head=2)), tok, "local/tiny", batch_size=2)
+    lm = LocalCausalLM(tiny_gpt2(tok, n_positions=64, n_embd=16, n_layer=1, n_head=2, eos_in_config=False,
+                                 seed=0), tok, "local/tiny", batch_size=2)
 
     @dataclass
     class PerSeed:  # the same model without generate_samples: one generate call per seed

@@ -1,6 +1,14 @@
-from benchchecker_plugin.stage1 import (Query, SourceFile, drop_near_duplicates, instantiate_queries,
-                                        is_context_independent, is_distinctive, is_hit, is_repetitive,
-                                        select_queries)
+from benchchecker_plugin.stage1 import (
+    Query,
+    SourceFile,
+    drop_near_duplicates,
+    instantiate_queries,
+    is_context_independent,
+    is_distinctive,
+    is_hit,
+    is_repetitive,
+    select_queries,
+)
 from benchchecker_plugin.stage1.mining import Cluster, Fragment, PatternKind, extract_template
 
 FILE = '''import db

@@ -4,8 +4,13 @@ import random
 import pytest
 from scipy import stats
 
-from benchchecker_plugin.stage1 import (DEFAULT_P0, binomial_test, calibrate_p0, presence_test,
-                                        weighted_binomial_test)
+from benchchecker_plugin.stage1 import (
+    DEFAULT_P0,
+    binomial_test,
+    calibrate_p0,
+    presence_test,
+    weighted_binomial_test,
+)
 
 
 @pytest.mark.parametrize("hits,n,p0", [(0, 10, 0.08), (3, 10, 0.08), (10, 10, 0.2), (7, 40, 0.2),

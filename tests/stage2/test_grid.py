@@ -8,12 +8,12 @@ shared by several models, after every fix, and before the first commit.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 import rich
+
 from benchchecker_plugin.cutoff import CutoffPeriod
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.instances import BugInstance
@@ -21,7 +21,7 @@ from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.stage2 import GridRun, PresenceConfig, patch_presence, patch_presence_grid, run_grid
 from benchchecker_plugin.stage2.synthetic import build_history
 
-CUTOFF = datetime(2024, 1, 1, tzinfo=timezone.utc)
+CUTOFF = datetime(2024, 1, 1, tzinfo=UTC)
 T0 = CUTOFF - timedelta(days=400)  # build_history's base commit
 CONFIG = PresenceConfig(similarity="difflib")
 
@@ -122,7 +122,7 @@ def small_history(tmp_path: Path) -> tuple[Path, BugInstance, dict[str, datetime
     git(repo, ["init", "-q", "-b", "main"])
     (repo / "a.py").write_text(FUNCS.replace("y > 10", "y >= 10"))
     (repo / "b.py").write_text("VALUE = 1\n")
-    day = datetime(2023, 1, 1, tzinfo=timezone.utc)
+    day = datetime(2023, 1, 1, tzinfo=UTC)
     base = _commit(repo, "base", day)
     (repo / "a.py").write_text(FUNCS)
     patch = git(repo, ["diff", "--no-color"]).decode()

@@ -13,8 +13,9 @@ import pytest
 from benchchecker_plugin.instances import load_instances
 from benchchecker_plugin.repos import detect_language
 from benchchecker_plugin.stage2 import get_language, parse_patch
+from tests.helpers import SHARED_DATA, needs_shared_data
 
-MSB = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "multi_swe_bench" / "instances"
+MSB = SHARED_DATA / "multi_swe_bench" / "instances"
 _FILE = re.compile(r"^diff --git a/\S+ b/(\S+)", re.M)
 _CODE = {".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
          ".go": "go", ".java": "java", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
@@ -22,7 +23,7 @@ _CODE = {".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not MSB.is_dir(), reason="shared data (multi_swe_bench/instances) not staged")
+@needs_shared_data("multi_swe_bench", "instances")
 @pytest.mark.parametrize("folder", ["c", "cpp", "go", "java", "js", "rust", "ts"])
 def test_every_fix_patch_parses_with_its_languages(folder: str) -> None:
     insts = load_instances(MSB / folder)

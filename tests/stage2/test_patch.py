@@ -13,8 +13,6 @@ from benchchecker_plugin.instances import load_instances
 from benchchecker_plugin.stage2 import parse_patch
 from benchchecker_plugin.stage2.patch import apply_patch_to_text
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-
 PRE = """import os
 
 
@@ -102,13 +100,12 @@ def test_java_block_scope() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not DATA.is_dir(), reason="shared data not staged")
-def test_every_staged_gold_patch_parses_into_blocks() -> None:
+def test_every_staged_gold_patch_parses_into_blocks(shared_data: Path) -> None:
     """Acceptance: every gold patch of the three staged benchmarks parses; counts pinned."""
     sources = {
-        "swebench": (DATA / "swebench_verified" / "swebench_verified_composite.jsonl", 500),
-        "bugsinpy": (DATA / "bugsinpy", 501),
-        "defects4j": (DATA / "defects4j", 854),
+        "swebench": (shared_data / "swebench_verified" / "swebench_verified_composite.jsonl", 500),
+        "bugsinpy": (shared_data / "bugsinpy", 501),
+        "defects4j": (shared_data / "defects4j", 854),
     }
     failures: dict[str, list[str]] = {}
     counts: dict[str, tuple[int, int]] = {}

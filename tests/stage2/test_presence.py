@@ -7,20 +7,27 @@ a dependency of this project): every scenario of ``stage2.synthetic`` three time
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 import rich
+
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.scoring import rates_at_threshold, roc_auc_score
-from benchchecker_plugin.stage2 import (METHOD, EmbeddingSimilarity, LexicalSimilarity, PresenceConfig,
-                                        RerankSimilarity, patch_presence, summary_line)
+from benchchecker_plugin.stage2 import (
+    METHOD,
+    EmbeddingSimilarity,
+    LexicalSimilarity,
+    PresenceConfig,
+    RerankSimilarity,
+    patch_presence,
+    summary_line,
+)
 from benchchecker_plugin.stage2.synthetic import SCENARIOS, build_history
 
-CUTOFF = datetime(2024, 1, 1, tzinfo=timezone.utc)
+CUTOFF = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 @pytest.fixture(scope="module")

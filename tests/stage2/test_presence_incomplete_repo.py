@@ -8,7 +8,7 @@ other instances.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from benchchecker_plugin.instances import BugInstance
@@ -49,7 +49,7 @@ def test_missing_object_is_an_error_flag_naming_it_and_the_run_goes_on(tmp_path:
     blob = git(broken, ["rev-parse", f"{fix}:pkg/mod.py"]).decode().strip()
     (broken / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # loose object: never packed
 
-    flags = patch_presence(insts, repos, datetime(2023, 6, 1, tzinfo=timezone.utc),
+    flags = patch_presence(insts, repos, datetime(2023, 6, 1, tzinfo=UTC),
                            config=PresenceConfig(similarity="difflib"))
     assert [f.instance_id for f in flags] == ["intact-1", "broken-1"]
     assert flags[0].contaminated is True and "error" not in flags[0].evidence

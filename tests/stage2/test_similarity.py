@@ -8,8 +8,13 @@ import numpy as np
 import pytest
 
 from benchchecker_plugin.errors import InputError
-from benchchecker_plugin.stage2 import (EmbeddingSimilarity, ExactSimilarity, LexicalSimilarity,
-                                        RerankSimilarity, get_similarity)
+from benchchecker_plugin.stage2 import (
+    EmbeddingSimilarity,
+    ExactSimilarity,
+    LexicalSimilarity,
+    RerankSimilarity,
+    get_similarity,
+)
 from benchchecker_plugin.stage2.similarity import minilm_path
 
 Q = ["return x + 1", "if a == b :"]

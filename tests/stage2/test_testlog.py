@@ -12,6 +12,7 @@ import pytest
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.stage2.sandbox import Step, StepRun
 from benchchecker_plugin.stage2.testlog import is_command, judge_run, pytest_statuses, step_summary
+from tests.helpers import require_shared_data
 
 TESTS = '''import pytest
 def test_a(): assert True
@@ -104,9 +105,7 @@ def test_commands_need_a_summary_and_no_failures(outputs) -> None:  # noqa: ANN0
 
 
 def test_bugsinpy_run_test_lines_are_commands() -> None:
-    data = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "bugsinpy"
-    if not data.is_dir():
-        pytest.skip(f"shared data not present: {data}")
+    data = require_shared_data("bugsinpy")
     lines = [ln for f in sorted(data.rglob("run_test.sh")) for ln in f.read_text().splitlines() if ln.strip()]
     assert len(lines) > 100
     assert all(is_command(ln) for ln in lines)

@@ -11,10 +11,14 @@ import pytest
 from benchchecker_plugin.errors import ExecutionError
 from benchchecker_plugin.instances import BugInstance, load_swebench
 from benchchecker_plugin.repos.git import git
-from benchchecker_plugin.stage2 import (LocalRunner, PresenceConfig, SwebenchRunner, grade_swebench_log,
-                                        patch_presence)
+from benchchecker_plugin.stage2 import (
+    LocalRunner,
+    PresenceConfig,
+    SwebenchRunner,
+    grade_swebench_log,
+    patch_presence,
+)
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 BUGGY = "def add_one(x):\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
 FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
 # at the cutoff the fix is there, rewritten: one line matches, the other does not
@@ -119,12 +123,11 @@ def test_timeout_and_missing_command(setup) -> None:  # noqa: ANN001
         LocalRunner(repo.parent).run(bare, "")
 
 
-@pytest.mark.skipif(not DATA.is_dir(), reason="shared data not staged")
-def test_swebench_runner_up_to_the_harness_and_grading(tmp_path: Path) -> None:
+def test_swebench_runner_up_to_the_harness_and_grading(tmp_path: Path, shared_data: Path) -> None:
     from swebench.harness.constants import END_TEST_OUTPUT, START_TEST_OUTPUT
 
-    insts = [i for i in load_swebench(DATA / "swebench_verified" / "swebench_verified_fullfields_subset.jsonl")
-             if i.repo == "astropy/astropy"]
+    subset = shared_data / "swebench_verified" / "swebench_verified_fullfields_subset.jsonl"
+    insts = [i for i in load_swebench(subset) if i.repo == "astropy/astropy"]
     inst = insts[0]
     seen: dict = {}
 

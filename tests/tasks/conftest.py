@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import require_shared_data
+
 HELPER = Path(__file__).resolve().parents[1] / "tsguessing" / "tiny_lm.py"
 SUBJECT = "astronomy"
 N_PROBES = 6
@@ -25,10 +27,7 @@ tiny_lm = _helper()
 
 @pytest.fixture(scope="session")
 def mmlu_dir() -> Path:
-    path = tiny_lm.DATA / "mmlu"
-    if not path.exists():
-        pytest.skip(f"shared data not present: {path}")
-    return path
+    return require_shared_data("mmlu")
 
 
 @pytest.fixture(scope="session")

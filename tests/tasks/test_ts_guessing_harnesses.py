@@ -14,18 +14,10 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import read_flags
+from tests.helpers import comparable_flags
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.slow, pytest.mark.model]
-
-
-def _comparable(path: Path) -> dict[str, dict]:
-    out = {}
-    for f in read_flags(path):
-        d = f.to_dict()
-        d.pop("created_at")
-        out[f.instance_id] = d
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +66,7 @@ def test_lm_eval_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, 
                                     "-o", str(out)])
     assert res.exit_code == 0, res.output
     assert f"{n_probes} flags from 1 file(s)" in res.output
-    assert _comparable(out) == _comparable(cli_flags)
+    assert comparable_flags(out) == comparable_flags(cli_flags)
 
 
 def test_inspect_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, cli_flags: Path,
@@ -100,4 +92,4 @@ def test_inspect_task_gives_the_same_flags(memorising_lm: Path, mmlu_dir: Path, 
     out = tmp_path / "inspect_flags.jsonl"
     res = CliRunner().invoke(main, ["flags", "from-inspect", str(logs[0]), "--model", "tiny", "-o", str(out)])
     assert res.exit_code == 0, res.output
-    assert _comparable(out) == _comparable(cli_flags)
+    assert comparable_flags(out) == comparable_flags(cli_flags)

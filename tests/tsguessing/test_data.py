@@ -8,30 +8,24 @@ import pytest
 
 from benchchecker_plugin.errors import DataError
 from benchchecker_plugin.tsguessing import load_items, load_mmlu, load_truthfulqa
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
-
-
-def _need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"shared data not present: {path}")
-    return path
+from tests.helpers import require_shared_data
 
 
 def test_real_mmlu_test_split() -> None:
-    items = load_mmlu(_need(DATA / "mmlu"))
+    mmlu = require_shared_data("mmlu")
+    items = load_mmlu(mmlu)
     assert len(items) == 14042
     assert len({i.metadata["subject"] for i in items}) == 57
     first = items[0]
     assert first.instance_id == "abstract_algebra/0" and first.benchmark == "mmlu"
     assert len(first.options) == 4 and 0 <= first.answer < 4
     assert len({i.instance_id for i in items}) == len(items)
-    only = load_mmlu(DATA / "mmlu" / "test", subjects=["anatomy"])
+    only = load_mmlu(mmlu / "test", subjects=["anatomy"])
     assert len(only) == 135 and only[-1].instance_id == "anatomy/134"
 
 
 def test_real_truthfulqa() -> None:
-    items = load_truthfulqa(_need(DATA / "truthfulqa" / "TruthfulQA.csv"))
+    items = load_truthfulqa(require_shared_data("truthfulqa", "TruthfulQA.csv"))
     assert len(items) == 817
     first = items[0]
     assert first.instance_id == "0" and first.answer == 0

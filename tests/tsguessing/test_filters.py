@@ -11,9 +11,17 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from rouge_score import tokenize as rouge_tokenize
 
-from benchchecker_plugin.tsguessing import (SIMILARITY_THRESHOLD, BenchmarkItem, DropReason, normalize,
-                                            option_filter, question_filter, rouge_l_f1, similar)
-from benchchecker_plugin.tsguessing import filters
+from benchchecker_plugin.tsguessing import (
+    SIMILARITY_THRESHOLD,
+    BenchmarkItem,
+    DropReason,
+    filters,
+    normalize,
+    option_filter,
+    question_filter,
+    rouge_l_f1,
+    similar,
+)
 
 CLEAN = ["a protruding mandible", "a recessive maxilla", "an enlarged frontal bone",
          "defective sinus development"]

@@ -10,8 +10,17 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from benchchecker_plugin.models import TokenScores
-from benchchecker_plugin.tsguessing import (MASK, STOP_WORDS, BenchmarkItem, MaskedWord, content_words,
-                                            mask_option, mask_word, select_options, similar)
+from benchchecker_plugin.tsguessing import (
+    MASK,
+    STOP_WORDS,
+    BenchmarkItem,
+    MaskedWord,
+    content_words,
+    mask_option,
+    mask_word,
+    select_options,
+    similar,
+)
 
 
 def _item(n_options: int = 4, answer: int = 2, iid: str = "anatomy/7") -> BenchmarkItem:

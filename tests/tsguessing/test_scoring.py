@@ -5,8 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from benchchecker_plugin.tsguessing import (BenchmarkItem, Mode, clean_answer, exact_match, normalize,
-                                            prepare_probes, probe_flag, rouge_l_f1, score_guess)
+from benchchecker_plugin.tsguessing import (
+    BenchmarkItem,
+    Mode,
+    clean_answer,
+    exact_match,
+    normalize,
+    prepare_probes,
+    probe_flag,
+    rouge_l_f1,
+    score_guess,
+)
 
 
 def test_normalize_and_exact_match() -> None:

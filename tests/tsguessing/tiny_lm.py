@@ -1,5 +1,6 @@
-"""Test helper: a tiny GPT-2 (built from config, byte-level BPE trained on the texts), optionally
-trained to memorise some texts, saved as a Hugging Face folder; and a TextModel over it.
+"""Test helper: a tiny GPT-2 (built from config, byte-level BPE trained on the texts, both by
+``benchchecker_plugin.models.tiny_gpt2``), optionally trained to memorise some texts, saved as a
+Hugging Face folder; and a TextModel over it.
 
 Imported by path from the TS-Guessing, task and CLI tests (``load_helper()`` below).
 """
@@ -8,10 +9,8 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
-
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data"
 
 
 def build_tiny_lm(folder: Path, vocab_texts: Sequence[str], memorise: Sequence[str] = (),
@@ -19,22 +18,12 @@ def build_tiny_lm(folder: Path, vocab_texts: Sequence[str], memorise: Sequence[s
     """Save a 2-layer GPT-2 + tokenizer in ``folder``; train it on ``memorise`` (greedy decoding then
     reproduces those texts' continuations)."""
     import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import GPT2Config, GPT2LMHeadModel, PreTrainedTokenizerFast
 
-    torch.manual_seed(seed)
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+
     torch.set_num_threads(1)  # 2 threads on a busy 2-core machine are ~10x slower here
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<|endoftext|>"],
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator(list(vocab_texts), trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>", bos_token="<|endoftext|>",
-                                   unk_token="<|endoftext|>", pad_token="<|endoftext|>")
-    config = GPT2Config(vocab_size=len(fast), n_positions=1024, n_embd=64, n_layer=2, n_head=2,
-                        bos_token_id=fast.eos_token_id, eos_token_id=fast.eos_token_id)
-    model = GPT2LMHeadModel(config)
+    fast = train_tokenizer(vocab_texts, 600, roles=("eos", "bos", "unk", "pad"))
+    model = tiny_gpt2(fast, n_positions=1024, n_embd=64, n_layer=2, n_head=2, seed=seed)
     if memorise:
         opt = torch.optim.AdamW(model.parameters(), lr=1e-2)
         batch = fast(list(memorise), return_tensors="pt", padding=True)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections import defaultdict
+from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 from ..sources import SourceFile
 from .fragments import Cluster, Fragment, PatternKind
@@ -97,7 +98,7 @@ def find_clones(files: Sequence[SourceFile], *, language: str = "python", min_to
     clusters = [(k, v) for k, v in groups.items() if len({(fr.path, fr.start) for fr, _, _ in v}) > 1]
     # Drop clusters all of whose fragments lie inside fragments of a bigger cluster.
     spans: dict[str, list[tuple[int, int, int]]] = defaultdict(list)  # path -> (start, end, size)
-    for k, v in clusters:
+    for _k, v in clusters:
         for fr, _, _ in v:
             spans[fr.path].append((fr.start, fr.end, len(v)))
     kept = []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from typing import Sequence
+from collections.abc import Sequence
 
 from prefixspan import PrefixSpan
 

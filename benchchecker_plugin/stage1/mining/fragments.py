@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from ...errors import InputError
+
 __all__ = ["Cluster", "Fragment", "PatternKind"]
 
 
@@ -36,4 +38,4 @@ class Cluster:
 
     def __post_init__(self) -> None:
         if len(self.fragments) < 2:
-            raise ValueError("a cluster needs at least two fragments")
+            raise InputError(f"a cluster needs at least two fragments, got {len(self.fragments)}")

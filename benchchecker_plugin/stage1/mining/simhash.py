@@ -12,10 +12,11 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import defaultdict
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from ...errors import InputError
 from ..sources import SourceFile
 from .fragments import Cluster, Fragment, PatternKind
 
@@ -90,7 +91,7 @@ def find_near_duplicates(files: Sequence[SourceFile], *, window: int = 4, max_di
     Overlapping windows of one cluster are merged into one fragment.
     """
     if max_distance < 0 or max_distance > 63:
-        raise ValueError(f"max_distance must be in 0..63, got {max_distance}")
+        raise InputError(f"max_distance must be in 0..63, got {max_distance}")
     frags: list[Fragment] = []
     for f in files:
         frags.extend(w for w in _windows(f, window) if len(_WORD.findall(w.text)) >= min_tokens)

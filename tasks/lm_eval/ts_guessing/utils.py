@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.tsguessing import Probe, load_items, prepare_probes, probe_flag

@@ -20,19 +20,13 @@ from typing import Any
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[3] / ".." / "shared" / "data"
+from tests.helpers import comparable_flags, require_shared_data
+
 SUBJECT = "astronomy"
 ROWS = [0, 1, 2, 3, 6, 8, 10]      # row 0 is dropped by the TS-Guessing filters
 N_PROBES = 6                       # the probes of rows 1..10 above; the first 3 are memorised
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "BENCHCHECKER_PROGRESS": "0"}
-
-
-def _data(*parts: str) -> Path:
-    path = DATA.joinpath(*parts)
-    if not path.exists():
-        pytest.skip(f"shared data not present: {path}")
-    return path
 
 
 # ---- inspect_evals' sample shapes (reconstructed from its source) ----------------------------
@@ -55,7 +49,7 @@ def truthfulqa_record_to_sample(record: dict[str, Any], target: str = "mc1") -> 
 
 
 def _mmlu_records(subject: str, rows: list[int]) -> list[dict[str, Any]]:
-    with open(_data("mmlu", "test", f"{subject}_test.csv"), newline="", encoding="utf-8") as fh:
+    with open(require_shared_data("mmlu", "test", f"{subject}_test.csv"), newline="", encoding="utf-8") as fh:
         table = list(csv.DictReader(fh))
     return [{"question": table[i]["question"], "choices": [table[i][f"choice{k}"] for k in range(4)],
              "answer": int(table[i]["answer"]), "subject": subject} for i in rows]
@@ -63,7 +57,7 @@ def _mmlu_records(subject: str, rows: list[int]) -> list[dict[str, Any]]:
 
 def _truthfulqa_records(rows: list[int]) -> list[dict[str, Any]]:
     """The ``multiple_choice`` shape of TruthfulQA.csv rows (mc1: best answer first)."""
-    with open(_data("truthfulqa", "TruthfulQA.csv"), newline="", encoding="utf-8") as fh:
+    with open(require_shared_data("truthfulqa", "TruthfulQA.csv"), newline="", encoding="utf-8") as fh:
         table = list(csv.DictReader(fh))
     out = []
     for i in rows:
@@ -97,11 +91,11 @@ def test_inspect_evals_mmlu_samples_become_the_ts_guess_items() -> None:
     altered = mmlu_record_to_sample({**_mmlu_records("anatomy", [4])[0], "question": "Not MMLU?"})
     samples.append(altered)
     random.Random(0).shuffle(samples)
-    index, items = plan_task("mmlu", samples, Reference({"mmlu": _data("mmlu")}))
+    index, items = plan_task("mmlu", samples, Reference({"mmlu": require_shared_data("mmlu")}))
     ids = TaskIds("mmlu", index).ids(samples)
     expected = {f"{s}/{i}" for s, idx in rows.items() for i in idx}
     assert set(ids) - {None} == expected and ids[samples.index(altered)] is None
-    truth = {i.instance_id: i for i in load_mmlu(_data("mmlu"), subjects=list(rows))}
+    truth = {i.instance_id: i for i in load_mmlu(require_shared_data("mmlu"), subjects=list(rows))}
     for sample, iid in zip(samples, ids):
         if iid is not None:
             assert items[iid] == truth[iid]
@@ -120,10 +114,10 @@ def test_inspect_evals_truthfulqa_samples_become_the_ts_guess_items(target: str)
     samples = [truthfulqa_record_to_sample(r, target) for r in _truthfulqa_records(rows)]
     task = _task(samples, "truthfulqa", "truthfulqa/truthful_qa")
     assert benchmark_of_task(task, samples) == "truthfulqa"
-    index, items = plan_task("truthfulqa", samples, Reference({"truthfulqa": _data(
+    index, items = plan_task("truthfulqa", samples, Reference({"truthfulqa": require_shared_data(
         "truthfulqa", "TruthfulQA.csv")}))
     assert TaskIds("truthfulqa", index).ids(samples) == [str(r) for r in rows]
-    truth = load_truthfulqa(_data("truthfulqa", "TruthfulQA.csv"))
+    truth = load_truthfulqa(require_shared_data("truthfulqa", "TruthfulQA.csv"))
     assert [items[str(r)] for r in rows] == [truth[r] for r in rows]
 
 
@@ -144,7 +138,7 @@ def test_benchmark_is_recognised_from_the_samples() -> None:
     plain = [Sample(input="What is 2+2?", target="4")]
     assert benchmark_of_task(_task(plain, "mmlu_like", "cais/mmlu"), plain) is None
     # the project's TS-Guessing tasks carry the probe
-    task = ts_guessing_mmlu_multichoice(data=str(_data("mmlu")), subjects=SUBJECT)
+    task = ts_guessing_mmlu_multichoice(data=str(require_shared_data("mmlu")), subjects=SUBJECT)
     assert benchmark_of_task(task, list(task.dataset)) == "mmlu"
 
 
@@ -152,8 +146,7 @@ def test_probes_only_for_the_evaluated_samples() -> None:
     from inspect_ai.dataset import Sample
 
     from harness_adapters.common import ContaminationFilterWarning
-    from harness_adapters.inspect.detect import (NOT_IN_REFERENCE, Reference, evaluated_samples,
-                                                 probes_for_run)
+    from harness_adapters.inspect.detect import NOT_IN_REFERENCE, Reference, evaluated_samples, probes_for_run
 
     samples = [mmlu_record_to_sample(r) for r in _mmlu_records(SUBJECT, ROWS)]
     samples.append(mmlu_record_to_sample({**_mmlu_records(SUBJECT, [4])[0], "question": "?"}))
@@ -169,7 +162,7 @@ def test_probes_only_for_the_evaluated_samples() -> None:
     with pytest.warns(ContaminationFilterWarning, match="'mmlu_0_shot': 1 of 4 evaluated "
                                                         "samples are not in .*mmlu"):
         benchmarks, indexes, probes, dropped = probes_for_run(
-            [mmlu, other], evaluated, Reference({"mmlu": _data("mmlu")}))
+            [mmlu, other], evaluated, Reference({"mmlu": require_shared_data("mmlu")}))
     assert benchmarks == {"mmlu_0_shot": "mmlu", "arithmetic": None}
     assert [p.instance_id for p in probes] == [f"{SUBJECT}/1", f"{SUBJECT}/2"]
     assert dropped == {"similar_options": 1, NOT_IN_REFERENCE: 1}
@@ -178,10 +171,10 @@ def test_probes_only_for_the_evaluated_samples() -> None:
                   for r in _mmlu_records(SUBJECT, [1, 2])], "mmlu_paraphrased", "cais/mmlu")
     with pytest.warns(ContaminationFilterWarning, match="have the shape of mmlu but none of"):
         assert probes_for_run([fake], [list(fake.dataset)], Reference(
-            {"mmlu": _data("mmlu")}))[0] == {"mmlu_paraphrased": None}
+            {"mmlu": require_shared_data("mmlu")}))[0] == {"mmlu_paraphrased": None}
     limited = [evaluated_samples(mmlu, 3, None, names)]
     assert [p.instance_id for p in probes_for_run([mmlu], limited, Reference(
-        {"mmlu": _data("mmlu")}))[2]] == [f"{SUBJECT}/1", f"{SUBJECT}/2"]
+        {"mmlu": require_shared_data("mmlu")}))[2]] == [f"{SUBJECT}/1", f"{SUBJECT}/2"]
 
 
 def test_flags_env_takes_several_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -202,7 +195,7 @@ def test_data_option_is_checked() -> None:
     from benchchecker_plugin.errors import InputError
     from harness_adapters.inspect.detect import parse_data_option
 
-    assert parse_data_option([f"mmlu={_data('mmlu')}"]) == {"mmlu": _data("mmlu")}
+    assert parse_data_option([f"mmlu={require_shared_data('mmlu')}"]) == {"mmlu": require_shared_data("mmlu")}
     for bad, message in (("mmlu", "expected BENCHMARK=PATH"), ("gsm8k=/x", "expected BENCHMARK"),
                          ("mmlu=/no/such/folder", "does not exist")):
         with pytest.raises(InputError, match=message):
@@ -288,7 +281,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory, offline: None) -> dict[str, 
     """The memorising model, the task file and a response cache folder."""
     from benchchecker_plugin.tsguessing import load_mmlu, prepare_probes
 
-    mmlu = _data("mmlu")
+    mmlu = require_shared_data("mmlu")
     probes = prepare_probes(load_mmlu(mmlu, subjects=[SUBJECT]), "multichoice").probes[:N_PROBES]
     assert [p.instance_id for p in probes] == [f"{SUBJECT}/{r}" for r in ROWS[1:]]
     root = tmp_path_factory.mktemp("inspect_detect")
@@ -323,17 +316,6 @@ def first(setup: dict[str, Path]) -> dict[str, Any]:
     return {"dry": dry, "result": result, "log": log, "flags": flags, "logs": logs}
 
 
-def _comparable(path: Path) -> dict[str, dict]:
-    from benchchecker_plugin.flags import read_flags
-
-    out = {}
-    for f in read_flags(path):
-        d = f.to_dict()
-        d.pop("created_at")
-        out[f.instance_id] = d
-    return out
-
-
 @pytest.mark.slow
 @pytest.mark.model
 def test_detected_flags_equal_ts_guess(setup: dict[str, Path], first: dict[str, Any]) -> None:
@@ -342,7 +324,7 @@ def test_detected_flags_equal_ts_guess(setup: dict[str, Path], first: dict[str, 
                   SUBJECT, "--model", f"hf/{setup['model']}", "--limit", N_PROBES, "--batch-size", 1,
                   "--cache-dir", setup["root"] / "ts_guess_cache", "-o", out)
     assert res.exit_code == 0, res.output
-    detected, reference = _comparable(first["flags"]), _comparable(out)
+    detected, reference = comparable_flags(first["flags"]), comparable_flags(out)
     assert sorted(detected) == sorted(reference) == sorted(f"{SUBJECT}/{r}" for r in ROWS[1:])
     assert detected == reference
     # one model name across harnesses (issue 13, item 8): benchchecker/hf/X is hf/X
@@ -355,7 +337,7 @@ def test_memorised_items_are_contaminated_and_scored_apart(setup: dict[str, Path
                                                            first: dict[str, Any]) -> None:
     from inspect_ai.log import read_eval_log
 
-    flags = _comparable(first["flags"])
+    flags = comparable_flags(first["flags"])
     memorised = {f"{SUBJECT}/{r}" for r in ROWS[1:4]}
     for iid, flag in flags.items():
         if iid in memorised:
@@ -443,7 +425,7 @@ def test_second_run_is_cached_and_merges_the_filter_flags(setup: dict[str, Path]
     ours = log.results.metadata["benchchecker"]
     assert ours["flags_files"][0] == str(extra.resolve()) and len(ours["flags_files"]) == 2
     assert ours["detection"]["model_calls"] == 0 and ours["detection"]["cached"] == N_PROBES
-    assert _comparable(Path(ours["detection"]["flags_file"])) == _comparable(first["flags"])
+    assert comparable_flags(Path(ours["detection"]["flags_file"])) == comparable_flags(first["flags"])
 
 
 def test_detection_needs_a_detector_and_its_options(cli: Any, error_line: Any,

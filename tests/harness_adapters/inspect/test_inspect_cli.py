@@ -120,8 +120,9 @@ def test_hook_alone_annotates_a_plain_inspect_eval(task_file: Path, tiny_lm: Pat
                                                    tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """With BENCHCHECKER_FLAGS set, Inspect's own eval() (no wrapper) gets annotated logs."""
-    import harness_adapters.inspect.hook  # noqa: F401  (what the entry point loads)
     from inspect_ai import eval as inspect_eval
+
+    import harness_adapters.inspect.hook  # noqa: F401  (what the entry point loads)
 
     flags = make_flags(tmp_path / "flags.jsonl", "mmlu", FLAGGED)
     monkeypatch.setenv("BENCHCHECKER_FLAGS", str(flags))

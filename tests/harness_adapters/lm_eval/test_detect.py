@@ -22,9 +22,9 @@ import pytest
 from benchchecker_plugin.flags import read_flags
 from benchchecker_plugin.tsguessing import load_mmlu, load_truthfulqa, prepare_probes
 from harness_adapters.lm_eval.detect import benchmark_of_task, item_of, probes_for_run
+from tests.helpers import comparable_flags, require_shared_data
 
 REPO = Path(__file__).resolve().parents[3]
-DATA = REPO / ".." / "shared" / "data"
 TASKS = REPO / "tasks" / "lm_eval"
 SUBJECT = "astronomy"
 LIMIT = 8
@@ -45,10 +45,7 @@ def _tiny_lm_helper():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="module")
 def mmlu() -> Path:
-    path = DATA / "mmlu"
-    if not path.is_dir():
-        pytest.skip(f"shared data not present: {path}")
-    return path
+    return require_shared_data("mmlu")
 
 
 @pytest.fixture(scope="module")
@@ -134,9 +131,7 @@ def test_recognised_by_dataset_not_by_name(mmlu: Path) -> None:
 
 
 def test_truthfulqa_documents_of_both_configs() -> None:
-    csv_path = DATA / "truthfulqa" / "TruthfulQA.csv"
-    if not csv_path.is_file():
-        pytest.skip(f"shared data not present: {csv_path}")
+    csv_path = require_shared_data("truthfulqa", "TruthfulQA.csv")
     ref = load_truthfulqa(csv_path)[5]
     gen = {"type": ref.metadata["type"], "category": ref.metadata["category"],
            "question": ref.question, "best_answer": ref.options[0],
@@ -182,22 +177,13 @@ def _only(folder: Path, pattern: str) -> Path:
     return path
 
 
-def _comparable(flags) -> dict[str, dict]:  # type: ignore[no-untyped-def]
-    out = {}
-    for f in flags:
-        d = f.to_dict()
-        d.pop("created_at")
-        out[f.instance_id] = d
-    return out
-
-
 def _ts_guess(cli, model_spec: str, mmlu: Path, out: Path, n: int) -> dict:  # type: ignore[no-untyped-def]
     """``ts-guess`` flags, under the model name it writes by default (no --model-name)."""
     result = cli("ts-guess", "--benchmark", "mmlu", "--mode", "multichoice", "--model", model_spec,
                  "--data", mmlu, "--subject", SUBJECT, "--limit", n, "--batch-size", "1",
                  "--cache-dir", out.parent / "tsg_cache", "-o", out)
     assert result.exit_code == 0, result.output
-    return _comparable(read_flags(out))
+    return comparable_flags(read_flags(out))
 
 
 @pytest.mark.slow
@@ -227,8 +213,8 @@ def test_detect_run_flags_equal_ts_guess_and_scores_equal_rescore(
     assert {f.model for f in flags} == {name}
     assert {f.instance_id for f in flags} == {*SEEN, *UNSEEN}
     # the same answers, scores and verdicts as `benchchecker ts-guess` on the same items and model
-    assert _comparable(flags) == _ts_guess(cli, f"hf/{contaminated_lm}", mmlu,
-                                           tmp_path / "tsg.jsonl", 4)
+    assert comparable_flags(flags) == _ts_guess(cli, f"hf/{contaminated_lm}", mmlu,
+                                                tmp_path / "tsg.jsonl", 4)
     by_id = {f.instance_id: f for f in flags}
     assert all(by_id[i].contaminated and by_id[i].evidence["exact_match"] >= 0.9 for i in SEEN)
     assert not any(by_id[i].contaminated for i in UNSEEN)
@@ -332,4 +318,4 @@ def test_default_model_detect_equals_ts_guess(cli, mmlu: Path, tmp_path: Path) -
     assert [f.instance_id for f in flags] == list(SEEN) + [UNSEEN[0]]
     # one model name in both harnesses (issue 13, item 8): no --contamination-model needed
     assert {f.model for f in flags} == {"hf/smollm2-135m"}
-    assert _comparable(flags) == _ts_guess(cli, "hf/smollm2-135m", mmlu, tmp_path / "tsg.jsonl", 3)
+    assert comparable_flags(flags) == _ts_guess(cli, "hf/smollm2-135m", mmlu, tmp_path / "tsg.jsonl", 3)

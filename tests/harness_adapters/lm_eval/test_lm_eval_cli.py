@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.leaderboard.harness_logs import load_lm_eval_samples
+from tests.helpers import require_shared_data
 
 TASK = "abstract_algebra"   # instance ids <task>/<doc_id> = the flags' MMLU ids <subject>/<index>
 FLAGGED = {f"{TASK}/0": True, f"{TASK}/1": False, f"{TASK}/2": True, f"{TASK}/3": False,
@@ -161,9 +162,7 @@ def test_ts_guessing_task_clean_mode(cli, tiny_lm: Path, make_flags, read_jsonl,
     MMLU abstract_algebra file: only clean docs run; EM (0/1, via the scorer) and Rouge-L (graded,
     a mean) are grouped."""
     root = Path(__file__).resolve().parents[3]
-    data = root / ".." / "shared" / "data" / "mmlu" / "test"
-    if not data.is_dir():
-        pytest.skip(f"shared data not present: {data}")
+    data = require_shared_data("mmlu", "test")
     include = root / "tasks" / "lm_eval"
     verdicts = {f"{TASK}/{i}": i % 3 == 0 for i in range(100)}
     flags = make_flags(tmp_path / "flags.jsonl", "mmlu", verdicts)

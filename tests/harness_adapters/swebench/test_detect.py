@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import SHARED_DATA
+
 MODEL = "acme/coder-7b"
 RUN = "det1"
 CUTOFF = "2023-05-31"
@@ -356,8 +358,7 @@ def test_bad_inputs_are_one_line_errors(case: str, tiny: dict, cli, error_line) 
     assert not (tiny["root"] / "reports").exists()       # no flags written
 
 
-DATA = Path(os.environ.get("BENCHCHECKER_DATA_DIR")
-            or Path(__file__).resolve().parents[3] / ".." / "shared" / "data")
+DATA = SHARED_DATA
 REAL = ["psf__requests-1724", "psf__requests-5414"]
 
 
@@ -371,7 +372,7 @@ def test_real_verified_instances_with_real_clones(tmp_path: Path, monkeypatch: p
         pytest.skip("set BENCHCHECKER_CLONES to a folder of full clones (owner__name/)")
     data = DATA / "swebench_verified" / "swebench_verified_composite.jsonl"
     if not data.is_file():
-        pytest.skip(f"shared data not present: {data} (set BENCHCHECKER_DATA_DIR)")
+        pytest.skip(f"shared data not present: {data} (set BENCHCHECKER_SHARED_DATA)")
     if not (Path(clones) / "psf__requests").is_dir():
         pytest.skip(f"no clone of psf/requests in {clones}")
     _docker_unreachable()

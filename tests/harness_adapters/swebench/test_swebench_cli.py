@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness_adapters.swebench.cli import harness_argv, plan_run
+from tests.helpers import require_shared_data
 
 VERIFIED = ("swebench_verified", "swebench_verified_composite.jsonl")
 MODEL = "org/my-model"
@@ -29,9 +30,7 @@ def run_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
     from swebench.harness.constants import LOG_REPORT, RUN_EVALUATION_LOG_DIR
     from swebench.harness.reporting import make_run_report
 
-    data = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / VERIFIED[0] / VERIFIED[1]
-    if not data.exists():
-        pytest.skip(f"shared data not present: {data}")
+    data = require_shared_data(*VERIFIED)
     monkeypatch.chdir(tmp_path)
     rows = _instances(data, 12)
     ids = [r["instance_id"] for r in rows]

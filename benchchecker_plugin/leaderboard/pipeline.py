@@ -1,0 +1,201 @@
+"""Results re-scored without the flagged instances: one run (:func:`rescore_run`), every submission
+of a leaderboard (:func:`build_leaderboard`, written by :func:`write_leaderboard`), or any loaded
+submissions (:func:`rate_submissions`).
+
+Each returns a :class:`Rescored`: the rate table (one row per submission and tier, the columns of
+``leaderboard.csv``), the notes that explain it in words, where the denominator came from, and
+the flags it used. ``benchchecker rescore`` / ``leaderboard`` and the demo call these functions.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import DataError, InputError
+from ..flags import ContaminationFlag, read_flags
+from .submission import Submission
+
+if TYPE_CHECKING:  # pandas and the scorer (numba) are imported where used
+    import pandas as pd
+
+__all__ = ["Rescored", "build_leaderboard", "rate_submissions", "rescore_run", "write_leaderboard"]
+
+
+@dataclass(frozen=True, eq=False)
+class Rescored:
+    """Submissions re-scored: the rate ``table``, its ``notes`` in words, the ``denominator``'s
+    source (the instance list or tiers file), the ``flags`` used and the ``submissions`` rated."""
+
+    table: pd.DataFrame
+    notes: tuple[str, ...]
+    denominator: str
+    flags: tuple[ContaminationFlag, ...]
+    submissions: tuple[Submission, ...]
+
+    @functools.cached_property
+    def flags_line(self) -> str:
+        """One line naming the methods whose flags the rates rest on
+        (:func:`benchchecker_plugin.report.describe_flags`)."""
+        from ..report import describe_flags
+
+        return describe_flags(self.flags)
+
+
+def _flags_for(path: Path, benchmark: str) -> list[ContaminationFlag]:
+    flags = read_flags(path)
+    have = sorted({f.benchmark for f in flags})
+    if benchmark not in have:
+        raise DataError(f"{path}: no flags for benchmark {benchmark} "
+                        f"(the file holds: {', '.join(have) or 'no records'})")
+    return [f for f in flags if f.benchmark == benchmark]
+
+
+def _denominator(instances: Path | None, tiers: Path | None, id_field: str) -> tuple[list[str], str]:
+    from .tiers import load_instance_ids
+
+    source = instances or tiers
+    if source is None:
+        raise InputError("give --instances (the benchmark's instance list) or --tiers")
+    return load_instance_ids(source, id_field=id_field), str(source)
+
+
+def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str) -> dict[str, str] | None:
+    from .tiers import load_tiers
+
+    if tiers is None:
+        return None
+    from ..benchmarks import tier_scheme
+
+    return load_tiers(tiers, field=field, id_field=id_field, scheme=tier_scheme(benchmark))
+
+
+def _notes(table: pd.DataFrame, n_outside: int, errors: dict[str, int]) -> list[str]:
+    all_rows = table[table["tier"] == "all"]
+    notes = [f"{int(all_rows['n_instances'].iloc[0]) if len(all_rows) else 0} instances in the "
+             "denominator (the benchmark's instance list); unsubmitted instances count as unresolved."]
+    und = int(all_rows["n_undecided"].sum())
+    if und:
+        notes.append(f"{und} (submission, instance) verdicts were undecided or had no flag "
+                     f"(max {int(all_rows['n_undecided'].max())} per submission): they count in the "
+                     "original rate but are excluded from the clean and contaminated rates.")
+    if n_outside:
+        notes.append(f"{n_outside} flagged instances are not in the instance list and were ignored.")
+    for name, n in errors.items():
+        notes.append(f"{name}: {n} instances failed to evaluate and count as unresolved.")
+    return notes
+
+
+def _in_words(text: str) -> str:
+    """A scorer warning as a note: "nan" is what the table shows as a blank cell."""
+    return text[0].upper() + text[1:].replace(" are nan", " are left blank").replace(
+        " is nan", " is left blank") + ("" if text.endswith(".") else ".")
+
+
+def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
+                     benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
+                     instances_path: Path | None = None, tier_field: str = "difficulty",
+                     id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
+                     seed: int = 0, min_clean: int = 0) -> Rescored:
+    """Rate ``subs`` with the flags of ``benchmark`` in ``flags_path`` (each submission's model,
+    plus ``"*"`` flags) over the benchmark's instance list (``instances_path``, else the ids in
+    ``tiers_path``), per tier of ``tiers_path``.
+
+    Errors (one line): no flags for ``benchmark``; neither instance list nor tiers; a resolved id
+    outside the instance list. Rows the scorer leaves blank are explained in the notes, not
+    warned about."""
+    from ..scoring import UndefinedMetricWarning, rate_table
+    from .model_map import verdicts_by_submission
+
+    flags = _flags_for(flags_path, benchmark)
+    ids, denom = _denominator(instances_path, tiers_path, id_field)
+    tiers = _tiers(tiers_path, benchmark, tier_field, id_field)
+    idset = set(ids)
+    for sub in subs:   # here both files are known (the scorer below knows names only)
+        unknown = sorted(sub.resolved - idset)
+        if unknown:
+            shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+            raise DataError(f"{sub.source or sub.name}: submission {sub.name}: {len(unknown)} resolved "
+                            f"instance ids are not in the benchmark's instance list: {shown} "
+                            f"(read from {denom})")
+    outside = len({f.instance_id for f in flags} - idset)
+    verdicts = verdicts_by_submission(flags, subs, benchmark=benchmark)
+    with warnings.catch_warnings(record=True) as caught:
+        # why rows are blank goes into the notes (printed and in the report), said once in words
+        warnings.simplefilter("always", UndefinedMetricWarning)
+        table = rate_table({s.name: s.resolved for s in subs}, ids, verdicts, tiers,
+                           models={s.name: s.model for s in subs},
+                           dates={s.name: s.date for s in subs}, group_hard=group_hard,
+                           n_boot=n_boot, seed=seed, min_clean=min_clean)
+    for w in caught:
+        if not issubclass(w.category, UndefinedMetricWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    blank = list(dict.fromkeys(str(w.message) for w in caught
+                               if issubclass(w.category, UndefinedMetricWarning)))
+    errors = {s.name: len(s.errors) for s in subs if s.errors}
+    notes = _notes(table, outside, errors) + [_in_words(t) for t in blank]
+    return Rescored(table, tuple(notes), denom, tuple(flags), tuple(subs))
+
+
+def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", model: str | None = None,
+                benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
+                instances_path: Path | None = None, tier_field: str = "difficulty",
+                id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
+                seed: int = 0) -> Rescored:
+    """Re-score one run's results (any format :func:`~.load.load_submissions` reads) without its
+    contaminated instances, per tier; ``model`` names the run's model when the results do not
+    (or name it otherwise). A results path holding several runs is an :class:`InputError`."""
+    from .load import load_submissions
+
+    subs = load_submissions(results_path, fmt)
+    if len(subs) != 1:
+        raise InputError(f"{results_path}: holds {len(subs)} runs; rescore takes one "
+                         "(use `benchchecker leaderboard` for many)")
+    if model is not None:
+        subs = [subs[0].with_(model=model)]
+    return rate_submissions(subs, flags_path, benchmark=benchmark, tiers_path=tiers_path,
+                            instances_path=instances_path, tier_field=tier_field,
+                            id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed)
+
+
+def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "auto",
+                      model_map_path: Path | None = None, min_clean: int = 10,
+                      benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
+                      instances_path: Path | None = None, tier_field: str = "difficulty",
+                      id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
+                      seed: int = 0) -> Rescored:
+    """Re-score every submission under ``submissions_path`` (models from their metadata, or the
+    ``model_map_path`` CSV); a tier with fewer than ``min_clean`` clean instances gets no relative
+    drop ("too few"). The notes start with what was read and end with how many rows are too few."""
+    from ..scoring.rates import TOO_FEW_CLEAN
+    from .load import load_submissions
+    from .model_map import apply_model_map, read_model_map
+
+    subs = load_submissions(submissions_path, fmt)
+    if model_map_path:
+        subs = apply_model_map(subs, read_model_map(model_map_path))
+    rated = rate_submissions(subs, flags_path, benchmark=benchmark, tiers_path=tiers_path,
+                             instances_path=instances_path, tier_field=tier_field,
+                             id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
+                             min_clean=min_clean)
+    notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}; flags "
+             f"{flags_path}; {n_boot} bootstrap resamples (seed {seed})."] + list(rated.notes)
+    too_few = int(rated.table["note"].fillna("").str.startswith(TOO_FEW_CLEAN).sum())
+    if too_few:
+        notes.append(f"{too_few} (submission, tier) rows have fewer than {min_clean} clean "
+                     "instances: no relative drop is shown for them ('too few').")
+    return Rescored(rated.table, tuple(notes), rated.denominator, rated.flags, rated.submissions)
+
+
+def write_leaderboard(board: Rescored, out_dir: Path) -> dict[str, Path]:
+    """Write ``leaderboard.csv``, ``leaderboard.md``, ``index.html`` and ``README.md`` of
+    ``board`` into ``out_dir`` (:func:`benchchecker_plugin.report.write_leaderboard_report`);
+    returns ``{kind: path}``."""
+    from ..report import write_leaderboard_report
+
+    return write_leaderboard_report(board.table, out_dir, notes=board.notes,
+                                    flags_line=board.flags_line)

@@ -1,0 +1,43 @@
+"""The private lm-eval APIs the wrapper uses, and only here (see :mod:`harness_adapters.private_api`).
+
+- ``lm_eval._cli.HarnessCLI``: lm-eval's command-line parser and runner (``lm-eval run``);
+- its ``_subparsers`` (the ``run`` sub-parser our options are added to) and ``_parser`` (the top
+  parser that parses ``run ARGS``).
+
+lm-eval is imported only when one of these is asked for.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+from ..private_api import Harness
+
+__all__ = ["LM_EVAL", "WHAT", "harness_cli", "parse_run", "run_parser"]
+
+#: the extra's range in pyproject.toml (tests/harness_adapters/lm_eval/test_compat.py keeps them equal)
+LM_EVAL = Harness("lm_eval", "lm-eval", ">=0.4.13,<0.5")
+#: the command named in errors
+WHAT = "`benchchecker lm-eval`"
+
+
+def harness_cli(what: str = WHAT) -> Any:
+    """A new ``lm_eval._cli.HarnessCLI`` (lm-eval's own ``lm-eval`` command line)."""
+    return LM_EVAL.private("lm_eval._cli", "HarnessCLI", what)()
+
+
+def run_parser(cli: Any, what: str = WHAT) -> argparse.ArgumentParser:
+    """The ``run`` sub-parser of ``cli`` (``HarnessCLI._subparsers.choices["run"]``)."""
+    subparsers = LM_EVAL.attribute(cli, "_subparsers", "lm_eval._cli.HarnessCLI._subparsers", what)
+    parser = getattr(subparsers, "choices", {}).get("run")
+    if not isinstance(parser, argparse.ArgumentParser):
+        raise LM_EVAL.incompatible("the 'run' sub-command of lm_eval._cli.HarnessCLI", what)
+    return parser
+
+
+def parse_run(cli: Any, argv: Sequence[str], what: str = WHAT) -> argparse.Namespace:
+    """``lm-eval run ARGV`` parsed by ``cli``'s top parser (``HarnessCLI._parser``)."""
+    parser = LM_EVAL.attribute(cli, "_parser", "lm_eval._cli.HarnessCLI._parser", what)
+    return parser.parse_args(["run", *argv])

@@ -1,0 +1,112 @@
+"""The re-scoring pipelines as library functions: ``rescore_run`` and ``build_leaderboard`` give
+what ``benchchecker rescore`` / ``leaderboard`` print and write (the commands are thin wrappers)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from benchchecker_plugin.cli import main
+from benchchecker_plugin.errors import DataError, InputError
+from benchchecker_plugin.flags import ContaminationFlag, write_flags
+from benchchecker_plugin.leaderboard import (
+    build_leaderboard,
+    load_submissions,
+    rate_submissions,
+    rescore_run,
+    write_leaderboard,
+)
+from benchchecker_plugin.scoring import LEADERBOARD_COLUMNS
+
+IDS = [f"o__r-{k}" for k in range(30)]
+
+
+@pytest.fixture
+def inputs(tmp_path: Path) -> dict[str, Path]:
+    """30 instances in two tiers, two run reports, flags: every 3rd contaminated, every 7th
+    undecided; only one clean instance in the '1-4 hours' tier."""
+    pd.DataFrame({"instance_id": IDS, "difficulty": ["<15 min fix"] * 24 + ["1-4 hours"] * 6}).to_csv(
+        tmp_path / "tiers.csv", index=False)
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for name, resolved in (("org__m.run1", IDS[:12]), ("org__n.run1", IDS[5:25])):
+        (subs / f"{name}.json").write_text(json.dumps(
+            {"resolved_ids": resolved, "submitted_ids": IDS, "error_ids": []}))
+    flags = write_flags(tmp_path / "flags.jsonl", [
+        ContaminationFlag(benchmark="swe-bench-verified", instance_id=i, model="*", method="rule",
+                          contaminated=None if k % 7 == 0 else (k % 3 == 0 if k < 24 else k != 25),
+                          score=1.0)
+        for k, i in enumerate(IDS)])
+    return {"tiers": tmp_path / "tiers.csv", "subs": subs, "flags": flags,
+            "run": subs / "org__m.run1.json"}
+
+
+def test_rescore_run_is_what_the_command_prints(inputs: dict[str, Path]) -> None:
+    run = rescore_run(inputs["run"], inputs["flags"], tiers_path=inputs["tiers"], n_boot=50)
+    assert tuple(run.table.columns) == LEADERBOARD_COLUMNS
+    assert [s.name for s in run.submissions] == ["org__m.run1"] and run.submissions[0].model == "org/m"
+    assert run.denominator == str(inputs["tiers"])
+    assert run.notes[0].startswith("30 instances in the denominator")
+    assert any("verdicts were undecided" in n for n in run.notes)
+    result = CliRunner().invoke(main, ["rescore", "--results", str(inputs["run"]), "--flags",
+                                       str(inputs["flags"]), "--tiers", str(inputs["tiers"]),
+                                       "--n-boot", "50", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["notes"] == list(run.notes) and payload["denominator"] == run.denominator
+    printed = pd.DataFrame(payload["rows"])
+    assert printed["tier"].tolist() == run.table["tier"].tolist() == ["all", "<15 min fix", "1-4 hours"]
+    for col in ("original_rate", "clean_rate", "n_clean", "n_undecided"):
+        assert printed[col].tolist() == pytest.approx(run.table[col].tolist()), col
+    renamed = rescore_run(inputs["run"], inputs["flags"], tiers_path=inputs["tiers"], n_boot=0,
+                          model="org/other")
+    assert renamed.submissions[0].model == "org/other"
+
+
+def test_build_leaderboard_notes_files_and_table(inputs: dict[str, Path], tmp_path: Path) -> None:
+    board = build_leaderboard(inputs["subs"], inputs["flags"], tiers_path=inputs["tiers"], n_boot=50)
+    assert board.notes[0] == (f"Benchmark swe-bench-verified; 2 submissions from {inputs['subs']}; "
+                              f"flags {inputs['flags']}; 50 bootstrap resamples (seed 0).")
+    assert board.notes[-1] == ("2 (submission, tier) rows have fewer than 10 clean instances: no "
+                               "relative drop is shown for them ('too few').")
+    assert board.flags_line == "Flags: rule (30 records, any model)"
+    paths = write_leaderboard(board, tmp_path / "pub")
+    assert {p.name for p in paths.values()} == {"leaderboard.csv", "leaderboard.md", "index.html",
+                                                "README.md"}
+    # the table in memory is the CSV it writes (the demo reads the table, not the file)
+    written = pd.read_csv(paths["csv"])
+    for col in ("submission", "tier", "n_clean", "n_contaminated", "n_undecided", "original_rate",
+                "relative_drop"):
+        if written[col].dtype.kind == "f":
+            assert written[col].tolist() == pytest.approx(board.table[col].tolist(), nan_ok=True), col
+        else:
+            assert written[col].tolist() == board.table[col].tolist(), col
+    result = CliRunner().invoke(main, ["leaderboard", "--submissions", str(inputs["subs"]), "--flags",
+                                       str(inputs["flags"]), "--tiers", str(inputs["tiers"]),
+                                       "--n-boot", "50", "--out", str(tmp_path / "cli"), "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["notes"] == list(board.notes) and payload["flags"] == board.flags_line
+    assert (tmp_path / "cli" / "leaderboard.csv").read_text() == paths["csv"].read_text()
+    everyone = build_leaderboard(inputs["subs"], inputs["flags"], tiers_path=inputs["tiers"],
+                                 n_boot=0, min_clean=0)
+    assert not any("too few" in n for n in everyone.notes)
+
+
+def test_errors_name_the_input(inputs: dict[str, Path], tmp_path: Path) -> None:
+    with pytest.raises(InputError, match=f"{inputs['subs']}: holds 2 runs; rescore takes one"):
+        rescore_run(inputs["subs"], inputs["flags"], tiers_path=inputs["tiers"])
+    subs = load_submissions(inputs["run"])
+    with pytest.raises(InputError, match="give --instances"):
+        rate_submissions(subs, inputs["flags"])
+    with pytest.raises(DataError, match="no flags for benchmark mmlu"):
+        rate_submissions(subs, inputs["flags"], benchmark="mmlu", tiers_path=inputs["tiers"])
+    short = tmp_path / "short.csv"
+    pd.DataFrame({"instance_id": IDS[:3]}).to_csv(short, index=False)
+    with pytest.raises(DataError, match="9 resolved instance ids are not in the benchmark's "
+                                        "instance list"):
+        rate_submissions(subs, inputs["flags"], instances_path=short)
