@@ -67,14 +67,11 @@ class PerSeed:
 
 
 def tiny_model(batch_size: int, prefill_mb: int):  # a random GPT-2 (no download): cost, not answers
-    from transformers import GPT2Config, GPT2LMHeadModel
+    from benchchecker_plugin.membership import LocalCausalLM
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 
-    from benchchecker_plugin.membership import LocalCausalLM, train_tokenizer
-
-    torch.manual_seed(0)
     tok = train_tokenizer([f.text for f in source_tree(3000)], 2048)
-    model = GPT2LMHeadModel(GPT2Config(vocab_size=len(tok), n_positions=256, n_embd=256, n_layer=4,
-                                       n_head=4))
+    model = tiny_gpt2(tok, n_positions=256, n_embd=256, n_layer=4, n_head=4, eos_in_config=False, seed=0)
     return LocalCausalLM(model, tok, "local/gpt2-4m-random", batch_size=batch_size,
                          prefill_cache_mb=prefill_mb)
 

@@ -12,7 +12,8 @@ user; it is code nobody here has read. So it is run
 * **confined** (:func:`confinement`): in new user, mount, network and PID namespaces (util-linux
   ``unshare``, no root needed where unprivileged user namespaces are allowed) every mount is
   read-only except the work folder, the caller's home folder is hidden behind an empty tmpfs,
-  there is no network and ``/proc`` shows only the test's own processes. Where namespaces are
+  there is no network beyond loopback (brought up for tests that serve on 127.0.0.1) and
+  ``/proc`` shows only the test's own processes. Where namespaces are
   not available the run is refused unless the caller opts in with ``allow_unsandboxed``
   (``--allow-unsandboxed``), and the outcome records ``confinement: none``;
 * **with a time limit** for the whole command; on timeout every process of it is killed.
@@ -133,6 +134,8 @@ if [ -n "$hide" ] && [ -d "$hide" ]; then
   IFS=$old_ifs
   mount -o remount,ro "$hide"; umount -l "$real"; rmdir "$real"
 fi
+# loopback up (tests that serve on 127.0.0.1); without ip(8) it stays down and such tests fail
+if command -v ip >/dev/null 2>&1; then ip link set lo up 2>/dev/null || true; fi
 cd "$cwd"
 exec "$@"
 """

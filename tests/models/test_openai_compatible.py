@@ -43,14 +43,16 @@ def server(smollm2_folder: Path, tmp_path_factory: pytest.TempPathFactory) -> It
         deadline = time.time() + 180
         while True:
             if proc.poll() is not None:
-                pytest.skip(f"transformers serve exited ({proc.returncode}): {log.read_text()[-500:]}")
+                # a failure, not a skip: the test extra installs transformers[serving], so a
+                # server that does not start is a broken install or a broken backend path
+                pytest.fail(f"transformers serve exited ({proc.returncode}): {log.read_text()[-500:]}")
             try:
                 if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
                     break
             except httpx.TransportError:
                 pass
             if time.time() > deadline:
-                pytest.skip(f"transformers serve did not answer /health in 180 s: {log.read_text()[-500:]}")
+                pytest.fail(f"transformers serve did not answer /health in 180 s: {log.read_text()[-500:]}")
             time.sleep(0.5)
         yield f"http://127.0.0.1:{port}/v1"
     finally:

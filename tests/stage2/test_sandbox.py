@@ -68,6 +68,8 @@ def test_confined_run_cannot_write_outside_or_read_secrets(tmp_path: Path, monke
             "try:\n"
             "    socket.create_connection(('1.1.1.1', 53), timeout=2); print('NET up')\n"
             "except OSError: print('NET down')\n"
+            "srv = socket.socket(); srv.bind(('127.0.0.1', 0)); srv.listen()\n"
+            "socket.create_connection(srv.getsockname(), timeout=2); print('LO up')\n"
             "print('PIDS', sorted(p for p in os.listdir('/proc') if p.isdigit()))\n")
     how, (run,) = run_steps(_python(code), work, work / "tree", timeout=60)
     assert how == "namespaces" and run.returncode == 0, run.output
@@ -78,7 +80,7 @@ def test_confined_run_cannot_write_outside_or_read_secrets(tmp_path: Path, monke
     assert run.output.count("REFUSED 30") == 2  # EROFS
     assert not (outside / "x").exists() and not home_secret.exists()
     assert (work / "tree" / "inside.txt").read_text() == "ok"
-    assert "NET down" in run.output
+    assert "NET down" in run.output and "LO up" in run.output   # loopback only
     pids = eval(next(ln for ln in run.output.splitlines() if ln.startswith("PIDS"))[5:])
     assert len(pids) <= 3  # its own processes only (init, python)
 
