@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import warnings
@@ -14,6 +15,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
+from .executor_options import ExecutorOptions, executor_options
 from .options import ModelOptions, dry_run_summary, max_tokens_option, model_options
 
 __all__ = ["baselines", "repo_presence"]
@@ -184,11 +186,12 @@ def repo_presence(ctx: click.Context, model_opts: ModelOptions, repo: Path | Non
               help="A repository known to be EXCLUDED from the model's training data (created "
                    "after its cutoff). Repeatable; more repositories give a tighter p0.")
 @_with_common
+@executor_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Calibration JSON to write (pass it to repo-presence --p0).")
 def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, n_queries: int,
               n_samples: int, temperature: float, max_tokens: int, seed: int,
-              output: Path) -> None:
+              executor_opts: ExecutorOptions, output: Path) -> None:
     """Estimate p0 (the chance hit rate) of a model from repositories it cannot have seen.
 
     Probes each repository exactly as repo-presence does and pools hits over queries:
@@ -200,16 +203,23 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
           --repo pkgs/new_a --repo pkgs/new_b -o calib.json
       benchchecker repo-presence --model hf/smollm2-135m --repo ./flask --p0 calib.json -o f.jsonl
     """
-    from ..stage1 import build_queries, calibrate_p0, read_sources
+    from ..models.executor import LocalExecutor
+    from ..stage1 import calibrate_p0, mine_repository
     from ..stage1 import repo_presence as run
 
+    # mining is per repository and needs no model: it runs where --executor says (a Ray worker
+    # needs the repository at the same path); the model is asked here, one repository at a time
+    executor = executor_opts.build() or LocalExecutor()
+    mined = executor.map(functools.partial(mine_repository, language=language, n_queries=n_queries,
+                                           seed=seed), [str(r) for r in repos], desc="mine repositories")
     model, model_spec, batch_size = model_opts.build(), model_opts.spec, model_opts.batch_size
     per_repo: list[dict[str, Any]] = []
-    for r in repos:
-        files = read_sources(r, language=language)
+    for r, m in zip(repos, mined):
+        if not m.ok or m.value is None:
+            raise InputError(f"{r}: mining failed ({m.error})")
+        files, queries = m.value
         if not files:
             raise InputError(f"{r}: no {language} source files")
-        queries = build_queries(files, language=language, n_queries=n_queries, seed=seed)
         with warnings.catch_warnings():
             if model_opts.dry_run:  # every answer is a "not called" error, by design
                 warnings.simplefilter("ignore", RuntimeWarning)

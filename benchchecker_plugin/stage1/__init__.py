@@ -6,27 +6,35 @@ the hit count against chance (:mod:`.test`). :func:`repo_presence` runs it all.
 """
 
 from .entropy import max_subtoken_loss, score_entropy
-from .presence import METHOD, MiningConfig, PresenceResult, build_queries, presence_flags, repo_presence
+from .presence import (
+                       METHOD,
+                       MiningConfig,
+                       PresenceResult,
+                       build_queries,
+                       mine_repository,
+                       presence_flags,
+                       repo_presence,
+)
 from .probe import ProbeResult, probe
 from .queries import (
-                      Query,
-                      drop_near_duplicates,
-                      instantiate_queries,
-                      is_context_independent,
-                      is_distinctive,
-                      is_hit,
-                      is_repetitive,
-                      select_queries,
+                       Query,
+                       drop_near_duplicates,
+                       instantiate_queries,
+                       is_context_independent,
+                       is_distinctive,
+                       is_hit,
+                       is_repetitive,
+                       select_queries,
 )
 from .sources import LANGUAGE_EXTENSIONS, SourceFile, read_sources
 from .test import (
-                      DEFAULT_P0,
-                      Calibration,
-                      TestResult,
-                      binomial_test,
-                      calibrate_p0,
-                      presence_test,
-                      weighted_binomial_test,
+                       DEFAULT_P0,
+                       Calibration,
+                       TestResult,
+                       binomial_test,
+                       calibrate_p0,
+                       presence_test,
+                       weighted_binomial_test,
 )
 
 __all__ = [
@@ -50,6 +58,7 @@ __all__ = [
     "is_hit",
     "is_repetitive",
     "max_subtoken_loss",
+    "mine_repository",
     "presence_flags",
     "presence_test",
     "probe",

@@ -19,8 +19,8 @@ from .queries import Query, instantiate_queries, select_queries
 from .sources import SourceFile, read_sources
 from .test import DEFAULT_P0, TestResult, presence_test
 
-__all__ = ["METHOD", "MiningConfig", "PresenceResult", "build_queries", "presence_flags",
-           "repo_presence"]
+__all__ = ["METHOD", "MiningConfig", "PresenceResult", "build_queries", "mine_repository",
+           "presence_flags", "repo_presence"]
 
 METHOD = "benchchecker.stage1"
 _MAX_SCORE = 300.0  # -log10 of the smallest double is ~308; keep flags finite
@@ -40,6 +40,15 @@ class MiningConfig:
     @classmethod
     def small(cls) -> MiningConfig:
         return cls(clone_min_tokens=12, window=3, max_distance=6, min_support=2, min_length=2)
+
+
+def mine_repository(root: str | os.PathLike[str], *, language: str = "python", n_queries: int = 100,
+                    seed: int = 0, cutoff: str | None = None) -> tuple[list[SourceFile], list[Query]]:
+    """The source files of the repository at ``root`` and the queries mined from them (no
+    reference model): the per-repository work an executor can run anywhere (a Ray worker needs
+    the repository at the same path). No source file: ``([], [])``."""
+    files = read_sources(root, language=language, cutoff=cutoff)
+    return files, (build_queries(files, language=language, n_queries=n_queries, seed=seed) if files else [])
 
 
 def build_queries(files: Sequence[SourceFile], *, language: str = "python", n_queries: int = 100,

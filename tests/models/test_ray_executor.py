@@ -298,3 +298,30 @@ def test_head_and_worker_started_with_ray_start(grid, tmp_path: Path) -> None:  
         for proc in reversed(nodes):
             _stop(proc)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_calibrate_mines_each_repository_on_ray_as_locally(cluster, tmp_path: Path) -> None:  # noqa: ANN001
+    """`repo-presence calibrate --executor ray`: one mining task per repository (real code: two of
+    this package's own folders), the same files and queries as in this process."""
+    import functools
+
+    import benchchecker_plugin
+    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.stage1 import mine_repository
+
+    src = Path(benchchecker_plugin.__file__).parent
+    repos = []
+    for name in ("flags", "stage1"):
+        shutil.copytree(src / name, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        repos.append(str(tmp_path / name))
+    mine = functools.partial(mine_repository, n_queries=8, seed=1)
+    local = LocalExecutor().map(mine, repos)
+    on_ray = RayExecutor(max_retries=1).map(mine, repos)
+    assert all(r.ok and r.value[1] for r in local)
+    assert [r.value for r in on_ray] == [r.value for r in local]
+    res = CliRunner().invoke(main, ["repo-presence", "calibrate", "--model", "openai-compatible/m",
+                                    "--base-url", "http://127.0.0.1:9/v1", "--no-cache", "--dry-run",
+                                    "--repo", repos[0], "--repo", repos[1], "--n-queries", "8",
+                                    "--executor", "ray", "-o", str(tmp_path / "cal.json")])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("2 repositories;")
