@@ -5,6 +5,7 @@ would then shadow installed packages of the same name).
 - ``shared_data``: where the real benchmark data is (``SHARED_DATA``) and skipping without it.
 - ``flags``: ``comparable_flags``, flags compared without their creation time.
 - ``scripted_model``: ``ScriptedModel``, a stand-in ``TextModel`` answering from a script.
+- ``git_history``: ``commit_all`` (a dated commit) and the shared ``calc.py`` fix texts.
 """
 
 from .flags import comparable_flags

@@ -29,31 +29,11 @@ from benchchecker_plugin.models.executor import ItemResult, LocalExecutor
 from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.stage2 import PresenceConfig, run_grid
 from benchchecker_plugin.stage2.grid_tasks import run_grid_tasks
+from tests.helpers.git_history import BUGGY, FIXED, PATCH, REFACTORED, commit_all
 
-BUGGY = "def add_one(x):\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
-FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
-REFACTORED = "def add_one(x):\n    if x is None:\n        return int(0)\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
-PATCH = """--- a/calc.py
-+++ b/calc.py
-@@ -1,4 +1,6 @@
- def add_one(x):
-+    if x is None:
-+        return 0
-     return int(x) + 1
- 
- 
-"""
 CONFIG = PresenceConfig(similarity="difflib")
 CUTOFFS = {"before-history": "2022-06-01", "buggy": "2023-01-15", "fixed": "2023-02-15",
            "fixed-too": "2023-02-20", "refactored": "2023-06-01"}
-
-
-def _commit(repo: Path, when: str) -> str:
-    stamp = f"{when}T00:00:00+0000"
-    git(repo, ["add", "-A"])
-    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-    return git(repo, ["rev-parse", "HEAD"]).decode().strip()
 
 
 def _repo(root: Path, name: str, *, refactor: bool) -> str:
@@ -61,12 +41,12 @@ def _repo(root: Path, name: str, *, refactor: bool) -> str:
     repo.mkdir(parents=True)
     git(repo, ["init", "-q", "-b", "main"])
     (repo / "calc.py").write_text(BUGGY)
-    base = _commit(repo, "2023-01-01")
+    base = commit_all(repo, "2023-01-01")
     (repo / "calc.py").write_text(FIXED)
-    _commit(repo, "2023-02-01")
+    commit_all(repo, "2023-02-01")
     if refactor:
         (repo / "calc.py").write_text(REFACTORED)
-        _commit(repo, "2023-03-01")
+        commit_all(repo, "2023-03-01")
     return base
 
 

@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.stage2.sandbox import confinement
+from tests.helpers.git_history import commit_all
 
 BUGGY = "def add_one(x):\n    return int(x) + 1\n"
 FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n"
@@ -23,11 +24,7 @@ PATCH = ("--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,4 @@\n def add_one(x):\n+    
 
 def _commit(repo: Path, text: str, when: str) -> str:
     (repo / "calc.py").write_text(text)
-    stamp = f"{when}T00:00:00+0000"
-    git(repo, ["add", "-A"])
-    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-    return git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    return commit_all(repo, when)
 
 
 @pytest.fixture()

@@ -18,21 +18,8 @@ from benchchecker_plugin.stage2 import (
     grade_swebench_log,
     patch_presence,
 )
+from tests.helpers.git_history import BUGGY, FIXED, PATCH, REFACTORED, commit_all
 
-BUGGY = "def add_one(x):\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
-FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
-# at the cutoff the fix is there, rewritten: one line matches, the other does not
-REFACTORED = "def add_one(x):\n    if x is None:\n        return int(0)\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
-PATCH = """--- a/calc.py
-+++ b/calc.py
-@@ -1,4 +1,6 @@
- def add_one(x):
-+    if x is None:
-+        return 0
-     return int(x) + 1
- 
- 
-"""
 TEST_PATCH = """--- /dev/null
 +++ b/test_calc.py
 @@ -0,0 +1,8 @@
@@ -48,25 +35,17 @@ TEST_PATCH = """--- /dev/null
 TEST = "python -m pytest -rA -p no:cacheprovider test_calc.py"
 
 
-def _commit(repo: Path, when: str) -> str:
-    stamp = f"{when}T00:00:00+0000"
-    git(repo, ["add", "-A"])
-    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-    return git(repo, ["rev-parse", "HEAD"]).decode().strip()
-
-
 @pytest.fixture()
 def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, BugInstance]:
     repo = tmp_path / "repos" / "o__calc"
     repo.mkdir(parents=True)
     git(repo, ["init", "-q", "-b", "main"])
     (repo / "calc.py").write_text(BUGGY)
-    base = _commit(repo, "2023-01-01")
+    base = commit_all(repo, "2023-01-01")
     (repo / "calc.py").write_text(FIXED)
-    _commit(repo, "2023-02-01")
+    commit_all(repo, "2023-02-01")
     (repo / "calc.py").write_text(REFACTORED)
-    _commit(repo, "2023-03-01")
+    commit_all(repo, "2023-03-01")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))

@@ -1,0 +1,34 @@
+"""Git histories built in a test: a dated commit of everything in the work tree, and the small
+``calc.py`` fix (buggy, fixed, refactored-fix, its gold patch) the Stage II tests share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from benchchecker_plugin.repos.git import git
+
+__all__ = ["BUGGY", "FIXED", "PATCH", "REFACTORED", "commit_all"]
+
+BUGGY = "def add_one(x):\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
+FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
+# the fix rewritten: one added line matches, the other does not
+REFACTORED = "def add_one(x):\n    if x is None:\n        return int(0)\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
+PATCH = """--- a/calc.py
++++ b/calc.py
+@@ -1,4 +1,6 @@
+ def add_one(x):
++    if x is None:
++        return 0
+     return int(x) + 1
+ 
+ 
+"""
+
+
+def commit_all(repo: Path, when: str) -> str:
+    """Commit the whole work tree of ``repo`` dated ``when`` (YYYY-MM-DD, UTC); its sha."""
+    stamp = f"{when}T00:00:00+0000"
+    git(repo, ["add", "-A"])
+    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
+        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    return git(repo, ["rev-parse", "HEAD"]).decode().strip()
