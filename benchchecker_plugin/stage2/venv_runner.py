@@ -165,6 +165,7 @@ class VenvRunner:
         self.allow_unsandboxed = allow_unsandboxed
         self._lock = threading.Lock()
         self._gold: dict[str, VerifyOutcome] = {}
+        self._outcomes: dict[str, VerifyOutcome] | None = None   # outcomes.jsonl, read once
 
     # ------------------------------------------------------------------ environments
     def spec(self, inst: BugInstance) -> tuple[str, dict[str, Any]]:
@@ -250,20 +251,24 @@ class VenvRunner:
         return self.envs_dir / "outcomes.jsonl"
 
     def _recorded(self, key: str) -> VerifyOutcome | None:
-        path = self._outcome_file()
-        if not path.is_file():
-            return None
-        for line in path.read_text(encoding="utf-8").splitlines():
-            rec = json.loads(line)
-            if rec.get("key") == key:
-                out = rec["outcome"]
-                out["tests"] = tuple(map(tuple, out.get("tests", {}).items()))
-                return VerifyOutcome(**out)
-        return None
+        """The outcome recorded under ``key`` (the file is read once, on first use)."""
+        with self._lock:
+            if self._outcomes is None:
+                path = self._outcome_file()
+                lines = path.read_text(encoding="utf-8").splitlines() if path.is_file() else []
+                self._outcomes = {}
+                for line in lines:
+                    rec = json.loads(line)
+                    out = rec["outcome"]
+                    out["tests"] = tuple(map(tuple, out.get("tests", {}).items()))
+                    self._outcomes.setdefault(rec["key"], VerifyOutcome(**out))
+            return self._outcomes.get(key)
 
     def _record(self, key: str, outcome: VerifyOutcome) -> None:
         with self._lock, open(self._outcome_file(), "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"key": key, "outcome": outcome.to_dict()}) + "\n")
+            if self._outcomes is not None:
+                self._outcomes.setdefault(key, outcome)
 
     def _run(self, inst: BugInstance, env: _Env, diff: str) -> VerifyOutcome:
         key = hashlib.sha256(json.dumps([inst.instance_id, env.key, diff, inst.test_patch]).encode()).hexdigest()
