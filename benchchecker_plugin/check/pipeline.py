@@ -39,6 +39,7 @@ class CheckConfig:
     n_samples: int = 3
     ts_modes: tuple[str, ...] = ("multichoice",)
     seed: int = 0
+    batch_size: int = 16   # TS-Guessing prompts per model call
 
     def __post_init__(self) -> None:
         known = set(BUG_BENCHMARKS) | set(QA_BENCHMARKS)
@@ -161,7 +162,7 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
                 result = ts_guess(model, items, mode, seed=config.seed, limit=config.limit,
-                                  model_name=name)
+                                  model_name=name, batch_size=config.batch_size)
                 ts_summaries[f"{benchmark}/{mode}"] = result.summary()
             stage_flags[f"ts_guessing_{mode}"].extend(result.flags)
     all_flags = [f for flags in stage_flags.values() for f in flags]

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
 
+from .executor_options import ExecutorOptions, executor_options, remote_batch
 from .options import ModelOptions, dry_run_summary, model_options
 
 __all__ = ["check"]
@@ -34,15 +36,18 @@ __all__ = ["check"]
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("benchchecker-report"), show_default=True,
               help="Report folder: flags.jsonl (merged), flags/<stage>.jsonl, index.html.")
+@executor_options
 def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Path | None,
           data: tuple[str, ...], limit: int | None, n_queries: int, ts_modes: str,
-          out_dir: Path) -> None:
+          out_dir: Path, executor_opts: ExecutorOptions) -> None:
     """Check a model before release: which benchmark instances has it probably seen?
 
     Runs Stage I (repository presence) per repository and Stage II (patch presence at --cutoff) per
     instance of the bug-fixing benchmarks, and TS-Guessing per item of MMLU / TruthfulQA, with one
     progress bar per stage. Model answers are cached: a run stopped half-way and started again
-    repeats no finished call. --dry-run prints the number of model calls and stops.
+    repeats no finished call. --dry-run prints the number of model calls and stops. With
+    --executor ray the model is asked from the cluster's workers (an API model under one shared
+    --max-concurrency limit); the cache and the report stay here.
 
     \b
     Example (offline, on local data):
@@ -58,7 +63,8 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
         benchmarks=tuple(b.strip() for b in benchmarks.split(",") if b.strip()), cutoff=cutoff,
         repos_dir=repos_dir, data=parse_data_options(data), limit=limit, n_queries=n_queries,
         ts_modes=tuple(m.strip() for m in ts_modes.split(",") if m.strip()))
-    model = model_opts.build()
+    model = model_opts.build(executor=executor_opts.build())
+    config = dataclasses.replace(config, batch_size=remote_batch(model, config.batch_size, executor_opts))
     result = run_check(model, config, model_name=model_opts.spec,
                        on_stage=lambda msg: click.echo(f"-> {msg}", err=True))
     if model_opts.dry_run:

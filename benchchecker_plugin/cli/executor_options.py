@@ -19,7 +19,7 @@ import click
 
 from ..models.executor import Executor, LocalExecutor
 
-__all__ = ["ExecutorOptions", "executor_options"]
+__all__ = ["ExecutorOptions", "executor_options", "remote_batch"]
 
 
 @dataclass(frozen=True)
@@ -70,3 +70,9 @@ def executor_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     ]):
         wrapper = opt(wrapper)
     return wrapper
+
+
+def remote_batch(model: Any, batch_size: int, opts: ExecutorOptions) -> int:
+    """How many prompts a command hands the model per call: ``batch_size``, or with ``--executor
+    ray`` the remote model's call size (several workers' shards), so the cluster has work to share."""
+    return max(batch_size, int(getattr(model, "batch_size", batch_size) or batch_size)) if opts.is_ray else batch_size

@@ -24,6 +24,7 @@ import click
 from ..models.base import TextModel
 from ..models.cache import default_cache_dir
 from ..models.dry_run import DryRunModel
+from ..models.executor import Executor
 from ..models.spec import DEFAULT_MODEL_SPEC
 
 __all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "instances_options",
@@ -44,8 +45,11 @@ class ModelOptions:
     dry_run: bool = False
     device: str = "cpu"
 
-    def build(self, **extra: Any) -> TextModel:
-        """The model these options describe (``extra`` goes to :func:`get_model`, e.g. ``chat=True``)."""
+    def build(self, *, executor: Executor | None = None, **extra: Any) -> TextModel:
+        """The model these options describe (``extra`` goes to :func:`get_model`, e.g. ``chat=True``).
+
+        With an ``executor`` (``--executor ray``) the model runs on its workers and is asked from
+        here, through the cache here (:mod:`~..models.remote`); a dry run asks nothing anywhere."""
         from ..models.spec import ALIASES, Backend, get_model, parse_spec
 
         options: dict[str, Any] = {"batch_size": self.batch_size, "max_concurrency": self.max_concurrency}
@@ -58,7 +62,8 @@ class ModelOptions:
                 options["export_dir"] = self.cache_dir / "models"  # the exported default model
         options.update(extra)
         return get_model(self.spec, cache_dir=None if self.no_cache else self.resolved_cache_dir,
-                         use_cache=not self.no_cache, dry_run=self.dry_run, **options)
+                         use_cache=not self.no_cache, dry_run=self.dry_run,
+                         executor=None if self.dry_run else executor, **options)
 
     @property
     def resolved_cache_dir(self) -> Path:

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from ..errors import InputError
-from .executor_options import ExecutorOptions, executor_options
+from .executor_options import ExecutorOptions, executor_options, remote_batch
 from .options import ModelOptions, dry_run_summary, max_tokens_option, model_options
 
 __all__ = ["baselines", "repo_presence"]
@@ -208,11 +208,13 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
     from ..stage1 import repo_presence as run
 
     # mining is per repository and needs no model: it runs where --executor says (a Ray worker
-    # needs the repository at the same path); the model is asked here, one repository at a time
+    # needs the repository at the same path); then the probes of one repository at a time
     executor = executor_opts.build() or LocalExecutor()
     mined = executor.map(functools.partial(mine_repository, language=language, n_queries=n_queries,
                                            seed=seed), [str(r) for r in repos], desc="mine repositories")
-    model, model_spec, batch_size = model_opts.build(), model_opts.spec, model_opts.batch_size
+    # the model is asked from the cluster's workers too (answers come back to this cache)
+    model, model_spec = model_opts.build(executor=executor_opts.build()), model_opts.spec
+    batch_size = remote_batch(model, model_opts.batch_size, executor_opts)
     per_repo: list[dict[str, Any]] = []
     for r, m in zip(repos, mined):
         if not m.ok or m.value is None:
@@ -255,13 +257,16 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
               help="Fraction of lowest-scoring tokens for Min-K% and Min-K%++.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Flags file (methods benchchecker.baseline.{loss,zlib,min_k,min_k_pp}).")
+@executor_options
 def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, k: float,
-              output: Path | None) -> None:
+              output: Path | None, executor_opts: ExecutorOptions) -> None:
     """Logit membership-inference scores of repositories: loss, zlib, Min-K% and Min-K%++.
 
     One forward pass per file gives all four; a repository's score is the token-weighted mean
     over its files. Higher means "more likely trained on" for every column. These need a model
-    with log-probabilities (hf/...); compare them with the text-only repo-presence.
+    with log-probabilities (hf/...); compare them with the text-only repo-presence. With
+    --executor ray each worker loads the model once and scores shards of files; the token scores
+    come back to this process's cache.
 
     \b
     Example:
@@ -279,10 +284,10 @@ def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
         if not texts[folder.resolve().name]:
             raise InputError(f"{folder}: no {language} source files")
     model_spec, batch_size, dry_run = model_opts.spec, model_opts.batch_size, model_opts.dry_run
-    model = model_opts.build()
+    model = model_opts.build(executor=executor_opts.build())
     if not isinstance(model, LogprobModel):
         raise InputError(f"--model {model_spec}: this backend gives no log-probabilities (use hf/...)")
-    results = repo_logit_scores(model, texts, k=k, batch_size=batch_size)
+    results = repo_logit_scores(model, texts, k=k, batch_size=remote_batch(model, batch_size, executor_opts))
     if dry_run:
         click.echo(f"{sum(len(v) for v in texts.values())} files to score; {dry_run_summary(model)}")
         return

@@ -8,6 +8,7 @@ import click
 
 from ..errors import InputError
 from ..flags import write_flags
+from .executor_options import ExecutorOptions, executor_options, remote_batch
 from .options import ModelOptions, dry_run_summary, max_tokens_option, model_options
 
 __all__ = ["ts_guess"]
@@ -38,6 +39,7 @@ MULTICHOICE_THRESHOLD = 0.8
               help="Name the benchmark and its metadata (MMLU subject; TruthfulQA type, category, "
                    "source) in the prompt.")
 @max_tokens_option(32)
+@executor_options
 @click.option("--threshold", type=click.FloatRange(0, 1), default=MULTICHOICE_THRESHOLD, show_default=True,
               help="multichoice: contaminated when Rouge-L F1 against the masked option >= this "
                    "(question mode: exact match).")
@@ -46,7 +48,8 @@ MULTICHOICE_THRESHOLD = 0.8
               help="Flags file to write (JSON Lines, atomically).")
 def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | None,
              subjects: tuple[str, ...], limit: int | None, seed: int, hints: bool, max_tokens: int,
-             threshold: float, model_name: str | None, output: Path) -> None:
+             executor_opts: ExecutorOptions, threshold: float, model_name: str | None,
+             output: Path) -> None:
     """Ask a model to fill in a hidden part of each benchmark item (TS-Guessing).
 
     Reads MMLU or TruthfulQA, drops items a guess cannot tell anything about (correlated options,
@@ -56,7 +59,9 @@ def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | N
     ts_guessing.question; instance ids "<subject>/<row>" for MMLU, "<row>" for TruthfulQA).
     Prints how many items were used and dropped, and mean EM and Rouge-L. Answers go through the
     response cache (a re-run asks nothing twice; --no-cache turns it off); --dry-run prints how
-    many model calls the run would make and writes nothing.
+    many model calls the run would make and writes nothing. With --executor ray the requests go
+    out from the cluster's workers under one shared --max-concurrency limit, and the answers come
+    back to this process's cache.
 
     \b
     Example:
@@ -76,10 +81,11 @@ def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | N
             raise InputError(f"--subject {', '.join(unknown)}: not a subject of {benchmark} "
                              f"(e.g. {', '.join(sorted(s for s in known if s)[:3]) or 'none'})")
         items = [i for i in items if i.metadata.get("subject") in subjects]
-    model = model_opts.build()
+    model = model_opts.build(executor=executor_opts.build())
     result = tsguessing.ts_guess(model, items, mode, seed=seed, hints=hints, limit=limit,
                                  params=generation_params(max_tokens),
-                                 batch_size=model_opts.batch_size,
+                                 # on Ray one call spans several workers' shards
+                                 batch_size=remote_batch(model, model_opts.batch_size, executor_opts),
                                  model_name=model_name or canonical_model_name(model_opts.spec),
                                  threshold=threshold)
     if model_opts.dry_run:

@@ -76,7 +76,8 @@ class RayExecutor:
         self.num_cpus = num_cpus
         self.init = dict(init or {})
 
-    def _connect(self) -> None:
+    def connect(self) -> None:
+        """Start or join the cluster (once; a no-op when Ray is already initialised here)."""
         if self.ray.is_initialized():
             return
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
@@ -90,7 +91,7 @@ class RayExecutor:
         items = list(items)
         if not items:
             return []
-        self._connect()
+        self.connect()
         ray = self.ray
         task = ray.remote(_run_one).options(max_retries=self.max_retries, retry_exceptions=False,
                                             num_cpus=self.num_cpus)

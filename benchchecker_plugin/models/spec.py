@@ -26,6 +26,7 @@ from ..errors import ModelSpecError
 from .base import TextModel
 from .cache import ResponseCache, default_cache_dir, with_cache
 from .dry_run import DryRunModel
+from .executor import Executor
 
 __all__ = ["ALIASES", "DEFAULT_MODEL_SPEC", "PREFIXES", "Backend", "ModelSpec", "get_model", "parse_spec"]
 
@@ -80,7 +81,7 @@ def parse_spec(spec: str) -> ModelSpec:
 
 
 def get_model(spec: str, *, cache_dir: str | Path | None = None, use_cache: bool | None = None,
-              dry_run: bool = False, **options: Any) -> TextModel:
+              dry_run: bool = False, executor: Executor | None = None, **options: Any) -> TextModel:
     """The model of ``spec``; see the module docstring for spec forms.
 
     Options (``None`` values are ignored): ``batch_size`` and ``max_concurrency`` for every
@@ -94,6 +95,9 @@ def get_model(spec: str, *, cache_dir: str | Path | None = None, use_cache: bool
 
     The cache is used when ``cache_dir`` is given (and ``use_cache`` is not ``False``) or when
     ``use_cache=True`` (default folder :func:`default_cache_dir`).
+
+    With an ``executor`` (a Ray cluster: ``--executor ray``) the model is built on its workers
+    and asked from here (:mod:`.remote`); the cache stays in this process, under the same identity.
     """
     parsed = parse_spec(spec)
     opts = {k: v for k, v in options.items() if v is not None}
@@ -107,7 +111,22 @@ def get_model(spec: str, *, cache_dir: str | Path | None = None, use_cache: bool
     cache = ResponseCache(cache_dir) if use_cache else None
     if dry_run:
         return DryRunModel(parsed.raw, _identity(parsed, opts), cache)
-    model = _build(parsed, opts)
+    if executor is not None:
+        from .remote import ModelRecipe, remote_model
+
+        # no key travels: a worker reads it from its own environment; the server is the one
+        # this process resolved (the cache identity names it)
+        shipped = {k: v for k, v in opts.items() if k != "api_key"}
+        if parsed.backend is Backend.OPENAI_COMPATIBLE:
+            from .openai_compatible import _base_url
+
+            shipped["base_url"] = _base_url(parsed.raw, opts.get("base_url"))
+        model: TextModel = remote_model(
+            ModelRecipe(parsed.raw, tuple(sorted(shipped.items()))), executor, identity=_identity(parsed, opts),
+            local=parsed.backend is Backend.HF, max_concurrency=int(opts.get("max_concurrency", 8)),
+            batch_size=int(opts.get("batch_size", 8)))
+    else:
+        model = _build(parsed, opts)
     return with_cache(model, cache) if cache is not None else model
 
 
