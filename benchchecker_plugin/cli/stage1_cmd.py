@@ -111,12 +111,13 @@ def _with_common(fn: Any) -> Any:
               "(default: the folder name).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Flags file to write (JSON Lines).")
+@executor_options
 @click.pass_context
 def repo_presence(ctx: click.Context, model_opts: ModelOptions, repo: Path | None,
                   cutoff: str | None, language: str, n_queries: int, n_samples: int,
                   temperature: float, max_tokens: int, seed: int, reference: str | None,
                   min_entropy: float, p0_arg: str | None, alpha: float, instances: str | None,
-                  repo_name: str | None, output: Path | None) -> None:
+                  repo_name: str | None, output: Path | None, executor_opts: ExecutorOptions) -> None:
     """Stage I: was the model trained on this repository? (text outputs only)
 
     Mines recurring patterns in the repository (tree-sitter clones, simhash near-duplicates,
@@ -158,7 +159,9 @@ def repo_presence(ctx: click.Context, model_opts: ModelOptions, repo: Path | Non
     ref = _reference(model_opts, reference)
     queries = build_queries(files, language=language, n_queries=n_queries, reference=ref,
                             min_entropy=min_entropy, seed=seed)
-    model = model_opts.build()
+    # --executor ray: the probes are asked from the cluster's workers, answers cached here
+    model = model_opts.build(executor=executor_opts.build())
+    batch_size = remote_batch(model, batch_size, executor_opts)
     name = repo_name or repo.resolve().name
     with warnings.catch_warnings():
         if dry_run:  # every answer is a "not called" error: the test is undecided by design

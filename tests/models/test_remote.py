@@ -206,3 +206,23 @@ def test_baselines_on_ray_equal_local(cluster, tmp_path: Path) -> None:  # noqa:
     # the token scores came back to the driver's cache
     stats = CliRunner().invoke(main, ["cache", "stats", "--cache-dir", str(tmp_path / "cache")])
     assert stats.exit_code == 0 and "token" in stats.output
+
+
+@pytest.mark.slow
+def test_repo_presence_on_ray_equals_local(cluster, server: _Server, tmp_path: Path) -> None:  # noqa: ANN001
+    import shutil
+
+    import benchchecker_plugin
+
+    repo = tmp_path / "flags"
+    shutil.copytree(Path(benchchecker_plugin.__file__).parent / "flags", repo,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    common = ["repo-presence", "--model", "openai-compatible/echo", "--base-url", _url(server),
+              "--max-concurrency", "2", "--repo", str(repo), "--n-queries", "6", "--samples", "2", "--no-cache"]
+    local = CliRunner().invoke(main, [*common, "-o", str(tmp_path / "local.jsonl")])
+    on_ray = CliRunner().invoke(main, [*common, "--executor", "ray", "-o", str(tmp_path / "ray.jsonl")])
+    assert local.exit_code == 0 and on_ray.exit_code == 0, local.output + on_ray.output
+    a = comparable_flags(tmp_path / "local.jsonl")
+    assert a == comparable_flags(tmp_path / "ray.jsonl")
+    (ev,) = [f["evidence"] for f in a.values()]
+    assert ev["queries"] > 0 and ev["failed_queries"] == 0, ev
