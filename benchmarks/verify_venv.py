@@ -33,7 +33,7 @@ def main() -> None:
 
     from benchchecker_plugin.instances import load_swebench
     from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
-    from benchchecker_plugin.stage2.venv_runner import VenvRunner, load_env_specs
+    from benchchecker_plugin.stage2.venv_runner import EnvUnavailable, VenvRunner, load_env_specs
 
     wanted = args.repos.split(",")
     insts = [i for i in load_swebench(args.instances) if i.repo in wanted
@@ -70,9 +70,15 @@ def main() -> None:
               f"{c['refuted-by-tests']:6} {c['left undecided']:5}")
         for why, n in reasons[repo].items():
             print(f"    {n} x {why}")
-    envs = Path(runner.envs_dir)
-    built = [json.loads((d / ".ok").read_text()) | {"env": d.name} for d in envs.iterdir() if (d / ".ok").is_file()]
-    failed = [(d.name, (d / ".failed").read_text().strip()) for d in envs.iterdir() if (d / ".failed").is_file()]
+    used = []   # the environments of this run's undecided instances (the folder may hold others)
+    for inst in undecided:
+        try:
+            used.append(Path(runner.envs_dir) / runner.env_key(inst))
+        except EnvUnavailable:
+            continue
+    used = sorted(set(used))
+    built = [json.loads((d / ".ok").read_text()) | {"env": d.name} for d in used if (d / ".ok").is_file()]
+    failed = [(d.name, (d / ".failed").read_text().strip()) for d in used if (d / ".failed").is_file()]
     print(f"\nenvironments built: {len(built)}; could not be built: {len(failed)}")
     for b in built:
         print(f"  {b['env']}: {b['build_s']} s (python {b['python']})")

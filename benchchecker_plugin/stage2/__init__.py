@@ -21,7 +21,15 @@ from .similarity import (
                          Similarity,
                          get_similarity,
 )
-from .verify import LocalRunner, SwebenchRunner, TestRunner, VerifyOutcome, grade_swebench_log, modified_patch
+from .verify import (
+                         LocalRunner,
+                         SpliceError,
+                         SwebenchRunner,
+                         TestRunner,
+                         VerifyOutcome,
+                         grade_swebench_log,
+                         modified_patch,
+)
 
 __all__ = [
     "BlockResult",
@@ -55,6 +63,7 @@ __all__ = [
     "language_names",
     "localize",
     "modified_patch",
+    "SpliceError",
     "normalize_code",
     "parse_patch",
     "parse_source",

@@ -31,7 +31,7 @@ from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
 from .patch import PatchBlock, parse_patch
 from .similarity import LexicalSimilarity, Similarity, get_similarity
-from .verify import TestRunner, VerifyOutcome, modified_patch
+from .verify import SpliceError, TestRunner, VerifyOutcome, modified_patch
 
 T = TypeVar("T")
 
@@ -167,17 +167,38 @@ def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequ
         "blocks": [_evidence_block(r) for r in results],
     }
     if config.runner is not None and category in (Category.INCONCLUSIVE, Category.GONE):
-        diff = modified_patch(inst, base, results)
+        try:
+            diff = modified_patch(inst, base, results)
+        except SpliceError as exc:   # stays undecided, with the reason
+            diff = None
+            evidence["verification"] = VerifyOutcome(False, config.runner.name, f"not run: {exc}", 0.0).to_dict()
         if diff:
             outcome = (run_tests or config.runner.run)(inst, diff)
             evidence["verification"] = outcome.to_dict()
             if outcome.passed:
                 category, score = Category.VERIFIED, 1.0
                 evidence["category"] = category.value
-            elif outcome.decisive:
+            elif outcome.decisive and not (away := _spliced_from_elsewhere(results)):
                 category, score = Category.REFUTED, 0.0
                 evidence["category"] = category.value
+            elif outcome.decisive:   # the failure may be the transplant's, not the fix's absence
+                evidence["verification"]["detail"] += (
+                    f"; not settled clean: the snapshot's lines came from {away}, so a failure there "
+                    "does not show the fix is absent")
     return category, score, evidence
+
+
+def _spliced_from_elsewhere(results: Sequence[BlockResult]) -> str:
+    """Where the modified diff took snapshot lines from a place other than the patched one
+    (``"FILE SCOPE, not FILE SCOPE"``), or ``""`` when every spliced line comes from the patched
+    file and scope. Only then does a failing test run show the fix absent: lines found elsewhere
+    may be other code entirely (another class's method of the same name)."""
+    for res in results:
+        loc = res.location
+        spliced = any(m.snapshot_line is not None and m.kind != "exact" for m in res.matches)
+        if spliced and loc is not None and (loc.path, loc.scope) != (res.block.path, res.block.scope):
+            return f"{loc.path} {loc.scope or '(module)'}, not {res.block.path} {res.block.scope or '(module)'}"
+    return ""
 
 
 def named(inst: BugInstance, fn: Callable[[], T]) -> T:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..instances.bug import BugInstance
 from .sandbox import StepRun
 
-__all__ = ["TestVerdict", "is_command", "judge_run", "pytest_statuses", "step_summary"]
+__all__ = ["TestVerdict", "is_command", "judge_run", "lookup", "pytest_statuses", "step_summary"]
 
 _STATUSES = ("PASSED", "FAILED", "SKIPPED", "ERROR", "XFAIL", "XPASS")
 _OK = {"PASSED", "XFAIL"}
@@ -111,6 +111,21 @@ def step_summary(output: str) -> tuple[int, int] | None:
     return None
 
 
+def lookup(statuses: dict[str, str], test: str) -> str:
+    """The status of the named ``test``: its own entry; else, for a name the benchmark cut at its
+    first space (SWE-bench's older parser split ``test_p[a b]`` there, so Verified names
+    ``test_p[a``), the ids that start with it: passed only when every one passed; ``missing``
+    when none ran."""
+    if test in statuses:
+        return statuses[test]
+    if test.count("[") <= test.count("]"):
+        return "missing"
+    found = [st for tid, st in statuses.items() if tid.split(" ", 1)[0] == test]
+    if not found:
+        return "missing"
+    return next((st for st in found if st not in _OK), found[0])
+
+
 def judge_run(inst: BugInstance, runs: Sequence[StepRun]) -> TestVerdict:
     """The verdict of ``runs`` for ``inst`` (see the module doc)."""
     named = [t for t in (*inst.fail_to_pass, *inst.pass_to_pass) if not is_command(t)]
@@ -120,7 +135,7 @@ def judge_run(inst: BugInstance, runs: Sequence[StepRun]) -> TestVerdict:
                            tuple((t, "timeout") for t in named) or ((str(cut.step), "timeout"),))
     if named:
         statuses = _statuses(inst, "\n".join(r.output for r in runs))
-        tests = tuple((t, statuses.get(t, "missing")) for t in named)
+        tests = tuple((t, lookup(statuses, t)) for t in named)
         bad = [f"{t} ({s})" for t, s in tests if s not in _OK]
         if not bad:
             return TestVerdict(True, f"{len(tests)}/{len(tests)} named tests passed", tests)

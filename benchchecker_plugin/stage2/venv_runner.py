@@ -12,7 +12,8 @@ spec}}`` given with ``--env-specs``.
 
 A test run exports the base commit with the patch blocks replaced by the snapshot's code (the
 modified diff), applies the test patch and runs ``test_cmd`` on the test files the test patch
-touches, with the environment first on ``PATH``, confined as every test run is
+touches, with the environment first on ``PATH`` and the tested tree first on ``PYTHONPATH`` (the
+environment's editable install points at its own build copy, not at the code under test), confined as every test run is
 (:mod:`.sandbox`: no shell, scrubbed environment, no network, read-only machine, time limit),
 and decides from the named FAIL_TO_PASS/PASS_TO_PASS results (:mod:`.testlog`).
 
@@ -108,6 +109,7 @@ class _Env:
     base: Path   # the interpreter's prefix the environment links to (kept visible when confined)
     test_cmd: str
     edits: tuple[tuple[str, str, str, bool], ...] = ()
+    generated: tuple[str, ...] = ()   # files the build wrote into its source tree
 
 
 def _edits(spec: Mapping[str, Any]) -> tuple[tuple[str, str, str, bool], ...]:
@@ -145,6 +147,58 @@ def _release(version: str) -> str:
     return ".".join((parts + ["0", "0"])[:3])
 
 
+# part of every recorded outcome's key: bumped when how a test run is set up changes, so that
+# outcomes recorded by an older runner are not reused (2: the tested tree first on
+# PYTHONPATH; 3: the build's generated files copied into it; 4: the site hook)
+_RUN_FORMAT = 4
+
+
+def _import_roots(tree: Path) -> list[str]:
+    """Where the tested tree's own packages are imported from, ahead of the environment's
+    editable install (which points at the build's copy at ``environment_setup_commit``, not at
+    the code under test): ``src/`` for a src-layout repository, and the tree itself."""
+    src = tree / "src"
+    layout = src.is_dir() and any((p / "__init__.py").is_file() for p in src.iterdir() if p.is_dir())
+    return [str(src), str(tree)] if layout else [str(tree)]
+
+
+_HOOK = """\
+# written by benchchecker's venv runner: an interpreter reached through a link to the environment's
+# (tox-current-env's .tox/<env>/bin/python) does not see a venv's site-packages; add them
+import os.path
+import site
+import sys
+
+if os.path.realpath(sys.prefix) != os.path.realpath({venv!r}):
+    for _dir in {dirs!r}:
+        site.addsitedir(_dir)
+"""
+
+
+def _site_hook(venv: Path, folder: Path) -> str:
+    """A folder with a ``sitecustomize`` that gives the environment's packages to an interpreter
+    started through a symbolic link to the venv's ``python`` (which Python does not treat as the
+    venv: it looks for ``pyvenv.cfg`` beside the link, not beside its target)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    dirs = sorted(str(p) for p in (venv / "lib").glob("python*/site-packages"))
+    (folder / "sitecustomize.py").write_text(_HOOK.format(venv=str(venv), dirs=dirs), encoding="utf-8")
+    return str(folder)
+
+
+def _current(marker: Path) -> bool:
+    """Whether the ``.ok`` marker is there and written by this runner (it lists the generated files)."""
+    try:
+        return "generated" in json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+
+
+def _files(tree: Path) -> list[str]:
+    """The files under ``tree`` (relative, sorted), byte-code caches left out."""
+    return sorted(str(p.relative_to(tree)) for p in tree.rglob("*")
+                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+
+
 def _test_files(test_patch: str) -> list[str]:
     return [f.path for f in PatchSet(test_patch) if not f.is_removed_file] if test_patch.strip() else []
 
@@ -175,19 +229,26 @@ class VenvRunner:
             raise EnvUnavailable(f"no environment specification for {inst.repo} version {version or '?'}")
         return version, dict(spec)
 
-    def environment(self, inst: BugInstance) -> _Env:
-        """The built environment of ``inst``'s repository version (built now if needed)."""
+    def env_key(self, inst: BugInstance) -> str:
+        """The name of ``inst``'s environment folder: repository, version and a digest of the
+        specification and setup commit (:class:`EnvUnavailable` without a specification)."""
         version, spec = self.spec(inst)
         setup = str(inst.extra.get("environment_setup_commit") or inst.base_commit)
         digest = hashlib.sha256(json.dumps([inst.repo, version, setup, spec], sort_keys=True,
                                            default=str).encode()).hexdigest()[:12]
-        key = f"{inst.repo.replace('/', '__')}-{version}-{digest}"
+        return f"{inst.repo.replace('/', '__')}-{version}-{digest}"
+
+    def environment(self, inst: BugInstance) -> _Env:
+        """The built environment of ``inst``'s repository version (built now if needed)."""
+        version, spec = self.spec(inst)
+        setup = str(inst.extra.get("environment_setup_commit") or inst.base_commit)
+        key = self.env_key(inst)
         folder = self.envs_dir / key
         with self._lock:
             failed = folder / ".failed"
             if failed.is_file():
                 raise EnvUnavailable(f"{key}: {failed.read_text(encoding='utf-8').strip()}")
-            if not (folder / ".ok").is_file():
+            if not _current(folder / ".ok"):   # never built, or built by an older runner
                 try:
                     self._build(inst, version, spec, setup, folder)
                 except EnvUnavailable as exc:
@@ -196,7 +257,7 @@ class VenvRunner:
                     raise EnvUnavailable(f"{key}: {exc}") from None
         built = json.loads((folder / ".ok").read_text(encoding="utf-8"))
         return _Env(key, folder, Path(built["python"]).parent.parent, str(spec.get("test_cmd") or "pytest -rA"),
-                    _edits(spec))
+                    _edits(spec), tuple(built.get("generated", ())))
 
     def _build(self, inst: BugInstance, version: str, spec: dict[str, Any], setup: str, folder: Path) -> None:
         python = find_python(str(spec.get("python", "")))
@@ -211,6 +272,7 @@ class VenvRunner:
         folder.mkdir(parents=True)
         src = export_tree(find_repo(self.repos_dir, inst), setup, folder / "src")
         _apply_edits(edits, src)
+        tracked = set(_files(src))
         pip = [str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "-q",
                "--disable-pip-version-check"]
         steps = [Step((str(python), "-m", "venv", str(folder / "venv")))]
@@ -243,8 +305,11 @@ class VenvRunner:
             tail = [ln for ln in lines if "error" in ln.lower()][-2:] or lines[-3:]
             what = "timed out" if bad is None or bad.returncode is None else f"exit {bad.returncode}"
             raise EnvUnavailable(f"`{bad.step if bad else steps[len(runs)]}` {what}: {' | '.join(tail)}")
+        # what the build wrote into the source tree (setuptools-scm's _version.py, compiled
+        # extensions): the tested tree gets these too, as swebench's built /testbed has them
+        generated = [f for f in _files(src) if f not in tracked]
         write_text_atomic(folder / ".ok", json.dumps({"python": str(python), "build_s": round(
-            time.perf_counter() - t0, 1), "confinement": how}) + "\n")
+            time.perf_counter() - t0, 1), "confinement": how, "generated": generated}) + "\n")
 
     # ------------------------------------------------------------------ test runs
     def _outcome_file(self) -> Path:
@@ -271,7 +336,8 @@ class VenvRunner:
                 self._outcomes.setdefault(key, outcome)
 
     def _run(self, inst: BugInstance, env: _Env, diff: str) -> VerifyOutcome:
-        key = hashlib.sha256(json.dumps([inst.instance_id, env.key, diff, inst.test_patch]).encode()).hexdigest()
+        key = hashlib.sha256(json.dumps([_RUN_FORMAT, inst.instance_id, env.key, diff, inst.test_patch]
+                                        ).encode()).hexdigest()
         done = self._recorded(key)
         if done is not None:
             return done
@@ -284,10 +350,17 @@ class VenvRunner:
             for part in (diff, inst.test_patch):
                 if part.strip():
                     apply_diff(tree, part)
+            for rel in env.generated:   # the build's outputs the tested tree lacks
+                made, target = env.folder / "src" / rel, tree / rel
+                if made.is_file() and not target.exists():
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(made, target)
             bindir = str(env.folder / "venv" / "bin")
+            hook = _site_hook(env.folder / "venv", Path(tmp) / "site-hook")
             how, runs = run_steps(steps, tmp, tree, timeout=self.timeout, path_prepend=[bindir],
                                   visible=[env.folder, env.base], allow_unsandboxed=self.allow_unsandboxed,
-                                  env={"VIRTUAL_ENV": str(env.folder / "venv")})
+                                  env={"VIRTUAL_ENV": str(env.folder / "venv"),
+                                       "PYTHONPATH": os.pathsep.join([*_import_roots(tree), hook])})
         verdict = judge_run(inst, runs)
         # decisive only when every named test ran to a result (none missing, no timeout)
         ran = bool(verdict.tests) and all(s not in ("missing", "timeout", "no results") for _, s in verdict.tests)

@@ -15,6 +15,7 @@ the benchmark's tests; if they pass, the snapshot's (refactored) code is the fix
 
 from __future__ import annotations
 
+import ast
 import difflib
 import os
 import tempfile
@@ -36,7 +37,7 @@ from .patch import apply_patch_to_text
 from .sandbox import run_steps, split_command
 from .testlog import judge_run
 
-__all__ = ["LocalRunner", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
+__all__ = ["LocalRunner", "SpliceError", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
            "grade_swebench_log", "modified_patch", "swebench_test_spec"]
 
 
@@ -70,6 +71,22 @@ class TestRunner(Protocol):
         ...
 
 
+class SpliceError(ExecutionError):
+    """The snapshot's lines, put in place of the patch's, do not make valid code at the base
+    commit (a refactoring changed the statement's shape): there is nothing meaningful to test."""
+
+
+def _parses(text: str, name: str) -> str | None:
+    """``None`` when ``text`` is valid Python, else where it is not (``name:line: message``)."""
+    try:
+        ast.parse(text, filename=name)
+    except SyntaxError as exc:   # IndentationError included
+        return f"{name}:{exc.lineno}: {exc.msg}"
+    except ValueError as exc:   # null bytes
+        return f"{name}: {exc}"
+    return None
+
+
 def _reindent(raw: str, indent: str) -> list[str]:
     rows = raw.split("\n")
     first = len(rows[0]) - len(rows[0].lstrip())
@@ -82,7 +99,11 @@ def _reindent(raw: str, indent: str) -> list[str]:
 
 def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockResult]) -> str | None:
     """The gold patch with each added line replaced by its aligned snapshot line, as a diff
-    against ``base``; ``None`` when no line was aligned (nothing to verify)."""
+    against ``base``; ``None`` when no line was aligned (nothing to verify).
+
+    :class:`SpliceError` when a Python file the gold patch leaves valid no longer parses with the
+    snapshot's lines in it (say, an ``if (...):`` header replaced by a plain statement): its tests
+    could only fail at import, which says nothing about the fix."""
     patch = PatchSet(inst.patch)
     by_file: dict[str, list[tuple[int, int, list[str]]]] = {}
     for res in results:
@@ -101,9 +122,14 @@ def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockRes
     for pfile in patch:
         target = pfile.path
         source_text = base.read(target) if base.exists(target) else ""
-        post = apply_patch_to_text(source_text, pfile, inst.instance_id).split("\n")
+        gold = apply_patch_to_text(source_text, pfile, inst.instance_id)
+        post = gold.split("\n")
         for start, end, rows in sorted(by_file.get(target, []), reverse=True):
             post[start:end + 1] = rows
+        if target.endswith(".py") and target in by_file and _parses(gold, target) is None:
+            broken = _parses("\n".join(post), target)
+            if broken is not None:
+                raise SpliceError(f"the snapshot's lines do not fit the base commit: {broken}")
         a = source_text.splitlines(keepends=True)
         b = [r + "\n" for r in post]
         if b and not source_text.endswith("\n") and source_text:

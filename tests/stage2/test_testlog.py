@@ -11,7 +11,7 @@ import pytest
 
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.stage2.sandbox import Step, StepRun
-from benchchecker_plugin.stage2.testlog import is_command, judge_run, pytest_statuses, step_summary
+from benchchecker_plugin.stage2.testlog import is_command, judge_run, lookup, pytest_statuses, step_summary
 from tests.helpers import require_shared_data
 
 TESTS = '''import pytest
@@ -111,3 +111,19 @@ def test_bugsinpy_run_test_lines_are_commands() -> None:
     assert all(is_command(ln) for ln in lines)
     assert not is_command("tests/test_x.py::test_y")
     assert not is_command("test_p[python -c]")
+
+
+def test_names_cut_at_their_first_space_match_every_id_they_begin(outputs) -> None:  # noqa: ANN001
+    """SWE-bench Verified names ``test_unparse[(1,`` where pytest says ``test_unparse[(1, 2)-(1, 2)]``
+    (its older parser split ids at spaces): such a name stands for every id it begins, and passes
+    only when all of them passed."""
+    statuses = {"t.py::test_u[a - b-a - b]": "PASSED", "t.py::test_u[a or b-a or b]": "PASSED",
+                "t.py::test_u[(1, 2)-(1, 2)]": "FAILED", "t.py::test_u[x]": "PASSED"}
+    assert lookup(statuses, "t.py::test_u[a") == "PASSED"
+    assert lookup(statuses, "t.py::test_u[(1,") == "FAILED"
+    assert lookup(statuses, "t.py::test_u[x]") == "PASSED"
+    assert lookup(statuses, "t.py::test_u[zz") == "missing"
+    assert lookup(statuses, "t.py::test_u[a]") == "missing"   # a whole name is never a prefix
+    assert lookup({**statuses, "t.py::test_u[a b]": "FAILED"}, "t.py::test_u[a") == "FAILED"
+    cut = BugInstance("o__x-3", "swe-bench-verified", "o/x", "0" * 40, "", fail_to_pass=("test_x.py::test_p[a",))
+    assert judge_run(cut, [outputs["rA"]]).tests == (("test_x.py::test_p[a", "PASSED"),)

@@ -131,3 +131,109 @@ def test_specs_file_and_interpreters(tmp_path: Path) -> None:
 def test_without_a_specs_file_swebench_5_is_a_clear_error() -> None:
     with pytest.raises(Exception, match="swebench >= 5 no longer ships its per-version table; give --env-specs"):
         load_env_specs()
+
+
+SRC_PYPROJECT = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
+                 '[project]\nname = "calc"\nversion = "1.0"\n[tool.setuptools]\npackage-dir = {"" = "src"}\n'
+                 'packages = ["calc"]\n')
+
+
+# the build writes a file git does not track (as setuptools-scm writes _version.py)
+SETUP_PY = ('from pathlib import Path\nfrom setuptools import setup\n'
+            'Path("src/calc/_version.py").write_text("version = \'1.0\'\\n")\nsetup()\n')
+IMPORTS_VERSION = "from ._version import version  # noqa: F401\n"
+
+
+def test_a_src_layout_package_is_imported_from_the_tested_tree(tmp_path: Path) -> None:
+    """The environment installs the package editable from its own build copy (the buggy setup
+    commit); the tests must import the tested tree's code, or the gold patch 'fails' there, and
+    the tested tree needs the files the build generated (its _version.py), as /testbed has them."""
+    repo = tmp_path / "repos" / "s__calc"
+    (repo / "src" / "calc").mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    base = ""
+    for text, when in ((BUGGY, "2023-01-01"), (REFACTORED, "2023-03-01")):
+        (repo / "src" / "calc" / "__init__.py").write_text(text + IMPORTS_VERSION)
+        (repo / "pyproject.toml").write_text(SRC_PYPROJECT)
+        (repo / "setup.py").write_text(SETUP_PY)
+        stamp = f"{when}T00:00:00+0000"
+        git(repo, ["add", "-A"])
+        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
+            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+        base = base or git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    patch = PATCH.replace("a/calc.py", "a/src/calc/__init__.py").replace("b/calc.py", "b/src/calc/__init__.py")
+    inst = BugInstance("s__calc-1", "swe-bench-verified", "s/calc", base, patch, test_patch=TEST_PATCH,
+                       fail_to_pass=("test_calc.py::test_none",), pass_to_pass=("test_calc.py::test_int",),
+                       extra={"version": "1.0", "environment_setup_commit": base})
+    runner = VenvRunner(tmp_path / "repos", {"s/calc": SPECS["o/calc"]}, envs_dir=tmp_path / "envs", timeout=300)
+    gold = runner.gold(inst)
+    assert gold.passed, gold.detail   # the fixed code under test, not the environment's buggy copy
+    assert "src/calc/_version.py" in json.loads(next((tmp_path / "envs").glob("s__calc-*/.ok")).read_text())[
+        "generated"]
+    (flag,) = patch_presence([inst], tmp_path / "repos", "2023-06-01",
+                             config=PresenceConfig(similarity="difflib", runner=runner))
+    assert flag.contaminated is True and flag.evidence["category"] == "verified-by-tests"
+
+
+def test_an_interpreter_linked_to_the_environment_sees_its_packages(tmp_path: Path) -> None:
+    """tox-current-env runs tests with ``.tox/py39/bin/python``, a symbolic link to the venv's
+    python, which Python does not treat as the venv; the site hook gives it the venv's packages."""
+    import subprocess
+
+    from benchchecker_plugin.stage2.venv_runner import _site_hook
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    (site,) = (venv / "lib").glob("python*/site-packages")
+    (site / "only_in_the_env.py").write_text("WHERE = 'env'\n")
+    link = tmp_path / ".tox" / "py" / "bin" / "python"
+    link.parent.mkdir(parents=True)
+    link.symlink_to(venv / "bin" / "python")
+    probe = ["-c", "import only_in_the_env; print(only_in_the_env.WHERE)"]
+    bare = subprocess.run([str(link), *probe], capture_output=True, text=True, check=False)
+    assert bare.returncode != 0 and "No module named 'only_in_the_env'" in bare.stderr
+    hook = _site_hook(venv, tmp_path / "hook")
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": hook}
+    fixed = subprocess.run([str(link), *probe], capture_output=True, text=True, check=False, env=env)
+    assert fixed.stdout.strip() == "env", fixed.stderr
+    own = subprocess.run([str(venv / "bin" / "python"), "-c", "import sys; print(len(sys.path) == len(set(sys.path)))"],
+                         capture_output=True, text=True, check=False, env=env)
+    assert own.stdout.strip() == "True", own.stderr   # the venv's own python: the hook adds nothing
+
+
+def test_a_failure_of_lines_found_in_another_scope_does_not_settle_clean(tmp_path: Path) -> None:
+    """The fixed method is gone by the cutoff; Stage II aligns its line to another class's method
+    of the same name. Those lines fail the tests, but that shows nothing about the fix: the
+    instance stays undecided, with the reason (before, it was settled clean: sphinx-9698)."""
+    bug = 'class A:\n    def label(self, x):\n        return "%s()" % x\n\n\ndef other():\n    return 3\n'
+    fix = bug.replace('"%s()" % x', '"%s" % x')
+    later = 'class B:\n    def label(self, x):\n        return "%s [B]" % self.name\n\n\ndef other():\n    return 3\n'
+    patch = ('--- a/calc.py\n+++ b/calc.py\n@@ -1,6 +1,6 @@\n class A:\n     def label(self, x):\n'
+             '-        return "%s()" % x\n+        return "%s" % x\n \n \n def other():\n')
+    tests = ('--- /dev/null\n+++ b/test_calc.py\n@@ -0,0 +1,4 @@\n+import calc\n+\n+def test_label():\n'
+             '+    assert calc.A().label("f") == "f"\n')
+    repo = tmp_path / "repos" / "m__calc"
+    repo.mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    base = ""
+    for text, when in ((bug, "2023-01-01"), (fix, "2023-02-01"), (later, "2023-03-01")):
+        (repo / "calc.py").write_text(text)
+        stamp = f"{when}T00:00:00+0000"
+        git(repo, ["add", "-A"])
+        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
+            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+        base = base or git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    inst = BugInstance("m__calc-1", "swe-bench-verified", "m/calc", base, patch, test_patch=tests,
+                       fail_to_pass=("test_calc.py::test_label",),
+                       extra={"version": "1.0", "environment_setup_commit": base})
+    runner = VenvRunner(tmp_path / "repos", {"m/calc": SPECS["o/calc"]}, envs_dir=tmp_path / "envs", timeout=300)
+    (flag,) = patch_presence([inst], tmp_path / "repos", "2023-06-01",
+                             config=PresenceConfig(similarity="difflib", runner=runner))
+    assert flag.evidence["blocks"][0]["found_scope"] == "B.label"
+    verification = flag.evidence["verification"]
+    assert verification["decisive"] is True and verification["tests"] == {"test_calc.py::test_label": "FAILED"}
+    assert flag.contaminated is None and flag.evidence["category"] == "refactored-inconclusive"
+    assert verification["detail"].endswith(
+        "; not settled clean: the snapshot's lines came from calc.py B.label, not calc.py A.label, so a "
+        "failure there does not show the fix is absent")

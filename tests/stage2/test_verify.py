@@ -154,3 +154,26 @@ def test_find_repo_ignores_case_like_github(tmp_path) -> None:  # noqa: ANN001
     import pytest
     with pytest.raises(RepositoryError, match="no clone of x/y"):
         find_repo(tmp_path, other)
+
+
+def test_snapshot_lines_that_do_not_parse_in_the_base_are_not_run(tmp_path: Path) -> None:
+    """The fix rewritten as a one-line ``if``: put line by line into the base commit, the
+    snapshot's lines leave an indented orphan; the tests could only fail at import, so they are
+    not run and the instance stays undecided, with the reason (never refuted)."""
+    repo = tmp_path / "repos" / "o__calc"
+    repo.mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    (repo / "calc.py").write_text(BUGGY)
+    base = commit_all(repo, "2023-01-01")
+    (repo / "calc.py").write_text(FIXED)
+    commit_all(repo, "2023-02-01")
+    (repo / "calc.py").write_text(FIXED.replace("    if x is None:\n        return 0\n", "    if x is None: return 0\n"))
+    commit_all(repo, "2023-03-01")
+    inst = BugInstance("o__calc-1", "swe-bench-verified", "o/calc", base, PATCH, test_patch=TEST_PATCH,
+                       fail_to_pass=("test_calc.py::test_none",), test_cmd="python -c pass")
+    (flag,) = patch_presence([inst], repo.parent, "2023-06-01", config=PresenceConfig(
+        similarity="difflib", runner=LocalRunner(repo.parent, allow_unsandboxed=True)))
+    assert flag.contaminated is None and flag.evidence["category"] == "refactored-inconclusive"
+    assert flag.evidence["verification"]["detail"] == \
+        "not run: the snapshot's lines do not fit the base commit: calc.py:3: unexpected indent"
+    assert flag.evidence["verification"]["tests"] == {}
