@@ -226,3 +226,15 @@ def test_repo_presence_on_ray_equals_local(cluster, server: _Server, tmp_path: P
     assert a == comparable_flags(tmp_path / "ray.jsonl")
     (ev,) = [f["evidence"] for f in a.values()]
     assert ev["queries"] > 0 and ev["failed_queries"] == 0, ev
+
+
+@pytest.mark.slow
+def test_check_on_ray_equals_local(cluster, server: _Server, shared_data: Path, tmp_path: Path) -> None:  # noqa: ANN001
+    common = ["check", "--model", "openai-compatible/echo", "--base-url", _url(server), "--cutoff", "2024-06",
+              "--benchmarks", "mmlu", "--data", f"mmlu={shared_data / 'mmlu'}", "--limit", "12", "--no-cache"]
+    local = CliRunner().invoke(main, [*common, "-o", str(tmp_path / "local")])
+    on_ray = CliRunner().invoke(main, [*common, "--executor", "ray", "--max-concurrency", "2",
+                                       "-o", str(tmp_path / "ray")])
+    assert local.exit_code == 0 and on_ray.exit_code == 0, local.output + on_ray.output
+    a = comparable_flags(tmp_path / "local" / "flags.jsonl")
+    assert len(a) == 12 and a == comparable_flags(tmp_path / "ray" / "flags.jsonl")
