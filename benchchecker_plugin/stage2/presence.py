@@ -31,7 +31,7 @@ from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
 from .patch import PatchBlock, parse_patch
 from .similarity import LexicalSimilarity, Similarity, get_similarity
-from .verify import SpliceError, TestRunner, VerifyOutcome, modified_patch
+from .verify import SpliceError, TestRunner, VerifyOutcome, splice_patch
 
 T = TypeVar("T")
 
@@ -168,23 +168,29 @@ def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequ
     }
     if config.runner is not None and category in (Category.INCONCLUSIVE, Category.GONE):
         try:
-            diff = modified_patch(inst, base, results)
+            diff, transplanted = splice_patch(inst, base, results, snapshot)
         except SpliceError as exc:   # stays undecided, with the reason
-            diff = None
+            diff, transplanted = None, False
             evidence["verification"] = VerifyOutcome(False, config.runner.name, f"not run: {exc}", 0.0).to_dict()
         if diff:
             outcome = (run_tests or config.runner.run)(inst, diff)
             evidence["verification"] = outcome.to_dict()
+            # a failure settles "clean" only when it is the fix's absence, not the splice's doing
+            doubt = "" if outcome.passed or not outcome.decisive else (
+                "the snapshot's statements were transplanted whole (the line-by-line splice did not "
+                "parse), so a failure may be the transplant's" if transplanted else
+                (f"the snapshot's lines came from {away}, so a failure there does not show the fix is absent"
+                 if (away := _spliced_from_elsewhere(results)) else ""))
             if outcome.passed:
                 category, score = Category.VERIFIED, 1.0
                 evidence["category"] = category.value
-            elif outcome.decisive and not (away := _spliced_from_elsewhere(results)):
+            elif outcome.decisive and not doubt:
                 category, score = Category.REFUTED, 0.0
                 evidence["category"] = category.value
-            elif outcome.decisive:   # the failure may be the transplant's, not the fix's absence
-                evidence["verification"]["detail"] += (
-                    f"; not settled clean: the snapshot's lines came from {away}, so a failure there "
-                    "does not show the fix is absent")
+            elif doubt:
+                evidence["verification"]["detail"] += f"; not settled clean: {doubt}"
+            if transplanted:
+                evidence["verification"]["transplanted"] = True
     return category, score, evidence
 
 

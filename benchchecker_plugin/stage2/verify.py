@@ -37,7 +37,7 @@ from .patch import apply_patch_to_text
 from .sandbox import run_steps, split_command
 from .testlog import judge_run
 
-__all__ = ["LocalRunner", "SpliceError", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
+__all__ = ["LocalRunner", "SpliceError", "splice_patch", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
            "grade_swebench_log", "modified_patch", "swebench_test_spec"]
 
 
@@ -97,15 +97,68 @@ def _reindent(raw: str, indent: str) -> list[str]:
     return out
 
 
-def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockResult]) -> str | None:
+_BODIES = ("body", "orelse", "finalbody")
+
+
+def _whole_statements(text: str, first: int, last: int) -> tuple[int, int]:
+    """Rows ``first..last`` (0-based) widened to whole statements of one statement list: the
+    innermost list whose statements cover them (a compound statement is entered only when the
+    rows lie in one of its bodies), or the rows unchanged when ``text`` does not parse."""
+    try:
+        stmts: list[ast.stmt] = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return first, last
+    while True:
+        hit = [st for st in stmts if st.lineno - 1 <= last and (st.end_lineno or st.lineno) - 1 >= first]
+        if not hit:
+            return first, last
+        lo = min(min([d.lineno for d in getattr(st, "decorator_list", [])] + [st.lineno]) for st in hit) - 1
+        hi = max((st.end_lineno or st.lineno) for st in hit) - 1
+        if len(hit) == 1:
+            lists = [b for name in _BODIES for b in [getattr(hit[0], name, None)] if b]
+            lists += [h.body for h in getattr(hit[0], "handlers", [])]
+            inner = [b for b in lists if b[0].lineno - 1 <= first and (b[-1].end_lineno or 0) - 1 >= last]
+            if inner:
+                stmts = inner[0]
+                continue
+        return min(lo, first), max(hi, last)
+
+
+def _block_splice(res: BlockResult, snapshot: Snapshot, gold: str) -> tuple[int, int, list[str]] | None:
+    """The block's added region of the gold post-image replaced by the snapshot's rows its lines
+    were aligned to, each widened to whole statements and re-indented: the snapshot's statements
+    whole, where line-by-line replacement broke their shape."""
+    rows = [m.snapshot_rows for m in res.matches if m.snapshot_rows is not None]
+    if not rows or res.location is None or not res.block.added:
+        return None
+    start, end = _whole_statements(gold, min(ln.start for ln in res.block.added), max(ln.end for ln in res.block.added))
+    source = snapshot.read(res.location.path)
+    s0, s1 = _whole_statements(source, min(r[0] for r in rows), max(r[1] for r in rows))
+    post = gold.split("\n")
+    first = post[start] if start < len(post) else ""
+    return start, end, _reindent("\n".join(source.split("\n")[s0:s1 + 1]), first[: len(first) - len(first.lstrip())])
+
+
+def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockResult],
+                   snapshot: Snapshot | None = None) -> str | None:
     """The gold patch with each added line replaced by its aligned snapshot line, as a diff
     against ``base``; ``None`` when no line was aligned (nothing to verify).
 
-    :class:`SpliceError` when a Python file the gold patch leaves valid no longer parses with the
-    snapshot's lines in it (say, an ``if (...):`` header replaced by a plain statement): its tests
-    could only fail at import, which says nothing about the fix."""
+    Where that leaves a Python file the gold patch keeps valid unparsable (an ``if (...):`` header
+    replaced by a plain statement), and ``snapshot`` is given, each spliced block's added region is
+    replaced by the snapshot's rows it was aligned to, whole. :class:`SpliceError` when the file
+    still does not parse: its tests could only fail at import, which says nothing about the fix."""
+    return splice_patch(inst, base, results, snapshot)[0]
+
+
+def splice_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockResult],
+                 snapshot: Snapshot | None = None) -> tuple[str | None, bool]:
+    """:func:`modified_patch` and whether whole statements were transplanted (then a failing
+    test run cannot show the fix absent: the transplant may have replaced more than the fix)."""
+    transplanted = False
     patch = PatchSet(inst.patch)
     by_file: dict[str, list[tuple[int, int, list[str]]]] = {}
+    blocks: dict[str, list[BlockResult]] = {}
     for res in results:
         path = res.block.path
         if path is None:
@@ -116,8 +169,10 @@ def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockRes
             indent = line.raw[: len(line.raw) - len(line.raw.lstrip())]
             rows = _reindent(match.snapshot_line, indent)
             by_file.setdefault(path, []).append((line.start, line.end, rows))
+            if not blocks.get(path) or blocks[path][-1] is not res:
+                blocks.setdefault(path, []).append(res)
     if not by_file:
-        return None
+        return None, False
     chunks: list[str] = []
     for pfile in patch:
         target = pfile.path
@@ -128,6 +183,13 @@ def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockRes
             post[start:end + 1] = rows
         if target.endswith(".py") and target in by_file and _parses(gold, target) is None:
             broken = _parses("\n".join(post), target)
+            if broken is not None and snapshot is not None:
+                whole = gold.split("\n")
+                spans = [sp for res in blocks[target] if (sp := _block_splice(res, snapshot, gold))]
+                for start, end, rows in sorted(spans, reverse=True):
+                    whole[start:end + 1] = rows
+                if _parses("\n".join(whole), target) is None:
+                    post, broken, transplanted = whole, None, True
             if broken is not None:
                 raise SpliceError(f"the snapshot's lines do not fit the base commit: {broken}")
         a = source_text.splitlines(keepends=True)
@@ -135,7 +197,7 @@ def modified_patch(inst: BugInstance, base: Snapshot, results: Sequence[BlockRes
         if b and not source_text.endswith("\n") and source_text:
             b[-1] = b[-1][:-1]
         chunks.extend(difflib.unified_diff(a, b, f"a/{target}", f"b/{target}"))
-    return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks)
+    return "".join(c if c.endswith("\n") else c + "\n\\ No newline at end of file\n" for c in chunks), transplanted
 
 
 class LocalRunner:

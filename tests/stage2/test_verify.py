@@ -156,10 +156,10 @@ def test_find_repo_ignores_case_like_github(tmp_path) -> None:  # noqa: ANN001
         find_repo(tmp_path, other)
 
 
-def test_snapshot_lines_that_do_not_parse_in_the_base_are_not_run(tmp_path: Path) -> None:
+def test_snapshot_statements_reshaped_since_are_transplanted_whole(tmp_path: Path) -> None:
     """The fix rewritten as a one-line ``if``: put line by line into the base commit, the
-    snapshot's lines leave an indented orphan; the tests could only fail at import, so they are
-    not run and the instance stays undecided, with the reason (never refuted)."""
+    snapshot's lines leave an indented orphan (the tests could only fail at import); the
+    snapshot's statements are transplanted whole instead, and the tests run on them."""
     repo = tmp_path / "repos" / "o__calc"
     repo.mkdir(parents=True)
     git(repo, ["init", "-q", "-b", "main"])
@@ -170,10 +170,29 @@ def test_snapshot_lines_that_do_not_parse_in_the_base_are_not_run(tmp_path: Path
     (repo / "calc.py").write_text(FIXED.replace("    if x is None:\n        return 0\n", "    if x is None: return 0\n"))
     commit_all(repo, "2023-03-01")
     inst = BugInstance("o__calc-1", "swe-bench-verified", "o/calc", base, PATCH, test_patch=TEST_PATCH,
-                       fail_to_pass=("test_calc.py::test_none",), test_cmd="python -c pass")
+                       fail_to_pass=("test_calc.py::test_none",), pass_to_pass=("test_calc.py::test_int",),
+                       test_cmd=TEST)
     (flag,) = patch_presence([inst], repo.parent, "2023-06-01", config=PresenceConfig(
         similarity="difflib", runner=LocalRunner(repo.parent, allow_unsandboxed=True)))
-    assert flag.contaminated is None and flag.evidence["category"] == "refactored-inconclusive"
-    assert flag.evidence["verification"]["detail"] == \
-        "not run: the snapshot's lines do not fit the base commit: calc.py:3: unexpected indent"
-    assert flag.evidence["verification"]["tests"] == {}
+    assert flag.contaminated is True and flag.evidence["category"] == "verified-by-tests"
+    assert flag.evidence["verification"]["transplanted"] is True
+    assert flag.evidence["verification"]["tests"] == {"test_calc.py::test_none": "PASSED",
+                                                      "test_calc.py::test_int": "PASSED"}
+
+
+def test_whole_statements() -> None:
+    from benchchecker_plugin.stage2.verify import _whole_statements
+
+    text = ("def f(x):\n"            # 0
+            "    if (x is None\n"     # 1
+            "            or x < 0):\n"  # 2
+            "        y = 0\n"         # 3
+            "        z = 1\n"         # 4
+            "    else:\n"             # 5
+            "        y = x\n"         # 6
+            "    return y\n")         # 7
+    assert _whole_statements(text, 2, 2) == (1, 6)   # a header row: the whole if/else
+    assert _whole_statements(text, 3, 3) == (3, 3)   # a statement in one body: itself
+    assert _whole_statements(text, 4, 6) == (1, 6)   # rows in both bodies: the if/else
+    assert _whole_statements(text, 7, 7) == (7, 7)
+    assert _whole_statements("print 'py2'\n", 0, 0) == (0, 0)   # unparsable: unchanged
