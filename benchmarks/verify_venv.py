@@ -78,7 +78,7 @@ def main() -> None:
             continue
     used = sorted(set(used))
     built = [json.loads((d / ".ok").read_text()) | {"env": d.name} for d in used if (d / ".ok").is_file()]
-    failed = [(d.name, (d / ".failed").read_text().strip()) for d in used if (d / ".failed").is_file()]
+    failed = [(d.name, json.loads((d / ".failed").read_text())["reason"]) for d in used if (d / ".failed").is_file()]
     print(f"\nenvironments built: {len(built)}; could not be built: {len(failed)}")
     for b in built:
         print(f"  {b['env']}: {b['build_s']} s (python {b['python']})")

@@ -33,8 +33,6 @@ import hashlib
 import importlib
 import json
 import os
-import re
-import shlex
 import shutil
 import tempfile
 import threading
@@ -50,6 +48,7 @@ from ..atomic import write_text_atomic
 from ..errors import ExecutionError, InputError
 from ..instances.bug import BugInstance
 from ..repos.git import apply_diff, export_tree
+from .pre_install import Edit, apply_edits, parse_step
 from .sandbox import Step, run_steps, split_command
 from .testlog import judge_run
 from .verify import VerifyOutcome, find_repo
@@ -108,37 +107,20 @@ class _Env:
     folder: Path
     base: Path   # the interpreter's prefix the environment links to (kept visible when confined)
     test_cmd: str
-    edits: tuple[tuple[str, str, str, bool], ...] = ()
+    edits: tuple[Edit, ...] = ()
     generated: tuple[str, ...] = ()   # files the build wrote into its source tree
 
 
-def _edits(spec: Mapping[str, Any]) -> tuple[tuple[str, str, str, bool], ...]:
-    """The specification's ``pre_install`` steps as file edits: only ``sed -i 's/A/B/[g]' FILE``
-    (run here as a regular-expression substitution per line, no shell); anything else (a package
-    manager, a download, shell logic) makes the environment unavailable, with the step named."""
+def _edits(spec: Mapping[str, Any]) -> tuple[Edit, ...]:
+    """The specification's ``pre_install`` steps as file edits (:mod:`.pre_install`); any other
+    step (a package manager, a download, other shell logic) makes the environment unavailable."""
     out = []
     for raw in spec.get("pre_install") or []:
-        try:
-            argv = shlex.split(str(raw))
-        except ValueError:
-            argv = []
-        expr = argv[2] if len(argv) == 4 and argv[:2] == ["sed", "-i"] else ""
-        parts = expr[2:].split(expr[1]) if len(expr) > 3 and expr[0] == "s" else []
-        if len(parts) != 3 or parts[2] not in ("", "g") or "\\" in expr or "&" in parts[1]:
+        edit = parse_step(str(raw))
+        if edit is None:
             raise EnvUnavailable(f"pre_install step {str(raw)[:80]!r} needs a shell or a system package manager")
-        out.append((argv[3], parts[0], parts[1], parts[2] == "g"))
+        out.append(edit)
     return tuple(out)
-
-
-def _apply_edits(edits: tuple[tuple[str, str, str, bool], ...], tree: Path) -> None:
-    for name, pattern, replacement, every in edits:
-        target = tree / name
-        if not target.is_file() or tree.resolve() not in target.resolve().parents:
-            continue   # sed -i on a missing file fails; the tree simply lacks it at this commit
-        regex = re.compile(pattern)
-        lines = target.read_text(encoding="utf-8").split("\n")
-        literal = replacement.replace("\\", "\\\\")   # sed's replacement here has no groups
-        write_text_atomic(target, "\n".join(regex.sub(literal, ln, count=0 if every else 1) for ln in lines))
 
 
 def _release(version: str) -> str:
@@ -185,12 +167,18 @@ def _site_hook(venv: Path, folder: Path) -> str:
     return str(folder)
 
 
-def _current(marker: Path) -> bool:
-    """Whether the ``.ok`` marker is there and written by this runner (it lists the generated files)."""
+# written into the .ok and .failed markers: an environment built, or refused, by an older runner
+# is built again (2: generated files listed; grep-conditional pre_install edits understood)
+_ENV_FORMAT = 2
+
+
+def _marker(path: Path) -> dict[str, Any] | None:
+    """The marker's record when it was written by this runner's format, else ``None``."""
     try:
-        return "generated" in json.loads(marker.read_text(encoding="utf-8"))
+        rec = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
+        return None
+    return rec if isinstance(rec, dict) and rec.get("format") == _ENV_FORMAT else None
 
 
 def _files(tree: Path) -> list[str]:
@@ -245,15 +233,15 @@ class VenvRunner:
         key = self.env_key(inst)
         folder = self.envs_dir / key
         with self._lock:
-            failed = folder / ".failed"
-            if failed.is_file():
-                raise EnvUnavailable(f"{key}: {failed.read_text(encoding='utf-8').strip()}")
-            if not _current(folder / ".ok"):   # never built, or built by an older runner
+            failed = _marker(folder / ".failed")
+            if failed is not None:
+                raise EnvUnavailable(f"{key}: {failed['reason']}")
+            if _marker(folder / ".ok") is None:   # never built, or built by an older runner
                 try:
                     self._build(inst, version, spec, setup, folder)
                 except EnvUnavailable as exc:
                     folder.mkdir(parents=True, exist_ok=True)
-                    write_text_atomic(failed, f"{exc}\n")
+                    write_text_atomic(folder / ".failed", json.dumps({"format": _ENV_FORMAT, "reason": str(exc)}) + "\n")
                     raise EnvUnavailable(f"{key}: {exc}") from None
         built = json.loads((folder / ".ok").read_text(encoding="utf-8"))
         return _Env(key, folder, Path(built["python"]).parent.parent, str(spec.get("test_cmd") or "pytest -rA"),
@@ -271,7 +259,7 @@ class VenvRunner:
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
         src = export_tree(find_repo(self.repos_dir, inst), setup, folder / "src")
-        _apply_edits(edits, src)
+        apply_edits(edits, src)
         tracked = set(_files(src))
         pip = [str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "-q",
                "--disable-pip-version-check"]
@@ -309,7 +297,7 @@ class VenvRunner:
         # extensions): the tested tree gets these too, as swebench's built /testbed has them
         generated = [f for f in _files(src) if f not in tracked]
         write_text_atomic(folder / ".ok", json.dumps({"python": str(python), "build_s": round(
-            time.perf_counter() - t0, 1), "confinement": how, "generated": generated}) + "\n")
+            time.perf_counter() - t0, 1), "confinement": how, "generated": generated, "format": _ENV_FORMAT}) + "\n")
 
     # ------------------------------------------------------------------ test runs
     def _outcome_file(self) -> Path:
@@ -346,7 +334,7 @@ class VenvRunner:
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="benchchecker-verify-") as tmp:
             tree = export_tree(find_repo(self.repos_dir, inst), inst.base_commit, Path(tmp) / "tree")
-            _apply_edits(env.edits, tree)   # the specification's edits hold in the tested tree too
+            apply_edits(env.edits, tree)   # the specification's edits hold in the tested tree too
             for part in (diff, inst.test_patch):
                 if part.strip():
                     apply_diff(tree, part)
