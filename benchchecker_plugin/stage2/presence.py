@@ -176,11 +176,7 @@ def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequ
             outcome = (run_tests or config.runner.run)(inst, diff)
             evidence["verification"] = outcome.to_dict()
             # a failure settles "clean" only when it is the fix's absence, not the splice's doing
-            doubt = "" if outcome.passed or not outcome.decisive else (
-                "the snapshot's statements were transplanted whole (the line-by-line splice did not "
-                "parse), so a failure may be the transplant's" if transplanted else
-                (f"the snapshot's lines came from {away}, so a failure there does not show the fix is absent"
-                 if (away := _spliced_from_elsewhere(results)) else ""))
+            doubt = "" if outcome.passed or not outcome.decisive else _doubt(inst, outcome, results, transplanted)
             if outcome.passed:
                 category, score = Category.VERIFIED, 1.0
                 evidence["category"] = category.value
@@ -192,6 +188,24 @@ def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequ
             if transplanted:
                 evidence["verification"]["transplanted"] = True
     return category, score, evidence
+
+
+def _doubt(inst: BugInstance, outcome: VerifyOutcome, results: Sequence[BlockResult], transplanted: bool) -> str:
+    """Why a failing run of the snapshot's code does not show the fix absent, or ``""``: the
+    statements were transplanted whole, the lines came from elsewhere, or PASS_TO_PASS tests
+    (which pass with the gold patch) failed too, so the splice broke more than the fix."""
+    if transplanted:
+        return ("the snapshot's statements were transplanted whole (the line-by-line splice did not "
+                "parse), so a failure may be the transplant's")
+    away = _spliced_from_elsewhere(results)
+    if away:
+        return f"the snapshot's lines came from {away}, so a failure there does not show the fix is absent"
+    ran = dict(outcome.tests)
+    broken = [t for t in inst.pass_to_pass if ran.get(t) not in ("PASSED", "XFAIL")]
+    if broken:
+        return (f"{len(broken)} PASS_TO_PASS test(s) failed too (e.g. {broken[0]}), so the snapshot's "
+                "lines broke more than the fix")
+    return ""
 
 
 def _spliced_from_elsewhere(results: Sequence[BlockResult]) -> str:

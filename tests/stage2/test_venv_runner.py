@@ -237,3 +237,33 @@ def test_a_failure_of_lines_found_in_another_scope_does_not_settle_clean(tmp_pat
     assert verification["detail"].endswith(
         "; not settled clean: the snapshot's lines came from calc.py B.label, not calc.py A.label, so a "
         "failure there does not show the fix is absent")
+
+
+def test_a_failure_that_breaks_pass_to_pass_tests_too_does_not_settle_clean(tmp_path: Path) -> None:
+    """The fix is there at the cutoff, folded into a wider condition: spliced into the base commit
+    it breaks a PASS_TO_PASS test (which passes with the gold patch). Such a failure is the
+    splice's, not the fix's absence (sphinx-9281: 1 FAIL_TO_PASS and 9 PASS_TO_PASS failed)."""
+    repo = tmp_path / "repos" / "q__calc"
+    repo.mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    (repo / "pyproject.toml").write_text(PYPROJECT)
+    base = ""
+    wider = FIXED.replace("    if x is None:\n", "    if x is None or int(x) == 1:\n")
+    for text, when in ((BUGGY, "2023-01-01"), (FIXED, "2023-02-01"), (wider, "2023-03-01")):
+        (repo / "calc.py").write_text(text)
+        stamp = f"{when}T00:00:00+0000"
+        git(repo, ["add", "-A"])
+        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
+            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+        base = base or git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    inst = _instance("q__calc-1", "q/calc", base)
+    runner = VenvRunner(tmp_path / "repos", {"q/calc": SPECS["o/calc"]}, envs_dir=tmp_path / "envs", timeout=300)
+    (flag,) = patch_presence([inst], tmp_path / "repos", "2023-06-01",
+                             config=PresenceConfig(similarity="difflib", runner=runner))
+    verification = flag.evidence["verification"]
+    assert verification["decisive"] is True
+    assert verification["tests"] == {"test_calc.py::test_none": "PASSED", "test_calc.py::test_int": "FAILED"}
+    assert flag.contaminated is None and flag.evidence["category"] == "refactored-inconclusive"
+    assert verification["detail"].endswith(
+        "; not settled clean: 1 PASS_TO_PASS test(s) failed too (e.g. test_calc.py::test_int), so the "
+        "snapshot's lines broke more than the fix")
