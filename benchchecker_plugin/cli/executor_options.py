@@ -58,8 +58,9 @@ def executor_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     for opt in reversed([
         click.option("--executor", "executor_kind", type=click.Choice(["local", "ray"]), default="local",
                      show_default=True,
-                     help="Where the per-item work runs: this process (--workers threads) or a Ray "
-                          "cluster (needs the [ray] extra; results come back to this process)."),
+                     help="Where the per-item work runs: this process (with --workers threads where "
+                          "the command has it) or a Ray cluster (needs the [ray] extra; results, and "
+                          "model answers for the cache, come back to this process)."),
         click.option("--ray-address", default=None, metavar="HOST:PORT",
                      help="Ray cluster to join ('auto': the one running on this machine); default: "
                           "$RAY_ADDRESS, else start a local one. Every node needs this package and "

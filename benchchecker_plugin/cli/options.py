@@ -153,7 +153,8 @@ def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      help="Prompts per forward pass of a local model."),
         click.option("--max-concurrency", type=click.IntRange(min=1), default=ModelOptions.max_concurrency,
                      show_default=True,
-                     help="Requests in flight at once to an API model."),
+                     help="Requests in flight at once to an API model (with --executor ray: "
+                          "across the whole cluster)."),
         click.option("--dry-run", is_flag=True,
                      help="Load no model: print how many model calls would be made (and how many are "
                           "already cached), then stop."),
