@@ -27,6 +27,7 @@ def main() -> None:
     p.add_argument("--env-specs", required=True)
     p.add_argument("--cutoff", default="2024-04-30")
     p.add_argument("--envs-dir", default=None)
+    p.add_argument("--env-constraints", default=None, help="pip constraints for every build (an era's releases)")
     p.add_argument("--repos", default="sympy/sympy,psf/requests,pallets/flask,pylint-dev/pylint,pytest-dev/pytest")
     p.add_argument("--timeout", type=float, default=900)
     args = p.parse_args()
@@ -44,7 +45,7 @@ def main() -> None:
           f"{Counter(f.evidence.get('category') for f in plain)}")
     undecided = [i for i, f in zip(insts, plain) if f.contaminated is None and "error" not in f.evidence]
     runner = VenvRunner(args.repos_dir, load_env_specs(args.env_specs), envs_dir=args.envs_dir,
-                        timeout=args.timeout)
+                        timeout=args.timeout, constraints=args.env_constraints)
     rows: dict[str, Counter] = defaultdict(Counter)
     reasons: dict[str, Counter] = defaultdict(Counter)
     times: list[float] = []

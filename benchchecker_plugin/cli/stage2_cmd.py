@@ -63,6 +63,10 @@ __all__ = ["patch_presence"]
               help="For --verify venv: JSON {repo: {version: spec}} in swebench's per-version shape "
                    "(python, packages, pip_packages, install, test_cmd); default: the installed "
                    "swebench's table, when it has one.")
+@click.option("--env-constraints", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="For --verify venv: a pip constraints file applied to every install of every "
+                   "build, e.g. the releases of the benchmark's era (docutils<0.22 keeps "
+                   "docutils.utils.roman, which sphinx 3.x imports). Part of each environment's key.")
 @click.option("--envs-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="For --verify venv: where environments are built and kept, with the recorded "
                    "outcomes (default: ~/.cache/benchchecker/venvs).")
@@ -84,7 +88,8 @@ __all__ = ["patch_presence"]
               help="Flags file to write (JSON Lines, atomically).")
 def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, model: str,
                    cutoffs_file: Path | None, similarity: str, no_preprocess: bool, threshold: float,
-                   verify: str, env_specs: Path | None, envs_dir: Path | None, test_cmd: str | None,
+                   verify: str, env_specs: Path | None, env_constraints: Path | None, envs_dir: Path | None,
+                   test_cmd: str | None,
                    allow_unsandboxed: bool, timeout: int,
                    limit: int | None, instance_ids: tuple[str, ...], workers: int,
                    executor_opts: ExecutorOptions, output: Path) -> None:
@@ -152,7 +157,7 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
         from ..stage2.venv_runner import VenvRunner, load_env_specs
 
         runner = VenvRunner(repos_dir, load_env_specs(env_specs), envs_dir=envs_dir, timeout=timeout,
-                            allow_unsandboxed=allow_unsandboxed)
+                            allow_unsandboxed=allow_unsandboxed, constraints=env_constraints)
     elif verify == "swebench":
         runner = SwebenchRunner(timeout=timeout)
     config = PresenceConfig(threshold=threshold, preprocess=not no_preprocess, similarity=similarity,

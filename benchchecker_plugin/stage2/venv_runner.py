@@ -198,8 +198,13 @@ class VenvRunner:
 
     def __init__(self, repos_dir: str | os.PathLike[str], specs: Mapping[str, Mapping[str, Any]], *,
                  envs_dir: str | os.PathLike[str] | None = None, timeout: float = 900.0,
-                 build_timeout: float = 1800.0, allow_unsandboxed: bool = False) -> None:
+                 build_timeout: float = 1800.0, allow_unsandboxed: bool = False,
+                 constraints: str | os.PathLike[str] | None = None) -> None:
         self.repos_dir = Path(repos_dir)
+        try:   # pins for every install of every build (PIP_CONSTRAINT): the packages of an era
+            self.constraints = Path(constraints).read_text(encoding="utf-8") if constraints is not None else ""
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"{constraints}: cannot read the constraints file ({exc})") from None
         self.specs = specs
         self.envs_dir = Path(envs_dir) if envs_dir is not None else default_envs_dir()
         self.timeout = timeout
@@ -222,8 +227,8 @@ class VenvRunner:
         specification and setup commit (:class:`EnvUnavailable` without a specification)."""
         version, spec = self.spec(inst)
         setup = str(inst.extra.get("environment_setup_commit") or inst.base_commit)
-        digest = hashlib.sha256(json.dumps([inst.repo, version, setup, spec], sort_keys=True,
-                                           default=str).encode()).hexdigest()[:12]
+        parts: list[Any] = [inst.repo, version, setup, spec] + ([self.constraints] if self.constraints else [])
+        digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:12]
         return f"{inst.repo.replace('/', '__')}-{version}-{digest}"
 
     def environment(self, inst: BugInstance) -> _Env:
@@ -276,14 +281,17 @@ class VenvRunner:
             if argv[:1] == ("python",):
                 argv = (str(folder / "venv" / "bin" / "python"), *argv[1:])
             steps.append(Step(argv, step.env))
+        extra_env = {"PIP_CACHE_DIR": str(self.envs_dir / "pip-cache"),
+                     # the export has no .git: setuptools-scm is told the version
+                     "SETUPTOOLS_SCM_PRETEND_VERSION": _release(version)}
+        if self.constraints:
+            write_text_atomic(folder / "constraints.txt", self.constraints)
+            extra_env["PIP_CONSTRAINT"] = str(folder / "constraints.txt")
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="benchchecker-build-") as tmp:
             how, runs = run_steps(steps, tmp, src, timeout=self.build_timeout, network=True,
                                   writable=[folder], allow_unsandboxed=self.allow_unsandboxed,
-                                  visible=[python.parent.parent],
-                                  env={"PIP_CACHE_DIR": str(self.envs_dir / "pip-cache"),
-                                       # the export has no .git: setuptools-scm is told the version
-                                       "SETUPTOOLS_SCM_PRETEND_VERSION": _release(version)})
+                                  visible=[python.parent.parent], env=extra_env)
         (self.envs_dir / "pip-cache").mkdir(parents=True, exist_ok=True)
         bad = next((r for r in runs if r.returncode != 0), None)
         if bad is not None or len(runs) != len(steps):

@@ -267,3 +267,23 @@ def test_a_failure_that_breaks_pass_to_pass_tests_too_does_not_settle_clean(tmp_
     assert verification["detail"].endswith(
         "; not settled clean: 1 PASS_TO_PASS test(s) failed too (e.g. test_calc.py::test_int), so the "
         "snapshot's lines broke more than the fix")
+
+
+def test_constraints_pin_every_install_and_key_the_environment(world, tmp_path: Path) -> None:  # noqa: ANN001
+    """--env-constraints: the file pins what the specification leaves open (here pytest, which the
+    specification names without a version), and an environment built with it is another one."""
+    import subprocess
+
+    repos, _, fixed, _ = world
+    pins = tmp_path / "pins.txt"
+    pins.write_text("pytest<8.1  # the era's release\n")
+    plain = VenvRunner(repos, SPECS, envs_dir=tmp_path / "envs")
+    pinned = VenvRunner(repos, SPECS, envs_dir=tmp_path / "envs", constraints=pins)
+    assert plain.env_key(fixed) != pinned.env_key(fixed)
+    env = pinned.environment(fixed)
+    version = subprocess.run([str(env.folder / "venv" / "bin" / "python"), "-c",
+                              "import pytest; print(pytest.__version__)"], capture_output=True, text=True, check=True)
+    major, minor = (int(x) for x in version.stdout.split(".")[:2])
+    assert (major, minor) < (8, 1), version.stdout
+    with pytest.raises(Exception, match="cannot read the constraints file"):
+        VenvRunner(repos, SPECS, constraints=tmp_path / "absent.txt")
