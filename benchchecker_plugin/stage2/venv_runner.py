@@ -163,7 +163,7 @@ def _site_hook(venv: Path, folder: Path) -> str:
     venv: it looks for ``pyvenv.cfg`` beside the link, not beside its target)."""
     folder.mkdir(parents=True, exist_ok=True)
     dirs = sorted(str(p) for p in (venv / "lib").glob("python*/site-packages"))
-    (folder / "sitecustomize.py").write_text(_HOOK.format(venv=str(venv), dirs=dirs), encoding="utf-8")
+    write_text_atomic(folder / "sitecustomize.py", _HOOK.format(venv=str(venv), dirs=dirs))
     return str(folder)
 
 

@@ -37,8 +37,8 @@ from .patch import apply_patch_to_text
 from .sandbox import run_steps, split_command
 from .testlog import judge_run
 
-__all__ = ["LocalRunner", "SpliceError", "splice_patch", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
-           "grade_swebench_log", "modified_patch", "swebench_test_spec"]
+__all__ = ["LocalRunner", "SpliceError", "SwebenchRunner", "TestRunner", "VerifyOutcome", "find_repo",
+           "grade_swebench_log", "modified_patch", "splice_patch", "swebench_test_spec"]
 
 
 @dataclass(frozen=True)
