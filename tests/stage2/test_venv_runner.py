@@ -15,6 +15,7 @@ from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
 from benchchecker_plugin.stage2.sandbox import confinement
 from benchchecker_plugin.stage2.venv_runner import VenvRunner, find_python, load_env_specs
+from tests.helpers.git_history import commit_all
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(confinement() != "namespaces", reason="user namespaces not available")]
@@ -34,20 +35,23 @@ SPECS = {"o/calc": {"1.0": {"python": PY, "pip_packages": ["pytest"], "install":
                             "test_cmd": "pytest -rA -p no:cacheprovider"}}}
 
 
-def _repo(root: Path, name: str, later: str) -> str:
-    repo = root / name
+def _history(repo: Path, commits: list[tuple[str, dict[str, str]]]) -> str:
+    """A git repository at ``repo``: one commit per ``(date, {path: text})``, each writing those
+    files over the previous ones; the first commit's sha (the base)."""
     repo.mkdir(parents=True)
     git(repo, ["init", "-q", "-b", "main"])
-    base = ""
-    for text, when in ((BUGGY, "2023-01-01"), (later, "2023-03-01")):
-        (repo / "calc.py").write_text(text)
-        (repo / "pyproject.toml").write_text(PYPROJECT)
-        stamp = f"{when}T00:00:00+0000"
-        git(repo, ["add", "-A"])
-        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
-            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-        base = base or git(repo, ["rev-parse", "HEAD"]).decode().strip()
-    return base
+    shas = []
+    for when, files in commits:
+        for name, text in files.items():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_text(text)
+        shas.append(commit_all(repo, when))
+    return shas[0]
+
+
+def _repo(root: Path, name: str, later: str) -> str:
+    return _history(root / name, [("2023-01-01", {"calc.py": BUGGY, "pyproject.toml": PYPROJECT}),
+                                  ("2023-03-01", {"calc.py": later})])
 
 
 def _instance(iid: str, repo: str, base: str) -> BugInstance:
@@ -148,19 +152,10 @@ def test_a_src_layout_package_is_imported_from_the_tested_tree(tmp_path: Path) -
     """The environment installs the package editable from its own build copy (the buggy setup
     commit); the tests must import the tested tree's code, or the gold patch 'fails' there, and
     the tested tree needs the files the build generated (its _version.py), as /testbed has them."""
-    repo = tmp_path / "repos" / "s__calc"
-    (repo / "src" / "calc").mkdir(parents=True)
-    git(repo, ["init", "-q", "-b", "main"])
-    base = ""
-    for text, when in ((BUGGY, "2023-01-01"), (REFACTORED, "2023-03-01")):
-        (repo / "src" / "calc" / "__init__.py").write_text(text + IMPORTS_VERSION)
-        (repo / "pyproject.toml").write_text(SRC_PYPROJECT)
-        (repo / "setup.py").write_text(SETUP_PY)
-        stamp = f"{when}T00:00:00+0000"
-        git(repo, ["add", "-A"])
-        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
-            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-        base = base or git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    init = "src/calc/__init__.py"
+    base = _history(tmp_path / "repos" / "s__calc", [
+        ("2023-01-01", {init: BUGGY + IMPORTS_VERSION, "pyproject.toml": SRC_PYPROJECT, "setup.py": SETUP_PY}),
+        ("2023-03-01", {init: REFACTORED + IMPORTS_VERSION})])
     patch = PATCH.replace("a/calc.py", "a/src/calc/__init__.py").replace("b/calc.py", "b/src/calc/__init__.py")
     inst = BugInstance("s__calc-1", "swe-bench-verified", "s/calc", base, patch, test_patch=TEST_PATCH,
                        fail_to_pass=("test_calc.py::test_none",), pass_to_pass=("test_calc.py::test_int",),
@@ -212,18 +207,9 @@ def test_a_failure_of_lines_found_in_another_scope_does_not_settle_clean(tmp_pat
              '-        return "%s()" % x\n+        return "%s" % x\n \n \n def other():\n')
     tests = ('--- /dev/null\n+++ b/test_calc.py\n@@ -0,0 +1,4 @@\n+import calc\n+\n+def test_label():\n'
              '+    assert calc.A().label("f") == "f"\n')
-    repo = tmp_path / "repos" / "m__calc"
-    repo.mkdir(parents=True)
-    git(repo, ["init", "-q", "-b", "main"])
-    (repo / "pyproject.toml").write_text(PYPROJECT)
-    base = ""
-    for text, when in ((bug, "2023-01-01"), (fix, "2023-02-01"), (later, "2023-03-01")):
-        (repo / "calc.py").write_text(text)
-        stamp = f"{when}T00:00:00+0000"
-        git(repo, ["add", "-A"])
-        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
-            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-        base = base or git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    base = _history(tmp_path / "repos" / "m__calc", [("2023-01-01", {"calc.py": bug, "pyproject.toml": PYPROJECT}),
+                                                      ("2023-02-01", {"calc.py": fix}),
+                                                      ("2023-03-01", {"calc.py": later})])
     inst = BugInstance("m__calc-1", "swe-bench-verified", "m/calc", base, patch, test_patch=tests,
                        fail_to_pass=("test_calc.py::test_label",),
                        extra={"version": "1.0", "environment_setup_commit": base})
@@ -243,19 +229,10 @@ def test_a_failure_that_breaks_pass_to_pass_tests_too_does_not_settle_clean(tmp_
     """The fix is there at the cutoff, folded into a wider condition: spliced into the base commit
     it breaks a PASS_TO_PASS test (which passes with the gold patch). Such a failure is the
     splice's, not the fix's absence (sphinx-9281: 1 FAIL_TO_PASS and 9 PASS_TO_PASS failed)."""
-    repo = tmp_path / "repos" / "q__calc"
-    repo.mkdir(parents=True)
-    git(repo, ["init", "-q", "-b", "main"])
-    (repo / "pyproject.toml").write_text(PYPROJECT)
-    base = ""
     wider = FIXED.replace("    if x is None:\n", "    if x is None or int(x) == 1:\n")
-    for text, when in ((BUGGY, "2023-01-01"), (FIXED, "2023-02-01"), (wider, "2023-03-01")):
-        (repo / "calc.py").write_text(text)
-        stamp = f"{when}T00:00:00+0000"
-        git(repo, ["add", "-A"])
-        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
-            env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-        base = base or git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    base = _history(tmp_path / "repos" / "q__calc", [("2023-01-01", {"calc.py": BUGGY, "pyproject.toml": PYPROJECT}),
+                                                      ("2023-02-01", {"calc.py": FIXED}),
+                                                      ("2023-03-01", {"calc.py": wider})])
     inst = _instance("q__calc-1", "q/calc", base)
     runner = VenvRunner(tmp_path / "repos", {"q/calc": SPECS["o/calc"]}, envs_dir=tmp_path / "envs", timeout=300)
     (flag,) = patch_presence([inst], tmp_path / "repos", "2023-06-01",

@@ -35,8 +35,8 @@ TEST_PATCH = """--- /dev/null
 TEST = "python -m pytest -rA -p no:cacheprovider test_calc.py"
 
 
-@pytest.fixture()
-def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, BugInstance]:
+def _calc_repo(tmp_path: Path, later: str) -> tuple[Path, str]:
+    """``repos/o__calc``: the buggy calc.py, its fix, then ``later``; the folder and the base sha."""
     repo = tmp_path / "repos" / "o__calc"
     repo.mkdir(parents=True)
     git(repo, ["init", "-q", "-b", "main"])
@@ -44,8 +44,14 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, BugIns
     base = commit_all(repo, "2023-01-01")
     (repo / "calc.py").write_text(FIXED)
     commit_all(repo, "2023-02-01")
-    (repo / "calc.py").write_text(REFACTORED)
+    (repo / "calc.py").write_text(later)
     commit_all(repo, "2023-03-01")
+    return repo, base
+
+
+@pytest.fixture()
+def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, BugInstance]:
+    repo, base = _calc_repo(tmp_path, REFACTORED)
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
@@ -160,15 +166,7 @@ def test_snapshot_statements_reshaped_since_are_transplanted_whole(tmp_path: Pat
     """The fix rewritten as a one-line ``if``: put line by line into the base commit, the
     snapshot's lines leave an indented orphan (the tests could only fail at import); the
     snapshot's statements are transplanted whole instead, and the tests run on them."""
-    repo = tmp_path / "repos" / "o__calc"
-    repo.mkdir(parents=True)
-    git(repo, ["init", "-q", "-b", "main"])
-    (repo / "calc.py").write_text(BUGGY)
-    base = commit_all(repo, "2023-01-01")
-    (repo / "calc.py").write_text(FIXED)
-    commit_all(repo, "2023-02-01")
-    (repo / "calc.py").write_text(FIXED.replace("    if x is None:\n        return 0\n", "    if x is None: return 0\n"))
-    commit_all(repo, "2023-03-01")
+    repo, base = _calc_repo(tmp_path, FIXED.replace("    if x is None:\n        return 0\n", "    if x is None: return 0\n"))
     inst = BugInstance("o__calc-1", "swe-bench-verified", "o/calc", base, PATCH, test_patch=TEST_PATCH,
                        fail_to_pass=("test_calc.py::test_none",), pass_to_pass=("test_calc.py::test_int",),
                        test_cmd=TEST)
