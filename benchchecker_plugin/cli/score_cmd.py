@@ -195,6 +195,15 @@ def score(flags_path: Path, labels_path: Path, fpr_target: float, n_boot: int, s
         _print_table(table)
 
 
+def _minimums(fn: Any) -> Any:
+    fn = click.option("--min-resolved-clean", default=10, show_default=True,
+                      type=click.IntRange(min=0),
+                      help="... and at least this many of them resolved (distinct instances).")(fn)
+    return click.option("--min-clean", default=20, show_default=True, type=click.IntRange(min=0),
+                        help="A drop needs at least this many clean instances; fewer reads 'too "
+                             "few (clean n, resolved n)' (CSV: empty drop and a note).")(fn)
+
+
 # ----------------------------------------------------------------------------------- rescore
 @click.command()
 @click.option("--results", "results_path", required=True, type=click.Path(exists=True, path_type=Path),
@@ -204,15 +213,19 @@ def score(flags_path: Path, labels_path: Path, fpr_target: float, n_boot: int, s
 @click.option("--model", default=None, help="Model behind the run (default: from the results).")
 @click.option("--out", "out_path", type=click.Path(path_type=Path),
               help="Also write the table as CSV (leaderboard.csv columns).")
+@_minimums
 def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
             instances_path: Path | None, benchmark: str, fmt: str, tier_field: str, id_field: str,
             group_hard: bool, n_boot: int, seed: int, as_json: bool, model: str | None,
-            out_path: Path | None) -> None:
+            out_path: Path | None, min_clean: int, min_resolved_clean: int) -> None:
     """Re-score one run without its contaminated instances, per difficulty tier.
 
     Reads the run's resolved ids, the flags (for the run's model, plus "*" flags) and the tiers;
-    prints one row per tier with original, clean-only and contaminated-only resolution rates and
-    the relative drop with a bootstrap interval (columns as leaderboard.csv).
+    prints one row per tier with original, clean-only, contaminated-only and undecided resolution
+    rates, the drop 1 - clean / original (on the "all" row compared within tiers,
+    Mantel-Haenszel) and clean vs contaminated, each with a cluster-bootstrap interval (columns
+    as leaderboard.csv). A tier with fewer than --min-clean clean or --min-resolved-clean
+    resolved clean instances reads "too few" instead of a drop.
 
     \b
     Example:
@@ -226,7 +239,8 @@ def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
     check_outputs([("--out", out_path)], [results_path, flags_path, tiers_path, instances_path])
     run = rescore_run(results_path, flags_path, fmt=fmt, model=model, benchmark=benchmark,
                       tiers_path=tiers_path, instances_path=instances_path, tier_field=tier_field,
-                      id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed)
+                      id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
+                      min_clean=min_clean, min_resolved_clean=min_resolved_clean)
     if out_path:
         write_csv(run.table, out_path)
     if as_json:
@@ -249,23 +263,31 @@ def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
 @_common
 @click.option("--model-map", "model_map_path", type=click.Path(exists=True, path_type=Path),
               help="CSV submission -> model(s) (';'-separated); overrides the metadata.")
-@click.option("--min-clean", default=10, show_default=True, type=click.IntRange(min=0),
-              help="A tier with fewer clean instances shows 'too few' instead of a relative drop "
-                   "(CSV: empty drop and a note); 0 shows every drop.")
+@_minimums
+@click.option("--official", "official_path", type=click.Path(exists=True, path_type=Path),
+              help="The official leaderboards.json: a submission whose resolved count differs from "
+                   "it by more than --tolerance of the instances is not scored (default: each "
+                   "submission's own leaderboard_entry.json, where there is one).")
+@click.option("--tolerance", default=0.02, show_default=True, type=click.FloatRange(0, 1),
+              help="Allowed difference from the official resolved count, as a share of the instances.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for leaderboard.csv, leaderboard.md, index.html and README.md.")
+              help="Folder for leaderboard.csv, summary.csv, leaderboard.md, index.html and README.md.")
 def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | None,
                 instances_path: Path | None, benchmark: str, fmt: str, tier_field: str,
                 id_field: str, group_hard: bool, n_boot: int, seed: int, as_json: bool,
-                model_map_path: Path | None, min_clean: int, out_dir: Path) -> None:
+                model_map_path: Path | None, min_clean: int, min_resolved_clean: int,
+                official_path: Path | None, tolerance: float, out_dir: Path) -> None:
     """Re-score every submission of a leaderboard and publish the filtered leaderboard.
 
     Reads each submission's resolved ids and model (metadata, or --model-map), applies the flags
     for that model (plus "*" flags), and writes to --out: leaderboard.csv (one row per submission
-    and tier), leaderboard.md, index.html (self-contained page: sortable table, per-tier drops
-    with intervals, plots) and README.md (the CSV's columns). The denominator is the benchmark's
-    instance list. Each rate has a Wilson score interval; a tier with fewer than --min-clean clean
-    instances shows "too few" instead of a drop. Every file names the methods whose flags it uses.
+    and tier), summary.csv (pooled over all submissions and each submission year), leaderboard.md,
+    index.html (self-contained page: sortable main table, pooled summary, plots) and README.md.
+    The denominator is the benchmark's instance list. Summaries pool counts within tiers
+    (Mantel-Haenszel over submission x tier strata), never average per-submission ratios;
+    intervals come from a cluster bootstrap over instances. A cell with fewer than --min-clean
+    clean or --min-resolved-clean resolved clean instances reads "too few". Submissions whose
+    resolved count disagrees with the official board are listed, not scored.
 
     \b
     Example:
@@ -276,22 +298,29 @@ def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | Non
     from ..leaderboard import build_leaderboard, write_leaderboard
 
     board = build_leaderboard(submissions_path, flags_path, fmt=fmt, model_map_path=model_map_path,
-                              min_clean=min_clean, benchmark=benchmark, tiers_path=tiers_path,
+                              min_clean=min_clean, min_resolved_clean=min_resolved_clean,
+                              benchmark=benchmark, tiers_path=tiers_path,
                               instances_path=instances_path, tier_field=tier_field,
-                              id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed)
+                              id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
+                              official_path=official_path, tolerance=tolerance)
     paths = write_leaderboard(board, out_dir)
     table = board.table
+    summary = board.summary
     if as_json:
-        from ..scoring import timeline
-
         _emit_json({"benchmark": benchmark, "n_submissions": len(board.submissions),
                     "denominator": board.denominator, "flags": board.flags_line,
-                    "min_clean": min_clean, "n_boot": n_boot, "seed": seed, "ci": 0.95,
+                    "min_clean": min_clean, "min_resolved_clean": min_resolved_clean,
+                    "n_boot": n_boot, "seed": seed, "ci": 0.95,
                     "notes": list(board.notes), "files": {k: str(v) for k, v in paths.items()},
-                    "rows": _records(table), "timeline": _records(timeline(table))})
+                    "excluded": [{"submission": s, "reason": r} for s, r in board.excluded],
+                    "rows": _records(table),
+                    "summary": _records(summary) if summary is not None else []})
         return
     click.echo(board.flags_line, err=True)
     for note in board.notes:
         click.echo(f"note: {note}", err=True)
     _print_table(table[table["tier"] == "all"])
+    if summary is not None and len(summary):
+        click.echo("\npooled over submissions (tier-stratified, distinct instances):")
+        _print_table(summary[summary["tier"] == "all"])
     click.echo(f"wrote {', '.join(str(p) for p in paths.values())}", err=sys.stderr.isatty())

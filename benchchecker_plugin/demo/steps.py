@@ -170,20 +170,14 @@ def leaderboard_step(ctx: DemoContext) -> StepResult:
                               model_map_path=data / "model_cutoffs" / "submission_models.csv",
                               n_boot=200 if ctx.quick else 1000)
     write_leaderboard(board, out)
-    table = board.table
-    # A relative drop means little on a handful of clean instances: average over the rows whose
-    # clean subset has at least 10 instances, and show how many rows that is.
-    usable = table[(table["n_clean"] >= 10) & table["relative_drop"].notna()]
-    by_tier = (table.groupby("tier", sort=False)
-               .agg(rows=("submission", "size"), mean_n_clean=("n_clean", "mean"),
-                    mean_n_contaminated=("n_contaminated", "mean"),
-                    mean_n_undecided=("n_undecided", "mean"), mean_original=("original_rate", "mean"))
-               .join(usable.groupby("tier").agg(rows_with_10_clean=("submission", "size"),
-                                                mean_relative_drop=("relative_drop", "mean")))
-               .reset_index())
-    by_tier["rows_with_10_clean"] = by_tier["rows_with_10_clean"].fillna(0).astype(int)
-    headline = {f"mean relative drop, {r.tier} ({r.rows_with_10_clean} submissions with "
-                f">= 10 clean)": r.mean_relative_drop for r in by_tier.itertuples()}
+    # Pooled over every scored submission, tier by tier (Mantel-Haenszel, cluster bootstrap):
+    # never a mean of per-submission ratios, and "too few" where the clean set is too small.
+    from ..report import drop_text
+
+    summary = board.summary if board.summary is not None else pd.DataFrame(columns=["group"])
+    by_tier = summary[summary["group"] == "all submissions"].reset_index(drop=True)
+    headline = {f"pooled drop, {r['tier']} (clean n={int(r['n_clean'])}, resolved "
+                f"{int(r['n_resolved_clean'])})": drop_text(r) for _, r in by_tier.iterrows()}
     return StepResult("leaderboard", "SWE-bench Verified leaderboard (82 submissions) re-scored without "
                       "instances whose fix was public before each model's cutoff", "ok", 0.0, headline,
                       by_tier, {"leaderboard": str(out / "index.html"), "csv": str(out / "leaderboard.csv")})

@@ -3,8 +3,11 @@ of a leaderboard (:func:`build_leaderboard`, written by :func:`write_leaderboard
 submissions (:func:`rate_submissions`).
 
 Each returns a :class:`Rescored`: the rate table (one row per submission and tier, the columns of
-``leaderboard.csv``), the notes that explain it in words, where the denominator came from, and
-the flags it used. ``benchchecker rescore`` / ``leaderboard`` and the demo call these functions.
+``leaderboard.csv``), the pooled summary over groups of submissions (all of them, each submission
+year: ``summary.csv``; Mantel–Haenszel over submission x tier strata with a cluster bootstrap,
+never a mean of per-submission ratios), the notes that explain it in words, where the denominator
+came from, the flags it used, and the submissions left out with the reason.
+``benchchecker rescore`` / ``leaderboard``, the demo and the republished page call these functions.
 """
 
 from __future__ import annotations
@@ -23,19 +26,28 @@ from .submission import Submission
 if TYPE_CHECKING:  # pandas and the scorer (numba) are imported where used
     import pandas as pd
 
-__all__ = ["Rescored", "build_leaderboard", "rate_submissions", "rescore_run", "write_leaderboard"]
+__all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "Rescored", "build_leaderboard", "rate_submissions",
+           "rescore_run", "summary_groups", "write_leaderboard"]
+
+
+MIN_CLEAN = 20
+MIN_RESOLVED_CLEAN = 10
 
 
 @dataclass(frozen=True, eq=False)
 class Rescored:
-    """Submissions re-scored: the rate ``table``, its ``notes`` in words, the ``denominator``'s
-    source (the instance list or tiers file), the ``flags`` used and the ``submissions`` rated."""
+    """Submissions re-scored: the rate ``table``, the pooled ``summary`` (one row per group of
+    submissions and tier, :data:`~benchchecker_plugin.scoring.POOLED_COLUMNS`), its ``notes`` in
+    words, the ``denominator``'s source (the instance list or tiers file), the ``flags`` used, the
+    ``submissions`` rated and those ``excluded`` (``(name, reason)``)."""
 
     table: pd.DataFrame
     notes: tuple[str, ...]
     denominator: str
     flags: tuple[ContaminationFlag, ...]
     submissions: tuple[Submission, ...]
+    summary: pd.DataFrame | None = None
+    excluded: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def flags_line(self) -> str:
@@ -96,19 +108,33 @@ def _in_words(text: str) -> str:
         " is nan", " is left blank") + ("" if text.endswith(".") else ".")
 
 
+def summary_groups(subs: Sequence[Submission]) -> dict[str, list[str]]:
+    """The groups a summary reports: every submission, then each submission year."""
+    groups = {"all submissions": [s.name for s in subs]}
+    for year in sorted({s.date[:4] for s in subs if s.date[:4].isdigit()}):
+        groups[year] = [s.name for s in subs if s.date[:4] == year]
+    return groups
+
+
 def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
                      benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
                      instances_path: Path | None = None, tier_field: str = "difficulty",
                      id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
-                     seed: int = 0, min_clean: int = 0) -> Rescored:
+                     seed: int = 0, min_clean: int = MIN_CLEAN,
+                     min_resolved_clean: int = MIN_RESOLVED_CLEAN,
+                     groups: dict[str, list[str]] | None = None) -> Rescored:
     """Rate ``subs`` with the flags of ``benchmark`` in ``flags_path`` (each submission's model,
     plus ``"*"`` flags) over the benchmark's instance list (``instances_path``, else the ids in
     ``tiers_path``), per tier of ``tiers_path``.
 
+    A row (and a summary cell) is estimated only with ``min_clean`` clean and
+    ``min_resolved_clean`` resolved clean instances (distinct ones, for a summary); ``groups``
+    (default :func:`summary_groups`) are the summary's groups.
+
     Errors (one line): no flags for ``benchmark``; neither instance list nor tiers; a resolved id
     outside the instance list. Rows the scorer leaves blank are explained in the notes, not
     warned about."""
-    from ..scoring import UndefinedMetricWarning, rate_table
+    from ..scoring import UndefinedMetricWarning, pooled_summary, rate_table
     from .model_map import verdicts_by_submission
 
     flags = _flags_for(flags_path, benchmark)
@@ -127,10 +153,16 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
     with warnings.catch_warnings(record=True) as caught:
         # why rows are blank goes into the notes (printed and in the report), said once in words
         warnings.simplefilter("always", UndefinedMetricWarning)
-        table = rate_table({s.name: s.resolved for s in subs}, ids, verdicts, tiers,
+        resolved = {s.name: s.resolved for s in subs}
+        table = rate_table(resolved, ids, verdicts, tiers,
                            models={s.name: s.model for s in subs},
                            dates={s.name: s.date for s in subs}, group_hard=group_hard,
-                           n_boot=n_boot, seed=seed, min_clean=min_clean)
+                           n_boot=n_boot, seed=seed, min_clean=min_clean,
+                           min_resolved_clean=min_resolved_clean)
+        summary = pooled_summary(resolved, ids, verdicts, tiers,
+                                 groups=groups if groups is not None else summary_groups(subs),
+                                 group_hard=group_hard, n_boot=n_boot, seed=seed,
+                                 min_clean=min_clean, min_resolved_clean=min_resolved_clean)
     for w in caught:
         if not issubclass(w.category, UndefinedMetricWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -138,14 +170,16 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
                                if issubclass(w.category, UndefinedMetricWarning)))
     errors = {s.name: len(s.errors) for s in subs if s.errors}
     notes = _notes(table, outside, errors) + [_in_words(t) for t in blank]
-    return Rescored(table, tuple(notes), denom, tuple(flags), tuple(subs))
+    notes += [f"{s.name}: {s.partial} (scored as it is)." for s in subs if s.partial]
+    return Rescored(table, tuple(notes), denom, tuple(flags), tuple(subs), summary)
 
 
 def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", model: str | None = None,
                 benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
                 instances_path: Path | None = None, tier_field: str = "difficulty",
                 id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
-                seed: int = 0) -> Rescored:
+                seed: int = 0, min_clean: int = MIN_CLEAN,
+                min_resolved_clean: int = MIN_RESOLVED_CLEAN) -> Rescored:
     """Re-score one run's results (any format :func:`~.load.load_submissions` reads) without its
     contaminated instances, per tier; ``model`` names the run's model when the results do not
     (or name it otherwise). A results path holding several runs is an :class:`InputError`."""
@@ -159,36 +193,56 @@ def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", mode
         subs = [subs[0].with_(model=model)]
     return rate_submissions(subs, flags_path, benchmark=benchmark, tiers_path=tiers_path,
                             instances_path=instances_path, tier_field=tier_field,
-                            id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed)
+                            id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
+                            min_clean=min_clean, min_resolved_clean=min_resolved_clean,
+                            groups={})
 
 
 def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "auto",
-                      model_map_path: Path | None = None, min_clean: int = 10,
+                      model_map_path: Path | None = None, min_clean: int = MIN_CLEAN,
+                      min_resolved_clean: int = MIN_RESOLVED_CLEAN,
                       benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
                       instances_path: Path | None = None, tier_field: str = "difficulty",
                       id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
-                      seed: int = 0) -> Rescored:
+                      seed: int = 0, official_path: Path | None = None,
+                      tolerance: float = 0.02) -> Rescored:
     """Re-score every submission under ``submissions_path`` (models from their metadata, or the
-    ``model_map_path`` CSV); a tier with fewer than ``min_clean`` clean instances gets no relative
-    drop ("too few"). The notes start with what was read and end with how many rows are too few."""
+    ``model_map_path`` CSV). Submissions whose resolved count disagrees with the official
+    leaderboard (``official_path``, a ``leaderboards.json``, else each submission's own
+    ``leaderboard_entry.json``) by more than ``tolerance`` of the instances are not scored
+    (:mod:`.hygiene`); partial resolved lists are scored and named in the notes. A row or summary
+    cell with fewer than ``min_clean`` clean or ``min_resolved_clean`` resolved clean instances
+    reads "too few". The notes start with what was read and end with what was left out."""
     from ..scoring.rates import TOO_FEW_CLEAN
+    from .hygiene import official_percentages, screen_submissions
     from .load import load_submissions
     from .model_map import apply_model_map, read_model_map
 
     subs = load_submissions(submissions_path, fmt)
     if model_map_path:
         subs = apply_model_map(subs, read_model_map(model_map_path))
-    rated = rate_submissions(subs, flags_path, benchmark=benchmark, tiers_path=tiers_path,
-                             instances_path=instances_path, tier_field=tier_field,
-                             id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
-                             min_clean=min_clean)
-    notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}; flags "
-             f"{flags_path}; {n_boot} bootstrap resamples (seed {seed})."] + list(rated.notes)
+    ids, _ = _denominator(instances_path, tiers_path, id_field)
+    official = official_percentages(official_path) if official_path else None
+    screened = screen_submissions(subs, len(ids), official=official, tolerance=tolerance)
+    if not screened.scored:
+        raise DataError(f"{submissions_path}: no submission left to score: "
+                        + "; ".join(f"{s.name}: {why}" for s, why in screened.excluded[:3]))
+    rated = rate_submissions(list(screened.scored), flags_path, benchmark=benchmark,
+                             tiers_path=tiers_path, instances_path=instances_path,
+                             tier_field=tier_field, id_field=id_field, group_hard=group_hard,
+                             n_boot=n_boot, seed=seed, min_clean=min_clean,
+                             min_resolved_clean=min_resolved_clean)
+    notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}, "
+             f"{len(screened.scored)} scored; flags {flags_path}; {n_boot} cluster-bootstrap "
+             f"resamples (seed {seed})."] + list(rated.notes)
+    notes += [f"Not scored: {s.name}: {why}." for s, why in screened.excluded]
     too_few = int(rated.table["note"].fillna("").str.startswith(TOO_FEW_CLEAN).sum())
     if too_few:
-        notes.append(f"{too_few} (submission, tier) rows have fewer than {min_clean} clean "
-                     "instances: no relative drop is shown for them ('too few').")
-    return Rescored(rated.table, tuple(notes), rated.denominator, rated.flags, rated.submissions)
+        notes.append(f"{too_few} (submission, tier) rows have fewer than {min_clean} clean or "
+                     f"{min_resolved_clean} resolved clean instances: no relative drop is shown "
+                     "for them ('too few').")
+    return Rescored(rated.table, tuple(notes), rated.denominator, rated.flags, rated.submissions,
+                    rated.summary, tuple((s.name, why) for s, why in screened.excluded))
 
 
 def write_leaderboard(board: Rescored, out_dir: Path) -> dict[str, Path]:
@@ -198,4 +252,5 @@ def write_leaderboard(board: Rescored, out_dir: Path) -> dict[str, Path]:
     from ..report import write_leaderboard_report
 
     return write_leaderboard_report(board.table, out_dir, notes=board.notes,
-                                    flags_line=board.flags_line)
+                                    flags_line=board.flags_line, summary=board.summary,
+                                    excluded=board.excluded)

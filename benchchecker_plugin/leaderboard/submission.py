@@ -21,6 +21,9 @@ class Submission:
     ``resolved`` holds the resolved instance ids; ``submitted`` the ids it attempted, when the
     results say (``None`` otherwise). ``errors`` lists per-instance failures met while loading
     (e.g. an unreadable ``report.json``): those instances count as unresolved, never resolved.
+    ``official_pct``: the resolved percentage the official leaderboard shows for it, when the
+    results carry one (``leaderboard_entry.json``); ``partial``: why its resolved list is known to
+    be incomplete (e.g. ambiguous ids left out), ``""`` when it is not.
     """
 
     name: str
@@ -32,6 +35,8 @@ class Submission:
     source: str = ""
     format: str = ""
     errors: tuple[str, ...] = field(default=(), hash=False)
+    official_pct: float | None = None
+    partial: str = ""
 
     def with_(self, **changes: Any) -> Submission:
         return replace(self, **changes)

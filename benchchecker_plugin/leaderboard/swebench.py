@@ -102,6 +102,9 @@ def _metadata(folder: Path) -> dict[str, str]:
             model = _model_from_tags(data.get("tags") or [])
             if model:
                 meta.setdefault("model", model)
+            pct = data.get("resolved")
+            if isinstance(pct, (int, float)) and not isinstance(pct, bool):
+                meta["official_pct"] = str(float(pct))
     return meta
 
 
@@ -112,14 +115,28 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark else problem
 
 
+def _partial(data: Any) -> str:
+    """Why a results file's resolved list is incomplete: ids it could not settle
+    (``"ambiguous"``), which are left out of ``resolved``."""
+    ambiguous = data.get("ambiguous") if isinstance(data, Mapping) else None
+    if isinstance(ambiguous, list) and ambiguous:
+        note = str(data.get("ambiguous_note") or "").strip()
+        return (f"partial resolved list: {len(ambiguous)} ambiguous ids left out"
+                + (f" ({note})" if note else ""))
+    return ""
+
+
 def _load_experiment(folder: Path) -> Submission:
     results = folder / "results" / "results.json"
-    resolved, submitted = resolved_from_results(read_json(results), results)
+    data = read_json(results)
+    resolved, submitted = resolved_from_results(data, results)
     meta = _metadata(folder)
+    pct = meta.get("official_pct")
     return Submission(name=folder.name, resolved=resolved, submitted=submitted,
                       model=meta.get("model", ""), date=meta.get("date", ""),
                       display_name=meta.get("display_name", folder.name), source=str(folder),
-                      format="swebench-experiments")
+                      format="swebench-experiments",
+                      official_pct=float(pct) if pct is not None else None, partial=_partial(data))
 
 
 def load_experiments(path: str | Path) -> list[Submission]:

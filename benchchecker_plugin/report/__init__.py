@@ -2,17 +2,28 @@
 
 from .html import HtmlPage
 from .leaderboard import describe_flags, write_leaderboard_report
-from .plots import drop_by_tier_svg, figure_to_svg, pyplot, timeline_svg
-from .tables import display_drops, to_markdown, wide_summary, write_csv
+from .plots import drop_by_tier_svg, drop_over_time_svg, figure_to_svg, pyplot
+from .tables import (
+    display_drops,
+    drop_text,
+    main_table,
+    summary_display,
+    to_markdown,
+    wide_summary,
+    write_csv,
+)
 
 __all__ = [
     "HtmlPage",
     "describe_flags",
     "display_drops",
     "drop_by_tier_svg",
+    "drop_over_time_svg",
+    "drop_text",
     "figure_to_svg",
+    "main_table",
     "pyplot",
-    "timeline_svg",
+    "summary_display",
     "to_markdown",
     "wide_summary",
     "write_csv",

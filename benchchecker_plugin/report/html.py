@@ -15,7 +15,7 @@ from __future__ import annotations
 import html
 import math
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from ..atomic import write_text_atomic
 __all__ = ["HtmlPage"]
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1320px;
 color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table.bc{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}
@@ -39,7 +39,12 @@ table.bc th[aria-sort=descending]::after{content:" \\25BC"}
 table.bc tbody tr:nth-child(even){background:#fafafa}
 figure{margin:1em 0}figcaption{font-size:.85em;color:#555}
 .note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em 1em}
-.scroll{overflow:auto;max-height:80vh}
+.scroll{overflow:auto;max-height:80vh;max-width:100%}
+details{margin:.5em 0 1.5em}details>summary{cursor:pointer;font-weight:600}
+figure svg{max-width:100%;height:auto}
+@media (max-width:600px){body{margin:1em auto;padding:0 .5em}h1{font-size:1.25em}
+table.bc{font-size:.78em}table.bc td.t{min-width:8em}
+table.bc td:first-child,table.bc th:first-child{position:sticky;left:0;background:#fff;z-index:1}}
 """
 
 _JS = """
@@ -100,27 +105,34 @@ class HtmlPage:
 
     def table(self, frame: pd.DataFrame, *, caption: str = "", sortable: bool = True,
               formats: Mapping[str, Callable[[Any], str]] | None = None,
-              table_id: str | None = None) -> HtmlPage:
-        """A table of ``frame``; numbers sort numerically, empty cells last."""
+              table_id: str | None = None, labels: Mapping[str, Sequence[str]] | None = None,
+              collapsed: str | None = None) -> HtmlPage:
+        """A table of ``frame``; numbers sort numerically, empty cells last. ``labels``: display
+        text per row for some columns (``12.3% [-4.0%, 28.1%]``), sorted by the frame's value;
+        ``collapsed``: the table sits folded under that summary line (long tables)."""
         formats = formats or {}
+        labels = labels or {}
         self._tables += 1
         tid = table_id or f"table{self._tables}"
         cls = "bc sortable" if sortable else "bc"
-        out = [f'<div class="scroll"><table class="{cls}" id="{html.escape(tid)}">']
+        out = [f"<details><summary>{html.escape(collapsed)}</summary>"] if collapsed else []
+        out.append(f'<div class="scroll"><table class="{cls}" id="{html.escape(tid)}">')
         if caption:
             out.append(f"<caption>{html.escape(caption)}</caption>")
         kinds = {c: frame[c].dtype.kind in "OSUb" for c in frame.columns}
         out.append("<thead><tr>" + "".join(
             f'<th class="{"t" if kinds[c] else "n"}" scope="col">{html.escape(str(c))}</th>'
             for c in frame.columns) + "</tr></thead><tbody>")
-        for row in frame.itertuples(index=False, name=None):
+        for k, row in enumerate(frame.itertuples(index=False, name=None)):
             cells = []
             for col, value in zip(frame.columns, row):
                 text, key, is_text = _cell(value, formats.get(col))
+                if col in labels:
+                    text, is_text = str(labels[col][k]), False
                 cls_td = ' class="t"' if is_text else ""
                 cells.append(f'<td{cls_td} data-v="{html.escape(key)}">{html.escape(text)}</td>')
             out.append("<tr>" + "".join(cells) + "</tr>")
-        out.append("</tbody></table></div>")
+        out.append("</tbody></table></div>" + ("</details>" if collapsed else ""))
         self._parts.append("\n".join(out))
         return self
 

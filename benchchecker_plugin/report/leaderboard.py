@@ -1,5 +1,10 @@
-"""The published re-scored leaderboard: ``leaderboard.csv``, ``leaderboard.md``, ``index.html``
-and ``README.md`` (what the CSV's columns mean, which flags it rests on)."""
+"""The published re-scored leaderboard: ``leaderboard.csv`` (one row per submission and tier),
+``summary.csv`` (pooled over groups of submissions), ``leaderboard.md``, ``index.html`` and
+``README.md`` (what the columns mean, which flags it rests on).
+
+The page is read as leaderboards are: the main table first (submission, model, original %,
+clean %, drop with its interval, clean n), sortable; then the pooled summary; plots with their
+n and intervals, outliers clipped and marked, a real time axis; long tables folded."""
 
 from __future__ import annotations
 
@@ -11,26 +16,43 @@ from pathlib import Path
 import pandas as pd
 
 from ..flags import MERGED_METHOD, ContaminationFlag
-from ..scoring.rates import timeline
 from .html import HtmlPage, write_text_atomic
-from .plots import drop_by_tier_svg, timeline_svg
-from .tables import display_drops, pct, rate_formats, to_markdown, wide_summary, write_csv
+from .plots import drop_by_tier_svg, drop_over_time_svg
+from .tables import (
+    display_drops,
+    main_table,
+    pct,
+    rate_formats,
+    summary_display,
+    to_markdown,
+    write_csv,
+)
 
-__all__ = ["describe_flags", "write_leaderboard_report"]
+__all__ = ["DROP_SENTENCE", "CVC_SENTENCE", "describe_flags", "write_leaderboard_report"]
+
+DROP_SENTENCE = ("Drop: how much lower the clean resolution rate is than the original one, "
+                 "1 - clean / original, compared within each difficulty tier and pooled "
+                 "(Mantel-Haenszel), so a clean set of easier tasks does not read as a negative drop.")
+CVC_SENTENCE = ("Clean vs contaminated: how much lower the clean rate is than the contaminated "
+                "one, 1 - clean / contaminated, within tiers the same way; undecided instances "
+                "(no verdict) are in neither and have their own rate.")
 
 _COLUMNS = {
     "submission, model, date": "the submission, the model(s) behind it, its date",
     "tier": "difficulty tier ('all': every instance)",
     "n_instances": "instances of the tier (the denominator of original_rate)",
-    "n_clean, n_contaminated, n_undecided": "instances by verdict for the submission's model "
-                                            "(undecided: the methods could not decide, or no flag)",
-    "original_rate, clean_rate, contaminated_rate": "fraction resolved among all / clean / "
-                                                    "contaminated instances of the tier",
-    "*_ci_low, *_ci_high": "interval of the rate or drop before it: Wilson score for the rates, "
-                           "percentile bootstrap (paired over submissions) for the drop",
-    "relative_drop": "(original_rate - clean_rate) / original_rate; empty when undefined or when "
-                     "the tier has too few clean instances (see note)",
-    "note": "why a drop is empty, e.g. 'too few clean instances (n=4 < 10)'",
+    "n_clean, n_resolved_clean, n_contaminated, n_undecided": "instances by verdict for the "
+        "submission's model (undecided: the methods could not decide, or no flag)",
+    "original_rate, clean_rate, contaminated_rate, undecided_rate": "fraction resolved among all "
+        "/ clean / contaminated / undecided instances of the tier",
+    "clean_rate_std": "clean rate standardised to the tier mix of all instances",
+    "*_ci_low, *_ci_high": "interval of the value before it: Wilson score for the rates, "
+                           "cluster bootstrap over instances (stratified by tier) for the drops",
+    "relative_drop": "1 - clean / original; on the 'all' row stratified by tier (Mantel-Haenszel); "
+                     "empty when undefined or too few (see note)",
+    "clean_vs_contaminated (cvc_*)": "1 - clean / contaminated, the same way",
+    "note": "why a value is empty, e.g. 'too few (clean n=4, resolved n=2)', or why an interval "
+            "could not be drawn",
 }
 
 
@@ -67,61 +89,120 @@ def describe_flags(flags: Iterable[ContaminationFlag]) -> str:
 def _method_text(table: pd.DataFrame) -> str:
     ci = float(table.attrs.get("ci", 0.95))
     min_clean = int(table.attrs.get("min_clean", 0))
-    text = (f"Rates are fractions of the tier's instances resolved, each with a {ci:.0%} Wilson "
-            f"score interval; drop = (original - clean) / original, with a {ci:.0%} percentile "
-            "bootstrap interval.")
-    if min_clean:
-        text += (f" A tier with fewer than {min_clean} clean instances shows 'too few (n=...)' "
-                 "instead of a drop.")
+    min_res = int(table.attrs.get("min_resolved_clean", 0))
+    text = (f"{DROP_SENTENCE} {CVC_SENTENCE} Rates have {ci:.0%} Wilson score intervals; drops "
+            f"{ci:.0%} intervals from a cluster bootstrap over instances (a drawn instance brings "
+            "every submission's result on it).")
+    if min_clean or min_res:
+        text += (f" A cell with fewer than {min_clean} clean or {min_res} resolved clean instances "
+                 "reads 'too few (clean n, resolved n)' instead of a drop.")
     return text
 
 
 def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str], *,
                              title: str = "Leaderboard re-scored without contaminated instances",
-                             notes: Sequence[str] = (), flags_line: str = "") -> dict[str, Path]:
-    """Write the files of a rate table into ``out_dir``; returns ``{kind: path}``.
+                             notes: Sequence[str] = (), flags_line: str = "",
+                             summary: pd.DataFrame | None = None,
+                             excluded: Sequence[tuple[str, str]] = (),
+                             cutoffs: dict[str, str] | None = None) -> dict[str, Path]:
+    """Write the files of a rate table (and its pooled ``summary``) into ``out_dir``; returns
+    ``{kind: path}``.
 
     ``flags_line`` (e.g. from :func:`describe_flags`) says which methods' flags the rates rest on;
-    it heads the Markdown, the HTML page and the README. The HTML page is self-contained: a
-    sortable table with one row per submission (original vs clean rate per tier, drop and its
-    interval), plots of the drop per tier and over time, and the full long table. ``README.md``
-    describes the CSV's columns for readers of ``leaderboard.csv`` alone.
+    it heads the Markdown, the HTML page and the README. ``excluded``: ``(submission, reason)`` of
+    the submissions not scored; ``cutoffs``: ``{submission: cutoff}`` for the main table.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     head = [flags_line, ""] if flags_line else []
     method = _method_text(table)
     paths = {"csv": write_csv(table, out / "leaderboard.csv")}
-    md = ([f"# {title}", ""] + head + [method, ""] + [f"- {n}" for n in notes]
-          + ["", to_markdown(display_drops(table)), "",
-             "## Mean relative drop by submission month (tier: all)", "",
-             to_markdown(timeline(table))])
+    if summary is not None:
+        paths["summary"] = write_csv(summary, out / "summary.csv")
+    main, labels = main_table(table, cutoffs)
+    main_md = main.copy()
+    for col in main_md.columns:
+        if col in labels:
+            main_md[col] = labels[col]
+        elif main_md[col].dtype.kind == "f" and col != "clean n":
+            main_md[col] = [pct(v) for v in main_md[col]]
+    md = [f"# {title}", ""] + head + [method, ""] + [f"- {n}" for n in notes] + [
+        "", "## Submissions", "", to_markdown(main_md)]
+    if summary is not None and len(summary):
+        pooled, plabels = summary_display(summary)
+        for col in pooled.columns:
+            if col in plabels:
+                pooled[col] = plabels[col]
+            elif pooled[col].dtype.kind == "f":
+                pooled[col] = [pct(v) for v in pooled[col]]
+        md += ["## Pooled over submissions (tier-stratified; not a mean of ratios)", "",
+               to_markdown(pooled)]
+    if excluded:
+        md += ["## Not scored", "", to_markdown(pd.DataFrame(list(excluded),
+                                                             columns=["submission", "reason"]))]
     paths["md"] = write_text_atomic(out / "leaderboard.md", "\n".join(md))
     readme = ([f"# {title}: files", ""] + head
               + ["- `leaderboard.csv`: one row per submission and tier (full precision; empty cell "
-                 "= undefined).", "- `leaderboard.md`: the same table in Markdown.",
-                 "- `index.html`: a self-contained page with a sortable summary and plots.", "",
-                 method, ""] + [f"- {n}" for n in notes]
+                 "= undefined).", "- `summary.csv`: pooled over groups of submissions (all, each "
+                 "year) and tiers, with the distinct instances each figure rests on.",
+                 "- `leaderboard.md`: the main tables in Markdown.",
+                 "- `index.html`: a self-contained page: sortable main table, pooled summary, plots.",
+                 "", method, ""] + [f"- {n}" for n in notes]
               + ["", "## Columns of leaderboard.csv", ""]
               + [f"- `{k}`: {v}" for k, v in _COLUMNS.items()] + [""])
     paths["readme"] = write_text_atomic(out / "README.md", "\n".join(readme))
+    paths["html"] = _page(title, table, summary, excluded, main, labels, notes, flags_line,
+                          method).write(out / "index.html")
+    return paths
 
+
+def _page(title: str, table: pd.DataFrame, summary: pd.DataFrame | None,
+          excluded: Sequence[tuple[str, str]], main: pd.DataFrame, labels: dict[str, list[str]],
+          notes: Sequence[str], flags_line: str, method: str) -> HtmlPage:
     page = HtmlPage(title)
     if flags_line:
         page.paragraph(flags_line)
-    for note in notes:
-        page.paragraph(note, note=True)
+    page.paragraph(method)
     page.heading("Submissions")
-    page.paragraph(method + " Click a column to sort.")
-    summary = wide_summary(table)
-    not_rates = {"submission", "model", "date", "n clean", "n contaminated", "n undecided"}
-    rate_cols = {c: pct for c in summary.columns if c not in not_rates}
-    page.table(summary, formats=rate_cols, table_id="submissions")
-    if len(table):
-        page.heading("Plots")
-        page.figure(drop_by_tier_svg(table), caption="Relative drop per difficulty tier.")
-        page.figure(timeline_svg(timeline(table)), caption="Mean relative drop by submission month.")
-    page.heading("All rows (leaderboard.csv)")
-    page.table(display_drops(table), table_id="long", formats=rate_formats(table))
-    paths["html"] = page.write(out / "index.html")
-    return paths
+    page.paragraph("One row per submission, all tiers. Click a column to sort.")
+    fmt = {c: pct for c in main.columns if main[c].dtype.kind == "f" and c != "clean n"}
+    page.table(main, formats=fmt, labels=labels, table_id="submissions")
+    if summary is not None and len(summary):
+        page.heading("Pooled over submissions")
+        page.paragraph("Each figure pools the counts of its submissions, tier by tier "
+                       "(Mantel-Haenszel): not a mean of per-submission ratios. Instances are "
+                       "shared across submissions; n counts distinct instances.")
+        pooled, plabels = summary_display(summary)
+        page.table(pooled, formats={c: pct for c in pooled.columns if pooled[c].dtype.kind == "f"},
+                   labels=plabels, table_id="pooled")
+        tiers = [t for t in dict.fromkeys(summary["tier"]) if t != "all"]
+        for tier in tiers:
+            part, plab = summary_display(summary, tier)
+            page.table(part, formats={c: pct for c in part.columns if part[c].dtype.kind == "f"},
+                       labels=plab, collapsed=f"Pooled, tier {tier}")
+    page.heading("Plots")
+    group = str(summary["group"].iloc[0]) if summary is not None and len(summary) else ""
+    by_tier = drop_by_tier_svg(summary, group) if group else None
+    if by_tier:
+        page.figure(by_tier, caption=f"Pooled drop per tier ({group}), with 95% intervals and the "
+                                     "distinct clean / resolved clean instances behind each bar.")
+    else:
+        page.paragraph("No per-tier plot: no tier has enough clean instances for a drop.")
+    over = drop_over_time_svg(table, summary)
+    if over:
+        page.figure(over, caption="Each submission's drop by its date, with 95% intervals; "
+                                  "outliers beyond +-100% clipped and marked; pooled per-year drops "
+                                  "as bands.")
+    else:
+        page.paragraph("No time plot: no dated submission has a drop.")
+    if excluded:
+        page.heading("Not scored")
+        page.table(pd.DataFrame(list(excluded), columns=["submission", "reason"]))
+    if notes:
+        page.heading("Notes")
+        for note in notes:
+            page.paragraph(note, note=True)
+    page.heading("All rows")
+    page.table(display_drops(table), table_id="long", formats=rate_formats(table),
+               collapsed=f"Every submission and tier ({len(table)} rows, leaderboard.csv)")
+    return page

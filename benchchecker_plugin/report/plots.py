@@ -7,7 +7,9 @@ import io
 import numpy as np
 import pandas as pd
 
-__all__ = ["drop_by_tier_svg", "figure_to_svg", "pyplot", "timeline_svg"]
+__all__ = ["drop_by_tier_svg", "drop_over_time_svg", "figure_to_svg", "pyplot"]
+
+CLIP = 1.0   # drops beyond +-100% are drawn at the edge and marked (a drop has no lower bound)
 
 
 def pyplot():
@@ -29,39 +31,89 @@ def figure_to_svg(fig) -> str:
     return text[text.index("<svg"):]  # drop the XML prolog and doctype: inline in HTML
 
 
-def drop_by_tier_svg(table: pd.DataFrame) -> str:
-    """Per tier: each submission's relative drop (dots) and the mean (bar), from a rate table."""
+def drop_by_tier_svg(summary: pd.DataFrame, group: str) -> str | None:
+    """The pooled drop of one summary ``group`` per tier (Mantel–Haenszel over its submissions)
+    with its 95% interval, each tier labelled with the distinct clean / resolved clean instances
+    it rests on; a tier with too few says so in place of a bar. ``None`` when no tier has a drop
+    (the caller says so in words instead of an empty frame)."""
+    rows = summary[summary["group"] == group].reset_index(drop=True)
+    if not len(rows) or rows["relative_drop"].notna().sum() == 0:
+        return None
     plt = pyplot()
-    tiers = list(dict.fromkeys(table["tier"]))
-    fig, ax = plt.subplots(figsize=(7, 3.6))
-    for k, tier in enumerate(tiers):
-        drops = table.loc[table["tier"] == tier, "relative_drop"].astype(float).dropna()
-        if len(drops):
-            ax.bar(k, drops.mean(), color="#9ecae1", width=0.6)
-            jitter = np.linspace(-0.2, 0.2, len(drops)) if len(drops) > 1 else np.zeros(1)
-            ax.scatter(k + jitter, drops, s=8, color="#08519c", zorder=3)
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    for k, r in rows.iterrows():
+        if np.isfinite(r["relative_drop"]):
+            est = float(np.clip(r["relative_drop"], -CLIP, CLIP))
+            ax.bar(k, est, color="#9ecae1", width=0.6)
+            if np.isfinite(r["drop_ci_low"]):
+                lo, hi = (float(np.clip(r[c], -CLIP, CLIP)) for c in ("drop_ci_low", "drop_ci_high"))
+                ax.errorbar(k, est, yerr=[[est - lo], [hi - est]], color="#08519c", capsize=4)
+        else:
+            ax.text(k, 0.02, "too few", ha="center", va="bottom", fontsize=8, color="#a50f15")
     ax.axhline(0, color="#444", lw=0.8)
-    ax.set_xticks(range(len(tiers)), [f"{t}\n(n={int(table.loc[table['tier'] == t, 'n_instances'].iloc[0])})"
-                                      for t in tiers], fontsize=8)
-    ax.set_ylabel("relative drop (original - clean) / original")
-    ax.set_title("Relative drop per tier (dots: submissions, bar: mean)", fontsize=10)
+    ax.set_ylim(-CLIP * 1.05, CLIP * 1.05)
+    ax.set_xticks(range(len(rows)), [f"{r['tier']}\nclean n={int(r['n_clean'])}, resolved "
+                                      f"{int(r['n_resolved_clean'])}" for _, r in rows.iterrows()],
+                  fontsize=7)
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylabel("drop 1 - clean / original")
+    ax.set_title(f"Pooled drop per tier, {group} (95% cluster-bootstrap intervals)", fontsize=10)
     return figure_to_svg(fig)
 
 
-def timeline_svg(timeline: pd.DataFrame) -> str:
-    """Mean relative drop by submission month, from :func:`scoring.timeline`."""
+def drop_over_time_svg(table: pd.DataFrame, summary: pd.DataFrame | None = None) -> str | None:
+    """Each submission's drop (tier ``all``, stratified) with its 95% interval against its date
+    on a real time axis; drops beyond +-100% are drawn at the edge as triangles. Pooled per-year
+    drops of ``summary`` (groups named by a year) are horizontal segments with their interval as
+    a band, labelled with their submissions and distinct clean instances. ``None`` when no
+    submission has both a date and a drop."""
+    import matplotlib.dates as mdates
+
+    rows = table[(table["tier"] == "all") & table["relative_drop"].notna()
+                 & (table["date"].astype(str).str.len() >= 10)].copy()
+    if not len(rows):
+        return None
+    rows["when"] = pd.to_datetime(rows["date"].astype(str).str[:10], errors="coerce")
+    rows = rows[rows["when"].notna()]
+    if not len(rows):
+        return None
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(7, 3.2))
-    # a month whose submissions have no defined drop is left off the axis, not drawn empty
-    timeline = timeline[timeline["mean_relative_drop"].notna()] if len(timeline) else timeline
-    if len(timeline):
-        x = np.arange(len(timeline))
-        ax.plot(x, timeline["mean_relative_drop"], marker="o", color="#08519c")
-        step = max(1, len(x) // 12)
-        ax.set_xticks(x[::step], timeline["month"].iloc[::step], rotation=45, fontsize=8)
+    fig, ax = plt.subplots(figsize=(8, 3.8))
+    est = rows["relative_drop"].to_numpy(float)
+    shown = np.clip(est, -CLIP, CLIP)
+    clipped = shown != est
+    lo = np.clip(rows["drop_ci_low"].to_numpy(float), -CLIP, CLIP)
+    hi = np.clip(rows["drop_ci_high"].to_numpy(float), -CLIP, CLIP)
+    has = np.isfinite(lo) & np.isfinite(hi)
+    when = rows["when"].to_numpy()
+    ax.errorbar(when[has], shown[has], yerr=[shown[has] - lo[has], hi[has] - shown[has]], fmt="none",
+                ecolor="#bdbdbd", lw=0.8, zorder=1)
+    ax.scatter(when[~clipped], shown[~clipped], s=12, color="#08519c", zorder=3, label="submission")
+    if clipped.any():
+        ax.scatter(when[clipped], shown[clipped], s=30, marker="v", color="#a50f15", zorder=3,
+                   label=f"beyond +-{CLIP:.0%} (clipped)")
+    if summary is not None:
+        years = summary[(summary["tier"] == "all") & summary["group"].astype(str).str.fullmatch(r"\d{4}")]
+        for _, r in years.iterrows():
+            start, end = pd.Timestamp(f"{r['group']}-01-01"), pd.Timestamp(f"{r['group']}-12-31")
+            label = f"{r['group']}: {int(r['n_submissions'])} subs, clean n={int(r['n_clean'])}"
+            if np.isfinite(r["relative_drop"]):
+                if np.isfinite(r["drop_ci_low"]):
+                    ax.fill_between([start, end], max(r["drop_ci_low"], -CLIP),
+                                    min(r["drop_ci_high"], CLIP), color="#fdae6b", alpha=0.3, lw=0)
+                ax.plot([start, end], [r["relative_drop"]] * 2, color="#e6550d", lw=2)
+                ax.text(start, min(r["relative_drop"], CLIP) + 0.04, label, fontsize=7, color="#a63603")
+            else:
+                ax.text(start, 0.04, f"{label}: too few", fontsize=7, color="#a50f15")
     ax.axhline(0, color="#444", lw=0.8)
-    ax.set_ylabel("mean relative drop")
-    ax.set_title("Mean relative drop by submission month (tier: all)", fontsize=10)
+    ax.set_ylim(-CLIP * 1.1, CLIP * 1.1)
+    ax.xaxis.set_major_locator(mdates.AutoDateLocator())
+    ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m"))
+    ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
+    ax.set_ylabel("drop 1 - clean / original")
+    ax.set_title("Drop by submission date (dots: submissions; bands: pooled per year)", fontsize=10)
+    ax.legend(fontsize=7, loc="lower left")
+    fig.autofmt_xdate()
     return figure_to_svg(fig)
 
 

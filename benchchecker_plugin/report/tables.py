@@ -1,9 +1,9 @@
 """Rate tables as CSV (full precision, empty cell for undefined) and Markdown.
 
 For display (Markdown, HTML) a row whose tier has too few clean instances for a relative drop
-(``note`` starting ``too few clean instances``, see ``min_clean`` of
-:func:`~benchchecker_plugin.scoring.rate_table`) shows ``too few (n=4)`` in its drop cell; the
-CSV keeps the empty cell and the note.
+(``note`` starting ``too few``, see ``min_clean`` of
+:func:`~benchchecker_plugin.scoring.rate_table`) shows ``too few (clean n=4, resolved n=2)`` in
+its drop cell; the CSV keeps the empty cell and the note.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import pandas as pd
 from ..scoring.rates import TOO_FEW_CLEAN
 from .html import write_text_atomic
 
-__all__ = ["display_drops", "pct", "rate_formats", "to_markdown", "wide_summary", "write_csv"]
+__all__ = ["display_drops", "drop_text", "main_table", "pct", "rate_formats", "summary_display",
+           "to_markdown", "wide_summary", "write_csv"]
 
 
 def pct(value: Any) -> str:
@@ -62,6 +63,65 @@ def to_markdown(table: pd.DataFrame, digits: int = 4) -> str:
     return "\n".join(lines) + "\n"
 
 
+def drop_text(row: Any, key: str = "relative_drop", low: str = "drop_ci_low",
+              high: str = "drop_ci_high") -> str:
+    """A drop as a reader sees it: ``12.3% [-4.0%, 28.1%]``; ``too few (clean n=4, resolved
+    n=2)`` or another reason where there is none; ``12.3% (no interval: ...)`` where its interval
+    could not be drawn. Never ``[x, x]``."""
+    note = str(row.get("note") or "") if hasattr(row, "get") else ""
+    value = row[key]
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        if note.startswith(TOO_FEW_CLEAN) or note.startswith("no clean"):
+            return note.split(";")[0]
+        if key == "relative_drop" and note.startswith("no drop"):
+            return note.split(";")[0]
+        return ""
+    lo, hi = row[low], row[high]
+    if isinstance(lo, float) and math.isnan(lo):
+        reason = next((n.strip() for n in note.split(";") if n.strip().startswith("no ")), "")
+        return f"{pct(value)} ({reason.split(': ', 1)[-1]})" if reason else pct(value)
+    return f"{pct(value)} [{pct(lo)}, {pct(hi)}]"
+
+
+def main_table(table: pd.DataFrame, cutoffs: dict[str, str] | None = None
+               ) -> tuple[pd.DataFrame, dict[str, list[str]]]:
+    """The table readers look at first: one row per submission (its ``all`` row) with submission,
+    model, [cutoff,] original %, clean %, clean % standardised to the tier mix, drop [95% CI],
+    clean n and the undecided rate. Returns the frame (numbers, for sorting) and display labels
+    for the drop column."""
+    rows = table[table["tier"] == "all"].reset_index(drop=True)
+    out = pd.DataFrame({"submission": rows["submission"], "model": rows["model"]})
+    if cutoffs is not None:
+        out["cutoff"] = [cutoffs.get(s, "") for s in rows["submission"]]
+    out["original"] = rows["original_rate"]
+    out["clean"] = rows["clean_rate"]
+    out["clean (tier-std.)"] = rows["clean_rate_std"]
+    out["drop [95% CI]"] = rows["relative_drop"]
+    out["clean n"] = rows["n_clean"]
+    out["undecided"] = rows["undecided_rate"]
+    labels = {"drop [95% CI]": [drop_text(r) for _, r in rows.iterrows()]}
+    return out, labels
+
+
+def summary_display(summary: pd.DataFrame, tier: str = "all") -> tuple[pd.DataFrame, dict[str, list[str]]]:
+    """The pooled summary's rows of one tier for display: group, submissions, distinct instances,
+    distinct clean and resolved clean instances, pooled rates, the drop and clean-vs-contaminated
+    with their intervals (or why not)."""
+    rows = summary[summary["tier"] == tier].reset_index(drop=True)
+    out = pd.DataFrame({
+        "group": rows["group"], "submissions": rows["n_submissions"],
+        "instances": rows["n_instances"], "clean n": rows["n_clean"],
+        "resolved clean n": rows["n_resolved_clean"], "original": rows["original_rate"],
+        "clean": rows["clean_rate"], "clean (tier-std.)": rows["clean_rate_std"],
+        "undecided": rows["undecided_rate"], "drop [95% CI]": rows["relative_drop"],
+        "clean vs contaminated [95% CI]": rows["clean_vs_contaminated"]})
+    labels = {"drop [95% CI]": [drop_text(r) for _, r in rows.iterrows()],
+              "clean vs contaminated [95% CI]": [
+                  drop_text(r, "clean_vs_contaminated", "cvc_ci_low", "cvc_ci_high")
+                  for _, r in rows.iterrows()]}
+    return out, labels
+
+
 def _too_few(table: pd.DataFrame) -> pd.Series:
     if "note" not in table.columns:
         return pd.Series(False, index=table.index)
@@ -69,13 +129,13 @@ def _too_few(table: pd.DataFrame) -> pd.Series:
 
 
 def display_drops(table: pd.DataFrame) -> pd.DataFrame:
-    """A copy of a rate table for display: ``relative_drop`` reads ``too few (n=4)`` where the
-    tier has too few clean instances (every other cell unchanged)."""
+    """A copy of a rate table for display: ``relative_drop`` reads ``too few (clean n=4, resolved
+    n=2)`` where the tier has too few clean instances (every other cell unchanged)."""
     out = table.copy()
     mask = _too_few(table)
     if mask.any():
         out["relative_drop"] = out["relative_drop"].astype(object)
-        out.loc[mask, "relative_drop"] = [f"too few (n={int(n)})" for n in table.loc[mask, "n_clean"]]
+        out.loc[mask, "relative_drop"] = [str(n).split(";")[0] for n in table.loc[mask, "note"]]
     return out
 
 

@@ -1,6 +1,8 @@
-"""Scoring: ROC / AUC kernels equal to scikit-learn, bootstrap intervals, resolution-rate tables."""
+"""Scoring: ROC / AUC kernels equal to scikit-learn, bootstrap intervals, resolution-rate tables,
+and pooled tier-stratified drops over groups of submissions."""
 
 from .bootstrap import BootstrapInterval, DetectionMetrics, bootstrap_auc, detection_metrics
+from .pooled import POOLED_COLUMNS, mantel_haenszel_ratio
 from .rates import (
     ALL_TIER,
     HARD_TIER,
@@ -8,9 +10,9 @@ from .rates import (
     MULTI_SWE_BENCH_TIERS,
     SWE_BENCH_VERIFIED_TIERS,
     ResolvedMatrix,
+    pooled_summary,
     rate_table,
     rescore,
-    timeline,
 )
 from .roc import (
     Rates,
@@ -29,6 +31,7 @@ __all__ = [
     "HARD_TIER",
     "LEADERBOARD_COLUMNS",
     "MULTI_SWE_BENCH_TIERS",
+    "POOLED_COLUMNS",
     "Rates",
     "ResolvedMatrix",
     "RocCurve",
@@ -36,11 +39,12 @@ __all__ = [
     "UndefinedMetricWarning",
     "bootstrap_auc",
     "detection_metrics",
+    "mantel_haenszel_ratio",
+    "pooled_summary",
     "rate_table",
     "rates_at_threshold",
     "rescore",
     "roc_auc_score",
     "roc_curve",
-    "timeline",
     "tpr_at_fpr",
 ]

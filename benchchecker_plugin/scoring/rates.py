@@ -1,24 +1,32 @@
-"""Resolution rates with and without the contaminated instances, per submission and tier.
+"""Resolution rates with and without the contaminated instances, per submission and tier, and
+pooled over groups of submissions.
 
-The table is long-format, one row per (submission, tier), with exactly :data:`LEADERBOARD_COLUMNS`:
+:func:`rate_table` is long-format, one row per (submission, tier), with exactly
+:data:`LEADERBOARD_COLUMNS`:
 
 - ``original_rate``: resolved / instances of the tier (the benchmark's instance list is the
   denominator; an instance a submission did not resolve or did not submit counts as unresolved);
-- ``clean_rate`` / ``contaminated_rate``: the same among instances whose verdict (for that
-  submission's model) is clean / contaminated;
-- ``n_undecided``: instances with an undecided verdict *or no flag at all*; they are in
-  ``original_rate`` but excluded from both ``clean_rate`` and ``contaminated_rate``;
-- ``relative_drop = (original_rate - clean_rate) / original_rate`` (``nan`` when the original rate
-  is 0 or no instance is clean), and its percentile bootstrap interval, resampling the tier's
-  instances (all submissions share each resample: a paired bootstrap);
+- ``clean_rate`` / ``contaminated_rate`` / ``undecided_rate``: the same among instances whose
+  verdict (for that submission's model) is clean / contaminated / undecided (undecided includes
+  *no flag at all*). Undecided instances are in ``original_rate`` only;
+- ``clean_rate_std``: the clean rate standardised to the tier mix of the denominator (clean rates
+  per tier weighted by the tiers' shares of all instances, over the tiers with a clean instance);
+- ``relative_drop``: the paper's drop ``1 - clean / original``; on a tier row it is
+  ``(original - clean) / original``; on the ``all`` row it is stratified by tier (Mantel–Haenszel,
+  :mod:`.pooled`), so a clean set of easier tiers does not read as a negative drop;
+  ``clean_vs_contaminated``: ``1 - clean / contaminated`` the same way. Both with percentile
+  intervals from a cluster bootstrap over instances stratified by tier (every submission shares
+  each resample);
 - ``<rate>_ci_low`` / ``<rate>_ci_high``: a Wilson score interval for each resolution rate
-  (:func:`~.bootstrap.wilson_interval`, closed form, always computed, also with ``n_boot=0``). Not a
-  bootstrap: on a handful of equal outcomes (4 clean instances, all resolved) a bootstrap
-  resamples the same rate every time and gives an interval of width 0; Wilson's does not;
-- ``note``: why a row has no drop: ``too few clean instances (n=4 < 10)`` when the tier has fewer
-  than ``min_clean`` clean instances (its ``relative_drop`` and drop interval are then ``nan``,
-  its clean rate and interval are kept), ``no clean instance`` when none is clean; else empty
-  (``None``).
+  (:func:`~.bootstrap.wilson_interval`, closed form, never of width 0);
+- ``n_resolved_clean``: clean instances resolved; a row is estimated only with at least
+  ``min_clean`` clean and ``min_resolved_clean`` resolved clean instances, else its ``note``
+  reads ``too few (clean n=4, resolved n=2)``; ``no clean instance``; or why an interval is
+  missing (it cannot vary, or is undefined in too many resamples) -- never ``[x, x]``.
+
+:func:`pooled_summary` gives the same estimates over groups of submissions (by year, top-10, ...):
+pooled counts, Mantel–Haenszel over submission x tier strata, the same cluster bootstrap -- never a
+mean of per-submission ratios.
 """
 
 from __future__ import annotations
@@ -33,8 +41,8 @@ import pandas as pd
 
 from ..errors import DataError, InputError
 from ..flags import Verdict
-from . import _kernels
-from .bootstrap import percentile_interval, seed_key, wilson_interval
+from .bootstrap import seed_key, wilson_interval
+from .pooled import POOLED_COLUMNS, TOO_FEW, pooled_table, strata_sums
 from .roc import UndefinedMetricWarning
 
 __all__ = [
@@ -45,18 +53,20 @@ __all__ = [
     "ResolvedMatrix",
     "SWE_BENCH_VERIFIED_TIERS",
     "TOO_FEW_CLEAN",
+    "pooled_summary",
     "rate_table",
     "rescore",
-    "timeline",
 ]
 
 LEADERBOARD_COLUMNS = (
-    "submission", "model", "date", "tier", "n_instances", "n_clean", "n_contaminated",
-    "n_undecided", "original_rate", "original_ci_low", "original_ci_high", "clean_rate",
-    "clean_ci_low", "clean_ci_high", "contaminated_rate", "contaminated_ci_low",
-    "contaminated_ci_high", "relative_drop", "drop_ci_low", "drop_ci_high", "note",
+    "submission", "model", "date", "tier", "n_instances", "n_clean", "n_resolved_clean",
+    "n_contaminated", "n_undecided", "original_rate", "original_ci_low", "original_ci_high",
+    "clean_rate", "clean_ci_low", "clean_ci_high", "clean_rate_std", "contaminated_rate",
+    "contaminated_ci_low", "contaminated_ci_high", "undecided_rate", "undecided_ci_low",
+    "undecided_ci_high", "relative_drop", "drop_ci_low", "drop_ci_high", "clean_vs_contaminated",
+    "cvc_ci_low", "cvc_ci_high", "note",
 )
-TOO_FEW_CLEAN = "too few clean instances"
+TOO_FEW_CLEAN = TOO_FEW
 ALL_TIER = "all"
 HARD_TIER = "hard"
 SWE_BENCH_VERIFIED_TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
@@ -162,11 +172,11 @@ def _verdict_codes(verdicts: Mapping[str, Any], matrix: ResolvedMatrix) -> np.nd
     return np.tile(shared, (len(matrix.submissions), 1))
 
 
-def _tier_groups(tiers: Mapping[str, str] | None, ids: Sequence[str], group_hard: bool
-                 ) -> list[tuple[str, np.ndarray]]:
-    groups: list[tuple[str, np.ndarray]] = [(ALL_TIER, np.arange(len(ids)))]
+def _tier_index(tiers: Mapping[str, str] | None, ids: Sequence[str], group_hard: bool
+                ) -> tuple[list[str], np.ndarray]:
+    """The tier names (in display order) and each instance's index into them."""
     if tiers is None:
-        return groups
+        return [ALL_TIER], np.zeros(len(ids), np.intp)
     missing = [iid for iid in ids if iid not in tiers]
     if missing:
         raise DataError(f"{len(missing)} instances have no tier: {', '.join(missing[:5])}"
@@ -175,45 +185,50 @@ def _tier_groups(tiers: Mapping[str, str] | None, ids: Sequence[str], group_hard
     if group_hard:
         labels = [HARD_TIER if t in _HARD_MEMBERS else t for t in labels]
     names = sorted(set(labels), key=lambda t: (_TIER_ORDER.get(t, len(_TIER_ORDER)), t))
-    arr = np.asarray(labels, dtype=object)
-    groups.extend((t, np.flatnonzero(arr == t)) for t in names if t != ALL_TIER)
-    return groups
+    where = {t: k for k, t in enumerate(names)}
+    return names, np.fromiter((where[t] for t in labels), np.intp, len(labels))
 
 
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(den > 0, num / np.maximum(den, 1), np.nan)
+def _check_options(n_boot: Any, ci: float, min_clean: Any, min_resolved_clean: Any) -> None:
+    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
+        raise InputError(f"n_boot must be a non-negative integer, got {n_boot!r}")
+    if not 0.0 < ci < 1.0:
+        raise InputError(f"ci must lie strictly between 0 and 1, got {ci!r}")
+    for name, value in (("min_clean", min_clean), ("min_resolved_clean", min_resolved_clean)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise InputError(f"{name} must be a non-negative integer, got {value!r}")
 
 
-def _bootstrap_drops(resolved: np.ndarray, clean: np.ndarray, n_boot: int, key: np.uint64
-                     ) -> np.ndarray:
-    """(submissions x n_boot) relative drops; all submissions share each instance resample (a
-    paired bootstrap). Resample counts come from the numba kernel (parallel, one random stream per
-    resample); the weighted sums are one matrix product per block of resamples (memory bounded),
-    against the resolved, clean and clean-and-resolved columns side by side.
+@dataclass(frozen=True)
+class _Prepared:
+    full: ResolvedMatrix
+    matrix: ResolvedMatrix     # the covered instances
+    codes: np.ndarray
+    tier_names: list[str]
+    tier_idx: np.ndarray
 
-    Every weighted sum is an integer no larger than the number of instances ``m`` (the counts of
-    a resample add up to ``m``), so below 2**24 instances single precision holds each partial sum
-    exactly, in any order of addition: the products run in float32 (about twice as fast) and give
-    the same numbers as float64."""
-    s, m = resolved.shape
-    dtype: type[np.floating[Any]] = np.float32 if m < 2**24 else np.float64
-    r = resolved.T.astype(dtype)
-    c = clean.T.astype(dtype)
-    weights = np.ascontiguousarray(np.concatenate([r, c, r * c], axis=1))   # m x 3s
-    out = np.empty((s, n_boot), np.float64)
-    block = max(1, min(n_boot, 4_000_000 // max(m, 1)))
-    for b0 in range(0, n_boot, block):
-        b1 = min(n_boot, b0 + block)
-        counts = _kernels.count_matrix(m, b0, b1, key).astype(dtype)
-        sums = (counts @ weights).astype(np.float64)
-        res, cw, cres = sums[:, :s], sums[:, s:2 * s], sums[:, 2 * s:]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            orig = res / m
-            drop = (orig - cres / cw) / orig
-        drop[(res == 0) | (cw == 0)] = np.nan
-        out[:, b0:b1] = drop.T
-    return out
+    def distinct(self) -> dict[str, np.ndarray]:
+        res = self.matrix.resolved
+        return {"clean": self.codes == _CLEAN, "resolved_clean": res & (self.codes == _CLEAN),
+                "contaminated": self.codes == _CONTAMINATED, "undecided": self.codes == _UNDECIDED,
+                "tier_idx": self.tier_idx}
+
+
+def _prepare(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
+             instance_ids: Sequence[str] | None, verdicts: Mapping[str, Any] | None,
+             tiers: Mapping[str, str] | None, group_hard: bool, covered: Iterable[str] | None
+             ) -> _Prepared:
+    if not isinstance(resolved, ResolvedMatrix):
+        if instance_ids is None:
+            raise InputError("instance_ids (the benchmark's instance list) is required with a "
+                             "mapping of resolved ids")
+        resolved = ResolvedMatrix.from_sets(resolved, instance_ids)
+    elif instance_ids is not None and tuple(instance_ids) != resolved.instance_ids:
+        raise InputError("instance_ids differ from the ResolvedMatrix's instance_ids")
+    matrix = resolved if covered is None else _restrict(resolved, covered)
+    codes = _verdict_codes(verdicts or {}, matrix)
+    names, idx = _tier_index(tiers, matrix.instance_ids, group_hard)
+    return _Prepared(resolved, matrix, codes, names, idx)
 
 
 def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
@@ -222,7 +237,8 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                tiers: Mapping[str, str] | None = None, *,
                models: Mapping[str, str] | None = None, dates: Mapping[str, str] | None = None,
                group_hard: bool = False, n_boot: int = 1000, seed: int = 0, ci: float = 0.95,
-               min_clean: int = 0, covered: Iterable[str] | None = None) -> pd.DataFrame:
+               min_clean: int = 0, min_resolved_clean: int = 0,
+               covered: Iterable[str] | None = None) -> pd.DataFrame:
     """The re-scoring table: one row per (submission, tier), columns :data:`LEADERBOARD_COLUMNS`.
 
     ``resolved``: a :class:`ResolvedMatrix`, or ``{submission: resolved ids}`` with
@@ -233,84 +249,39 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     undecided. ``tiers``: ``{instance_id: tier label}`` covering every instance (``None``: only the
     ``"all"`` row); ``group_hard`` merges ``1-4 hours`` and ``>4 hours`` into ``"hard"``.
     ``models`` / ``dates``: per-submission text for the ``model`` / ``date`` columns.
-    ``n_boot`` resamples (0: no drop interval) seeded by ``seed``; ``ci`` the coverage of every
-    interval. ``min_clean``: a row with fewer clean instances gets no drop (``nan``) and a
-    ``note`` (0, the default: every defined drop is shown). ``covered``: only these instances of
-    the instance list count (e.g. those whose repository could be examined): every rate and count
-    is over the covered instances of each tier, resolved ids and verdicts of the others are
-    ignored (``None``, the default: every instance); ``table.attrs["n_not_covered"]`` says how
-    many were left out. A covered id outside the instance list is a :class:`DataError`.
+    ``n_boot`` cluster-bootstrap resamples (0: no drop interval) seeded by ``seed``; ``ci`` the
+    coverage of every interval. ``min_clean`` / ``min_resolved_clean``: a row with fewer clean /
+    resolved clean instances gets no drop (``nan``) and a ``too few`` note (0, the default here:
+    every defined drop is shown; ``benchchecker leaderboard`` and ``rescore`` use 20 and 10).
+    ``covered``: only these instances of the instance list count (e.g. those whose repository
+    could be examined); ``table.attrs["n_not_covered"]`` says how many were left out. A covered
+    id outside the instance list is a :class:`DataError`.
     """
-    if not isinstance(resolved, ResolvedMatrix):
-        if instance_ids is None:
-            raise InputError("instance_ids (the benchmark's instance list) is required with a "
-                             "mapping of resolved ids")
-        resolved = ResolvedMatrix.from_sets(resolved, instance_ids)
-    elif instance_ids is not None and tuple(instance_ids) != resolved.instance_ids:
-        raise InputError("instance_ids differ from the ResolvedMatrix's instance_ids")
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise InputError(f"n_boot must be a non-negative integer, got {n_boot!r}")
-    if not 0.0 < ci < 1.0:
-        raise InputError(f"ci must lie strictly between 0 and 1, got {ci!r}")
-    if isinstance(min_clean, bool) or not isinstance(min_clean, (int, np.integer)) or min_clean < 0:
-        raise InputError(f"min_clean must be a non-negative integer, got {min_clean!r}")
-    matrix = resolved if covered is None else _restrict(resolved, covered)
-    codes = _verdict_codes(verdicts or {}, matrix)
-    key = seed_key(seed)
-    models = models or {}
-    dates = dates or {}
-    res = matrix.resolved.astype(np.uint8)
-    frames = []
-    for t, (tier, cols) in enumerate(_tier_groups(tiers, matrix.instance_ids, group_hard)):
-        r = np.ascontiguousarray(res[:, cols])
-        c = codes[:, cols]
-        clean = np.ascontiguousarray((c == _CLEAN).astype(np.uint8))
-        cont = c == _CONTAMINATED
-        m = len(cols)
-        n_clean = clean.sum(axis=1)
-        n_cont = cont.sum(axis=1)
-        n_res, n_res_clean, n_res_cont = r.sum(axis=1), (r * clean).sum(axis=1), (r * cont).sum(axis=1)
-        orig = n_res / m
-        clean_rate = _ratio(n_res_clean, n_clean)
-        cont_rate = _ratio(n_res_cont, n_cont)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            drop = np.where(orig > 0, (orig - clean_rate) / orig, np.nan)
-        if n_boot and len(matrix.submissions):
-            boots = _bootstrap_drops(r, clean, int(n_boot), key ^ np.uint64(t))
-            low, high = percentile_interval(boots, ci, axis=1)
-        else:
-            low = high = np.full(len(matrix.submissions), np.nan)
-        too_few = n_clean < min_clean
-        drop, low, high = (np.where(too_few, np.nan, a) for a in (drop, low, high))
-        notes = [f"{TOO_FEW_CLEAN} (n={k} < {min_clean})" if k < min_clean
-                 else "no clean instance" if k == 0 else None for k in n_clean.tolist()]
-        intervals = {}
-        for name, k, n in (("original", n_res, np.full_like(n_res, m)), ("clean", n_res_clean, n_clean),
-                           ("contaminated", n_res_cont, n_cont)):
-            intervals[f"{name}_ci_low"], intervals[f"{name}_ci_high"] = wilson_interval(k, n, ci)
-        frames.append(pd.DataFrame({
-            "submission": list(matrix.submissions),
-            "model": [models.get(s, "") for s in matrix.submissions],
-            "date": [dates.get(s, "") for s in matrix.submissions],
-            "tier": tier,
-            "n_instances": m,
-            "n_clean": n_clean.astype(int),
-            "n_contaminated": n_cont.astype(int),
-            "n_undecided": (m - n_clean - n_cont).astype(int),
-            "original_rate": orig,
-            "clean_rate": clean_rate,
-            "contaminated_rate": cont_rate,
-            **intervals,
-            "relative_drop": drop,
-            "drop_ci_low": low,
-            "drop_ci_high": high,
-            "note": pd.Series(notes, dtype=object),
-        }))
-    table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=list(LEADERBOARD_COLUMNS))
-    order = {s: i for i, s in enumerate(matrix.submissions)}
-    table["_s"] = table["submission"].map(order)
-    table = table.sort_values("_s", kind="stable").drop(columns="_s").reset_index(drop=True)
+    _check_options(n_boot, ci, min_clean, min_resolved_clean)
+    prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
+    matrix = prep.matrix
+    subs = list(matrix.submissions)
+    sums = strata_sums(matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
+                       n_boot=int(n_boot), seed=int(seed_key(seed) % (2**63)))
+    per = pooled_table(sums, subs, prep.tier_names, {s: [s] for s in subs},
+                       distinct=prep.distinct(), by_tier=tiers is not None, ci=ci,
+                       min_clean=int(min_clean), min_resolved_clean=int(min_resolved_clean))
+    if tiers is not None and len(prep.tier_names) == 1:   # one tier: its row is the "all" row too
+        one = per.copy()
+        one["tier"] = prep.tier_names[0]
+        per = pd.concat([per, one]).sort_index(kind="stable").reset_index(drop=True)
+    models, dates = models or {}, dates or {}
+    table = per.rename(columns={"group": "submission"})
+    table.insert(1, "model", [models.get(s, "") for s in table["submission"]])
+    table.insert(2, "date", [dates.get(s, "") for s in table["submission"]])
+    res_counts = (table["original_rate"] * table["n_instances"]).round().astype(int)
+    for name, k, n in (("original", res_counts, table["n_instances"]),
+                       ("clean", table["n_resolved_clean"], table["n_clean"]),
+                       ("contaminated", (table["contaminated_rate"] * table["n_contaminated"])
+                        .fillna(0).round().astype(int), table["n_contaminated"]),
+                       ("undecided", (table["undecided_rate"] * table["n_undecided"])
+                        .fillna(0).round().astype(int), table["n_undecided"])):
+        table[f"{name}_ci_low"], table[f"{name}_ci_high"] = wilson_interval(k, n, ci)
     table = table[list(LEADERBOARD_COLUMNS)]
     no_clean = table[(table["tier"] == ALL_TIER) & (table["n_clean"] == 0)]
     if len(no_clean):
@@ -318,9 +289,34 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                       "relative drop are nan", UndefinedMetricWarning, stacklevel=2)
     table.attrs.update(n_boot=int(n_boot), seed=int(seed), ci=float(ci),
                        n_instances=len(matrix.instance_ids), group_hard=bool(group_hard),
-                       min_clean=int(min_clean),
-                       n_not_covered=len(resolved.instance_ids) - len(matrix.instance_ids))
+                       min_clean=int(min_clean), min_resolved_clean=int(min_resolved_clean),
+                       n_not_covered=len(prep.full.instance_ids) - len(matrix.instance_ids))
     return table
+
+
+def pooled_summary(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
+                   instance_ids: Sequence[str] | None = None,
+                   verdicts: Mapping[str, Any] | None = None,
+                   tiers: Mapping[str, str] | None = None, *,
+                   groups: Mapping[str, Sequence[str]], group_hard: bool = False,
+                   n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int = 20,
+                   min_resolved_clean: int = 10, covered: Iterable[str] | None = None
+                   ) -> pd.DataFrame:
+    """The drops of groups of submissions (``{label: [submission, ...]}``, e.g. by year), one row
+    per group and tier (``all`` first), columns :data:`~.pooled.POOLED_COLUMNS`: pooled counts and
+    rates, the Mantel–Haenszel drop over submission x tier strata and its cluster-bootstrap
+    interval, the distinct clean / resolved clean instances it rests on. Arguments as
+    :func:`rate_table`; the minimums count *distinct* instances (submissions share them)."""
+    _check_options(n_boot, ci, min_clean, min_resolved_clean)
+    prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
+    sums = strata_sums(prep.matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
+                       n_boot=int(n_boot), seed=int(seed_key(seed) % (2**63)))
+    out = pooled_table(sums, list(prep.matrix.submissions), prep.tier_names, groups,
+                       distinct=prep.distinct(), by_tier=tiers is not None, ci=ci,
+                       min_clean=int(min_clean), min_resolved_clean=int(min_resolved_clean))
+    out.attrs.update(n_boot=int(n_boot), seed=int(seed), ci=float(ci), min_clean=int(min_clean),
+                     min_resolved_clean=int(min_resolved_clean))
+    return out[list(POOLED_COLUMNS)]
 
 
 def _restrict(matrix: ResolvedMatrix, covered: Iterable[str]) -> ResolvedMatrix:
@@ -339,27 +335,11 @@ def _restrict(matrix: ResolvedMatrix, covered: Iterable[str]) -> ResolvedMatrix:
 def rescore(resolved_ids: Iterable[str], instance_ids: Sequence[str],
             verdicts: Mapping[str, Any], tiers: Mapping[str, str] | None = None, *,
             submission: str = "run", model: str = "", date: str = "", group_hard: bool = False,
-            n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int = 0
-            ) -> pd.DataFrame:
+            n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int = 0,
+            min_resolved_clean: int = 0) -> pd.DataFrame:
     """:func:`rate_table` for one run: ``resolved_ids`` against the benchmark's ``instance_ids``,
     ``verdicts`` ``{instance_id: Verdict | bool | None}`` for the run's model."""
     return rate_table({submission: list(resolved_ids)}, instance_ids, verdicts, tiers,
                       models={submission: model}, dates={submission: date},
-                      group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci, min_clean=min_clean)
-
-
-def timeline(table: pd.DataFrame, tier: str = ALL_TIER) -> pd.DataFrame:
-    """Mean rates and relative drop by submission month (``YYYY-MM`` of ``date``) for one tier.
-
-    Columns: ``month, n_submissions, mean_original_rate, mean_clean_rate, mean_relative_drop``;
-    submissions without a date or with an undefined drop are left out of the means they lack.
-    """
-    rows = table[(table["tier"] == tier) & (table["date"].astype(str).str.len() >= 7)].copy()
-    rows["month"] = rows["date"].astype(str).str.slice(0, 7)
-    out = rows.groupby("month", sort=True).agg(
-        n_submissions=("submission", "count"),
-        mean_original_rate=("original_rate", "mean"),
-        mean_clean_rate=("clean_rate", "mean"),
-        mean_relative_drop=("relative_drop", "mean"),
-    ).reset_index()
-    return out
+                      group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci, min_clean=min_clean,
+                      min_resolved_clean=min_resolved_clean)

@@ -96,7 +96,8 @@ def _small_run(tmp_path):
 def test_rescore_text_json_and_csv_agree(tmp_path):
     ids, flags = _small_run(tmp_path)
     base = ["rescore", "--results", str(tmp_path / "org__m.run1.json"), "--flags", str(flags),
-            "--tiers", str(tmp_path / "tiers.csv"), "--n-boot", "100"]
+            "--tiers", str(tmp_path / "tiers.csv"), "--n-boot", "100", "--min-clean", "0",
+            "--min-resolved-clean", "0"]
     result = _run(base + ["--json", "--out", str(tmp_path / "r.csv")])
     assert result.exit_code == 0
     payload = json.loads(result.stdout)

@@ -68,15 +68,21 @@ def test_rescore_run_is_what_the_command_prints(inputs: dict[str, Path]) -> None
 
 
 def test_build_leaderboard_notes_files_and_table(inputs: dict[str, Path], tmp_path: Path) -> None:
-    board = build_leaderboard(inputs["subs"], inputs["flags"], tiers_path=inputs["tiers"], n_boot=50)
-    assert board.notes[0] == (f"Benchmark swe-bench-verified; 2 submissions from {inputs['subs']}; "
-                              f"flags {inputs['flags']}; 50 bootstrap resamples (seed 0).")
-    assert board.notes[-1] == ("2 (submission, tier) rows have fewer than 10 clean instances: no "
-                               "relative drop is shown for them ('too few').")
+    board = build_leaderboard(inputs["subs"], inputs["flags"], tiers_path=inputs["tiers"], n_boot=50,
+                              min_clean=10, min_resolved_clean=0)
+    assert board.notes[0] == (f"Benchmark swe-bench-verified; 2 submissions from {inputs['subs']}, "
+                              f"2 scored; flags {inputs['flags']}; 50 cluster-bootstrap resamples "
+                              "(seed 0).")
+    assert board.notes[-1] == ("2 (submission, tier) rows have fewer than 10 clean or 0 resolved "
+                               "clean instances: no relative drop is shown for them ('too few').")
     assert board.flags_line == "Flags: rule (30 records, any model)"
+    # the pooled summary: every submission, then each year (the two runs carry no date)
+    assert board.summary is not None
+    assert list(dict.fromkeys(board.summary["group"])) == ["all submissions"]
+    assert board.summary.iloc[0]["n_submissions"] == 2
     paths = write_leaderboard(board, tmp_path / "pub")
-    assert {p.name for p in paths.values()} == {"leaderboard.csv", "leaderboard.md", "index.html",
-                                                "README.md"}
+    assert {p.name for p in paths.values()} == {"leaderboard.csv", "summary.csv", "leaderboard.md",
+                                                "index.html", "README.md"}
     # the table in memory is the CSV it writes (the demo reads the table, not the file)
     written = pd.read_csv(paths["csv"])
     for col in ("submission", "tier", "n_clean", "n_contaminated", "n_undecided", "original_rate",
@@ -87,13 +93,14 @@ def test_build_leaderboard_notes_files_and_table(inputs: dict[str, Path], tmp_pa
             assert written[col].tolist() == board.table[col].tolist(), col
     result = CliRunner().invoke(main, ["leaderboard", "--submissions", str(inputs["subs"]), "--flags",
                                        str(inputs["flags"]), "--tiers", str(inputs["tiers"]),
-                                       "--n-boot", "50", "--out", str(tmp_path / "cli"), "--json"])
+                                       "--n-boot", "50", "--out", str(tmp_path / "cli"), "--json",
+                                       "--min-clean", "10", "--min-resolved-clean", "0"])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["notes"] == list(board.notes) and payload["flags"] == board.flags_line
     assert (tmp_path / "cli" / "leaderboard.csv").read_text() == paths["csv"].read_text()
     everyone = build_leaderboard(inputs["subs"], inputs["flags"], tiers_path=inputs["tiers"],
-                                 n_boot=0, min_clean=0)
+                                 n_boot=0, min_clean=0, min_resolved_clean=0)
     assert not any("too few" in n for n in everyone.notes)
 
 

@@ -11,19 +11,31 @@ import pandas as pd
 import pytest
 
 from benchchecker_plugin.report import HtmlPage, write_leaderboard_report
-from benchchecker_plugin.scoring import rate_table
+from benchchecker_plugin.scoring import pooled_summary, rate_table
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def _table(n_sub=7, seed=0):
+def _inputs(n_sub=7, seed=0):
     rng = np.random.default_rng(seed)
     ids = [f"i{k}" for k in range(60)]
     tiers = {i: ["<15 min fix", "15 min - 1 hour", "1-4 hours"][k % 3] for k, i in enumerate(ids)}
     resolved = {f"sub-{s}": {i for i in ids if rng.random() < 0.1 * (s + 1)} for s in range(n_sub)}
     verdicts = {i: bool(k % 2) for k, i in enumerate(ids)}
     dates = {s: f"2024-{k % 12 + 1:02d}-01" for k, s in enumerate(resolved)}
+    return ids, tiers, resolved, verdicts, dates
+
+
+def _table(n_sub=7, seed=0):
+    ids, tiers, resolved, verdicts, dates = _inputs(n_sub, seed)
     return rate_table(resolved, ids, verdicts, tiers, dates=dates, n_boot=50)
+
+
+def _summary(n_sub=7, seed=0):
+    ids, tiers, resolved, verdicts, _ = _inputs(n_sub, seed)
+    return pooled_summary(resolved, ids, verdicts, tiers, groups={"all submissions": list(resolved),
+                                                                  "2024": list(resolved)},
+                          n_boot=50, min_clean=5, min_resolved_clean=2)
 
 
 def test_page_escapes_and_is_self_contained(tmp_path):
@@ -31,7 +43,7 @@ def test_page_escapes_and_is_self_contained(tmp_path):
     page.paragraph("x < y & z").table(pd.DataFrame({"name": ["<script>"], "v": [0.5]}))
     text = page.render()
     assert "A &lt;b&gt; title" in text and "x &lt; y &amp; z" in text and "&lt;script&gt;" in text
-    paths = write_leaderboard_report(_table(), tmp_path)
+    paths = write_leaderboard_report(_table(), tmp_path, summary=_summary())
     html = paths["html"].read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", html)
     assert html.count("<svg") == 2
@@ -44,7 +56,7 @@ def test_page_in_headless_chromium(tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api",
                                    reason="playwright (pip) drives the system Chromium")
     table = _table(n_sub=7)
-    paths = write_leaderboard_report(table, tmp_path)
+    paths = write_leaderboard_report(table, tmp_path, summary=_summary())
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=[
             "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -98,8 +110,51 @@ def test_report_names_its_flags_and_explains_the_csv(tmp_path):
         "benchchecker.patch_date, benchchecker.stage2)")
     paths = write_leaderboard_report(_table(), tmp_path, flags_line=line)
     assert set(paths) == {"csv", "md", "html", "readme"}
+    paths = write_leaderboard_report(_table(), tmp_path, flags_line=line, summary=_summary())
+    assert set(paths) == {"csv", "summary", "md", "html", "readme"}
     for kind in ("md", "html", "readme"):
         assert line in paths[kind].read_text(), kind
     readme = paths["readme"].read_text()
     assert "`note`" in readme and "Wilson" in readme and "leaderboard.csv" in readme
     assert "Wilson score interval" in paths["html"].read_text()
+
+
+def _launch(sync_api):
+    p = sync_api.sync_playwright().start()
+    browser = p.chromium.launch(executable_path=CHROMIUM, args=[
+        "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"])
+    return p, browser
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium not installed (apt-get install -y chromium)")
+@pytest.mark.parametrize("width", [1400, 390])
+def test_main_table_reads_at_desktop_and_phone_widths(tmp_path, width):
+    """Issue 25: at 1400 px every column of the main table is visible (no scrollbar); at 390 px
+    the page itself does not scroll sideways (the table scrolls in its box, first column kept)
+    and the long table is folded. Screenshots are kept in the test's folder."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="playwright (pip) drives the system Chromium")
+    table = _table(n_sub=7)
+    cutoffs = {s: "2023-10" for s in table["submission"]}
+    paths = write_leaderboard_report(table, tmp_path, summary=_summary(), cutoffs=cutoffs)
+    p, browser = _launch(sync_api)
+    try:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        page.goto(paths["html"].as_uri())
+        headers = page.locator("#submissions thead th").all_inner_texts()
+        assert headers == ["submission", "model", "cutoff", "original", "clean",
+                           "clean (tier-std.)", "drop [95% CI]", "clean n", "undecided"]
+        box = page.evaluate("(() => { const t = document.querySelector('#submissions');"
+                            " return [t.scrollWidth, t.parentElement.clientWidth,"
+                            " document.documentElement.scrollWidth]; })()")
+        assert box[2] <= width                 # the page never scrolls sideways
+        if width >= 1400:
+            assert box[0] <= box[1]            # every column visible
+        assert not page.locator("#long").is_visible()     # the long table is folded
+        assert page.locator("h2").first.inner_text() == "Submissions"
+        page.screenshot(path=str(tmp_path / f"page-{width}.png"), full_page=True)
+    finally:
+        browser.close()
+        p.stop()

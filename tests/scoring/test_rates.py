@@ -12,38 +12,51 @@ from benchchecker_plugin.errors import DataError, InputError
 from benchchecker_plugin.flags import Verdict
 from benchchecker_plugin.scoring import (
     LEADERBOARD_COLUMNS,
-    ResolvedMatrix,
     UndefinedMetricWarning,
-    _kernels,
     rate_table,
     rescore,
-    timeline,
 )
 from benchchecker_plugin.scoring.bootstrap import seed_key
+from benchchecker_plugin.scoring.pooled import _resample_counts
 
 TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
 
 
+def _mh_drop(strata):
+    """1 - Mantel-Haenszel ratio of clean against all over (RC, C, R, N) strata."""
+    num = sum(rc * n / (c + n) for rc, c, r, n in strata if c and n)
+    den = sum(r * c / (c + n) for rc, c, r, n in strata if c and n)
+    return 1 - num / den if den else math.nan
+
+
 def reference_rows(resolved, ids, verdicts, tiers):
-    """Plain-Python rate table (no intervals): dict (submission, tier) -> row values."""
+    """Plain-Python rate table (no intervals): dict (submission, tier) -> row values. A tier row's
+    drop is (original - clean) / original; the "all" row's is stratified by tier (MH)."""
     out = {}
     groups = {"all": list(ids)}
     for iid in ids:
         groups.setdefault(tiers[iid], []).append(iid)
     for sub, res in resolved.items():
         v = verdicts[sub]
+        strata = []
         for tier, members in groups.items():
             clean = [i for i in members if v.get(i) is Verdict.CLEAN]
             cont = [i for i in members if v.get(i) is Verdict.CONTAMINATED]
-            orig = sum(i in res for i in members) / len(members)
-            cr = sum(i in res for i in clean) / len(clean) if clean else math.nan
+            und = [i for i in members if i not in clean and i not in cont]
+            n_res = sum(i in res for i in members)
+            rc = sum(i in res for i in clean)
+            orig = n_res / len(members)
+            cr = rc / len(clean) if clean else math.nan
             xr = sum(i in res for i in cont) / len(cont) if cont else math.nan
+            ur = sum(i in res for i in und) / len(und) if und else math.nan
             drop = (orig - cr) / orig if orig > 0 else math.nan
+            if tier != "all":
+                strata.append((rc, len(clean), n_res, len(members)))
             out[(sub, tier)] = dict(n_instances=len(members), n_clean=len(clean),
-                                    n_contaminated=len(cont),
-                                    n_undecided=len(members) - len(clean) - len(cont),
-                                    original_rate=orig, clean_rate=cr, contaminated_rate=xr,
-                                    relative_drop=drop)
+                                    n_resolved_clean=rc, n_contaminated=len(cont),
+                                    n_undecided=len(und), original_rate=orig, clean_rate=cr,
+                                    contaminated_rate=xr, undecided_rate=ur, relative_drop=drop)
+        out[(sub, "all")]["relative_drop"] = _mh_drop(strata)
     return out
 
 
@@ -82,13 +95,13 @@ def test_matches_plain_python_reference(seed):
 
 
 def test_bootstrap_drops_equal_explicit_resamples():
+    """Without tiers one stratum: resample b's drop is the plain drop of the instances drawn."""
     ids, tiers, resolved, verdicts = _random_inputs(9, n_sub=3, n=60)
     table = rate_table(resolved, ids, verdicts, None, n_boot=400, seed=4)
-    matrix = ResolvedMatrix.from_sets(resolved, ids)
-    counts = _kernels.count_matrix(len(ids), 0, 400, seed_key(4) ^ np.uint64(0))
-    for sub in matrix.submissions:
+    counts = _resample_counts(np.zeros(len(ids), np.intp), 1, 400, int(seed_key(4) % (2**63)))
+    for sub in resolved:
         drops = []
-        for b in range(400):
+        for b in range(1, 401):
             idx = np.repeat(np.arange(len(ids)), counts[b].astype(int))
             pick = [ids[i] for i in idx]
             res = [i in resolved[sub] for i in pick]
@@ -116,7 +129,10 @@ def test_hand_computed_rescore():
     assert row.original_rate == pytest.approx(0.6)
     assert row.clean_rate == pytest.approx(0.5)
     assert row.contaminated_rate == pytest.approx(1.0)
-    assert row.relative_drop == pytest.approx((0.6 - 0.5) / 0.6)
+    # the "all" drop is stratified by tier (Mantel-Haenszel, clean against all):
+    # <15: RC 0, C 1, R 1, N 2; hard: RC 1, C 1, R 2, N 3
+    # 1 - (0*2/3 + 1*3/4) / (1*1/3 + 2*1/4) = 1 - 0.75 / (5/6) = 0.1 (unstratified: 1/6)
+    assert row.relative_drop == pytest.approx(0.1)
     easy = table.iloc[1]
     # <15: a (contaminated, resolved), b (clean, not) -> original 0.5, clean 0 -> drop 1
     assert easy.relative_drop == pytest.approx(1.0)
@@ -152,18 +168,6 @@ def test_pinned_errors():
         rate_table({"s": {"a"}}, ["a"], {"a": "yes"})
     with pytest.raises(InputError, match=r"per-submission verdicts lack submissions: t"):
         rate_table({"s": {"a"}, "t": set()}, ["a"], {"s": {"a": True}})
-
-
-def test_timeline_means_by_month():
-    ids = ["a", "b", "c", "d"]
-    v = {"a": True, "b": False, "c": False, "d": False}
-    table = rate_table({"x": {"a", "b"}, "y": {"a"}, "z": {"b"}}, ids, v, n_boot=0,
-                       dates={"x": "2024-01-03", "y": "2024-01-20", "z": "2024-03-01"})
-    tl = timeline(table)
-    assert tl["month"].tolist() == ["2024-01", "2024-03"]
-    # x: orig .5 clean 1/3 -> drop 1/3; y: orig .25 clean 0 -> drop 1; z: orig .25, clean 1/3 -> -1/3
-    assert tl["mean_relative_drop"].tolist() == pytest.approx([(1 / 3 + 1) / 2, -1 / 3])
-    assert tl["n_submissions"].tolist() == [2, 1]
 
 
 # ------------------------------------------------------------------ small samples (issue 12 item 4)
@@ -216,15 +220,16 @@ def test_min_clean_blanks_the_drop_keeps_everything_else():
     ruled = rate_table(resolved, ids, verdicts, tiers, n_boot=50, seed=3, min_clean=10)
     few = ruled["n_clean"] < 10
     assert few.any() and (~few).any()
-    blanked = ["relative_drop", "drop_ci_low", "drop_ci_high"]
+    blanked = ["relative_drop", "drop_ci_low", "drop_ci_high", "clean_vs_contaminated", "cvc_ci_low",
+               "cvc_ci_high"]
     assert ruled.loc[few, blanked].isna().all().all()
-    assert ruled.loc[few, "note"].tolist() == [f"too few clean instances (n={n} < 10)"
-                                               for n in ruled.loc[few, "n_clean"]]
-    assert ruled.loc[~few, "note"].isna().all()
+    assert ruled.loc[few, "note"].tolist() == [
+        "no clean instance" if n == 0 else f"too few (clean n={n}, resolved n={r})"
+        for n, r in zip(ruled.loc[few, "n_clean"], ruled.loc[few, "n_resolved_clean"])]
     pd.testing.assert_frame_equal(ruled.loc[~few], plain.loc[~few])
     kept = [c for c in LEADERBOARD_COLUMNS if c not in blanked + ["note"]]
     pd.testing.assert_frame_equal(ruled[kept], plain[kept])
-    assert plain["note"].isna().all() or (plain["note"].dropna() == "no clean instance").all()
+    assert not plain["note"].fillna("").str.startswith("too few").any()
 
 
 def test_no_clean_instance_is_noted_and_min_clean_is_validated():
