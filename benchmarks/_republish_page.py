@@ -1,8 +1,11 @@
-"""The pages of ``republish_verified.py``: the paper-vs-ours tables and the published files."""
+"""The pages of ``republish_verified.py``: the paper-vs-ours tables and the published files.
+
+Every aggregate here is a row of the pooled summary (``scoring.pooled_summary``: Mantel-Haenszel
+over submission x tier strata, cluster-bootstrap intervals, distinct-instance minimums) -- never a
+mean of per-submission ratios."""
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -11,22 +14,16 @@ from typing import Any
 import pandas as pd
 
 from benchchecker_plugin.flags import ASSUME_REPO_SEEN_REASON
-from benchchecker_plugin.report import (
-    HtmlPage,
-    display_drops,
-    drop_by_tier_svg,
-    timeline_svg,
-    to_markdown,
-    wide_summary,
-    write_csv,
-)
+from benchchecker_plugin.report import drop_text, to_markdown, write_csv, write_leaderboard_report
 from benchchecker_plugin.report.html import write_text_atomic
-from benchchecker_plugin.report.tables import pct, rate_formats
-from benchchecker_plugin.scoring import timeline
+from benchchecker_plugin.report.leaderboard import CVC_SENTENCE, DROP_SENTENCE
+from benchchecker_plugin.report.tables import pct
 
 HARD = "1-4 hours"
 MEDIUM = "15 min - 1 hour"
-_CLAUDE4 = re.compile(r"claude-(4|sonnet-4|opus-4)", re.I)
+CLAUDE4 = re.compile(r"claude-(4|sonnet-4|opus-4)", re.I)
+TOP10 = "top 10 (by resolved of 500)"
+FAMILY = "Claude 4 family"
 RULE = ("An instance is contaminated for a model when its repository is in the model's training data "
         "(Stage I) AND the gold patch was present in the repository at the model's training cutoff "
         "(Stage II); clean when either says no; undecided otherwise (Stage II could not locate the "
@@ -35,65 +32,72 @@ RULE = ("An instance is contaminated for a model when its repository is in the m
 ASSUMPTION = (f"Assumption (--assume-repo-seen): Stage I is taken as true for every model, because "
               f"{ASSUME_REPO_SEEN_REASON}; Stage I cannot be run for closed models here. So "
               "'contaminated' here means 'patch present at the cutoff'.")
+ERAS = ("What 'clean' means depends on the cutoff. SWE-bench Verified's fixes were merged by mid-2023 "
+        "(the latest fix date among the 130 instances with full fields is 2023-07-24). At a cutoff "
+        "before an instance's fix, 'clean' is what the paper means: the fix was not yet in the "
+        "repository. At cutoffs after mid-2023 every covered fix was already merged, so 'clean' "
+        "means 'the fixed lines are not in the snapshot at the cutoff': the code was rewritten "
+        "since (Stage II category pre-patch-only). Such instances test whether a model has seen "
+        "*this* fix verbatim, not whether it could have seen the issue.")
 
 
-def _drop_text(row: pd.Series) -> str:
-    if str(row.get("note") or "").startswith("too few"):
-        return f"too few (n={int(row['n_clean'])})"
-    if row["n_clean"] == 0:
-        return "no clean instance"
-    if isinstance(row["relative_drop"], float) and math.isnan(row["relative_drop"]):
-        return "undefined (original 0)"
-    return (f"{pct(row['relative_drop'])} [{pct(row['drop_ci_low'])}, {pct(row['drop_ci_high'])}]")
+def _cell(summary: pd.DataFrame, group: str, tier: str) -> pd.Series | None:
+    rows = summary[(summary["group"] == group) & (summary["tier"] == tier)]
+    return rows.iloc[0] if len(rows) else None
 
 
-def paper_tables(table: pd.DataFrame, compact: pd.DataFrame, subs: Sequence[Any],
-                 cutoffs: Mapping[str, Any], min_clean: int, coverage: str) -> dict[str, pd.DataFrame]:
-    """The four findings of the paper, recomputed on our flags, plus a one-line summary each."""
-    rate500 = {r.submission: r.original_rate_500 for r in table[table["tier"] == "all"].itertuples()}
-    allrows = table[table["tier"] == "all"].set_index("submission")
-    hard = table[table["tier"] == HARD].set_index("submission")
-    scored = set(allrows.index)
+def _n(row: pd.Series | None) -> str:
+    if row is None:
+        return ""
+    return (f"{int(row['n_submissions'])} submissions, {int(row['n_instances'])} instances, "
+            f"clean n={int(row['n_clean'])}, resolved clean n={int(row['n_resolved_clean'])}")
+
+
+def _sub_row(table: pd.DataFrame, sub: str, tier: str) -> pd.Series | None:
+    rows = table[(table["submission"] == sub) & (table["tier"] == tier)]
+    return rows.iloc[0] if len(rows) else None
+
+
+def paper_tables(table: pd.DataFrame, summary: pd.DataFrame, compact: pd.DataFrame,
+                 subs: Sequence[Any], cutoffs: Mapping[str, Any], min_clean: int,
+                 coverage: str) -> dict[str, Any]:
+    """The four findings of the paper, recomputed on our flags with the pooled estimator."""
+    scored = set(table["submission"])
     # 1. top-10 submissions (500-instance original rate), drop on 1-4 h tasks
-    ranked = sorted(subs, key=lambda s: -len(s.resolved))[:10]
     top = []
-    for s in ranked:
-        if s.name not in scored:
-            top.append({"submission": s.name, "model": s.model, "resolved of 500": len(s.resolved),
-                        "1-4 h covered": "", "1-4 h clean": "", "1-4 h original": "",
-                        "1-4 h clean rate": "", "1-4 h drop [95% CI]": "not scored (model or cutoff unknown)"})
-            continue
-        if s.name not in hard.index:
-            top.append({"submission": s.name, "model": s.model, "resolved of 500": len(s.resolved),
-                        "1-4 h covered": 0, "1-4 h clean": 0, "1-4 h original": "",
-                        "1-4 h clean rate": "", "1-4 h drop [95% CI]": "no covered 1-4 h instance"})
-            continue
-        r = hard.loc[s.name]
+    for s in sorted(subs, key=lambda s: -len(s.resolved))[:10]:
+        r = _sub_row(table, s.name, HARD) if s.name in scored else None
         top.append({"submission": s.name, "model": s.model, "resolved of 500": len(s.resolved),
-                    "1-4 h covered": int(r["n_instances"]), "1-4 h clean": int(r["n_clean"]),
-                    "1-4 h original": pct(r["original_rate"]), "1-4 h clean rate": pct(r["clean_rate"]),
-                    "1-4 h drop [95% CI]": _drop_text(r)})
+                    "1-4 h covered": int(r["n_instances"]) if r is not None else "",
+                    "1-4 h clean n": int(r["n_clean"]) if r is not None else "",
+                    "1-4 h original": pct(r["original_rate"]) if r is not None else "",
+                    "1-4 h clean": pct(r["clean_rate"]) if r is not None else "",
+                    "1-4 h drop [95% CI]": drop_text(r) if r is not None
+                    else "not scored (model or cutoff unknown, or input excluded)"})
     top_df = pd.DataFrame(top)
-    # 2. Claude-4 submissions, overall drop
-    c4 = [s for s in subs if _CLAUDE4.search(s.model or "") and s.name in scored]
+    # 2. Claude-4 submissions, overall (tier-stratified) drop
+    c4 = [s for s in subs if CLAUDE4.search(s.model or "") and s.name in scored]
     c4_df = pd.DataFrame([{"submission": s.name, "model": s.model,
-                           "covered": int(allrows.loc[s.name, "n_instances"]),
-                           "clean": int(allrows.loc[s.name, "n_clean"]),
-                           "original (covered)": pct(allrows.loc[s.name, "original_rate"]),
-                           "original (500)": pct(rate500[s.name]),
-                           "clean rate": pct(allrows.loc[s.name, "clean_rate"]),
-                           "drop [95% CI]": _drop_text(allrows.loc[s.name])} for s in c4])
-    # 3. discrepancy by submission year
+                           "covered": int(r["n_instances"]), "clean n": int(r["n_clean"]),
+                           "original (covered)": pct(r["original_rate"]),
+                           "clean": pct(r["clean_rate"]), "clean (tier-std.)": pct(r["clean_rate_std"]),
+                           "drop [95% CI]": drop_text(r)}
+                          for s in c4 if (r := _sub_row(table, s.name, "all")) is not None])
+    # 3. discrepancy by submission year: pooled per year, all tiers and 15-60 min
     years = []
-    for year in sorted({str(d)[:4] for d in allrows["date"] if str(d)[:4].isdigit()}):
-        row: dict[str, Any] = {"year": year}
-        for tier, label in (("all", "all tiers"), (MEDIUM, "15 min - 1 h")):
-            part = table[(table["tier"] == tier) & (table["date"].astype(str).str[:4] == year)]
-            ok = part["relative_drop"].dropna()
-            row[f"{label}: submissions"] = len(part)
-            row[f"{label}: with a drop"] = len(ok)
-            row[f"{label}: mean drop"] = pct(ok.mean()) if len(ok) else "none (too few clean)"
-        years.append(row)
+    for group in [g for g in dict.fromkeys(summary["group"]) if re.fullmatch(r"\d{4}", str(g))]:
+        a, m = _cell(summary, group, "all"), _cell(summary, group, MEDIUM)
+        assert a is not None
+        years.append({"year": group, "submissions": int(a["n_submissions"]),
+                      "instances": int(a["n_instances"]), "clean n": int(a["n_clean"]),
+                      "resolved clean n": int(a["n_resolved_clean"]),
+                      "original": pct(a["original_rate"]), "clean": pct(a["clean_rate"]),
+                      "clean (tier-std.)": pct(a["clean_rate_std"]),
+                      "undecided": pct(a["undecided_rate"]), "drop [95% CI]": drop_text(a),
+                      "clean vs contaminated [95% CI]": drop_text(a, "clean_vs_contaminated",
+                                                                  "cvc_ci_low", "cvc_ci_high"),
+                      "15-60 min: clean n": int(m["n_clean"]) if m is not None else "",
+                      "15-60 min: drop [95% CI]": drop_text(m) if m is not None else ""})
     year_df = pd.DataFrame(years)
     # 4. share of covered instances flagged per model
     shares = []
@@ -102,42 +106,41 @@ def paper_tables(table: pd.DataFrame, compact: pd.DataFrame, subs: Sequence[Any]
         n = len(part)
         c = (part["contaminated"] == "true").sum()
         k = (part["contaminated"] == "false").sum()
-        shares.append({"model": model, "cutoff": getattr(cut, "text", str(cut)), "covered": n,
+        shares.append({"model": model, "snapshot at": f"{cut.last_moment:%Y-%m-%d}", "covered": n,
                        "contaminated": pct(c / n) if n else "", "clean": pct(k / n) if n else "",
                        "undecided": pct((n - c - k) / n) if n else ""})
-    share_df = pd.DataFrame(shares).sort_values(["cutoff", "model"]).reset_index(drop=True)
-    summary = _summary(top_df, c4_df, year_df, share_df, min_clean, coverage)
-    return {"summary": summary, "top10": top_df, "claude4": c4_df, "years": year_df, "shares": share_df}
+    share_df = pd.DataFrame(shares).sort_values(["snapshot at", "model"]).reset_index(drop=True)
+    summary_df = _summary(summary, year_df, share_df, min_clean, coverage)
+    return {"summary": summary_df, "top10": top_df, "claude4": c4_df, "years": year_df,
+            "shares": share_df}
 
 
-def _summary(top: pd.DataFrame, c4: pd.DataFrame, years: pd.DataFrame, shares: pd.DataFrame,
-             min_clean: int, coverage: str) -> pd.DataFrame:
-    drops = top["1-4 h drop [95% CI]"]
-    shown = drops[~drops.str.startswith(("too few", "not scored", "no c", "undefined"))]
-    too_few = drops.str.startswith(("too few", "no clean")).sum()
-    ours_top = (f"{len(shown)} of {len(top)} have a drop ({'; '.join(shown) or '-'}); {too_few} too few "
-                f"clean 1-4 h instances (< {min_clean}); {drops.str.startswith('no covered').sum()} "
-                f"no covered 1-4 h instance; {drops.str.startswith('not scored').sum()} not scored "
-                "(model or cutoff unknown)")
-    c4d = c4["drop [95% CI]"].tolist() if len(c4) else []
-    ours_c4 = "; ".join(f"{s}: {d}" for s, d in zip(c4.get("submission", []), c4d)) or "no scored submission"
-    ours_year = "; ".join(f"{r['year']}: {r['all tiers: mean drop']} (15-60 min: {r['15 min - 1 h: mean drop']})"
+def _summary(summary: pd.DataFrame, years: pd.DataFrame, shares: pd.DataFrame, min_clean: int,
+             coverage: str) -> pd.DataFrame:
+    top_hard = _cell(summary, TOP10, HARD)
+    top_all = _cell(summary, TOP10, "all")
+    fam = _cell(summary, FAMILY, "all")
+    ours_top = (f"1-4 h, pooled over the top 10: {drop_text(top_hard) if top_hard is not None else '-'} "
+                f"({_n(top_hard)}); all tiers: {drop_text(top_all) if top_all is not None else '-'}")
+    ours_c4 = (f"pooled: {drop_text(fam)} ({_n(fam)})" if fam is not None else "no scored submission")
+    ours_year = "; ".join(f"{r['year']}: {r['drop [95% CI]']} (15-60 min: {r['15-60 min: drop [95% CI]']})"
                           for _, r in years.iterrows())
     cont = shares["contaminated"].str.rstrip("%").astype(float)
     und = shares["undecided"].str.rstrip("%").astype(float)
     ours_share = (f"contaminated {cont.min():.0f}-{cont.max():.0f}% of covered instances per model, "
                   f"undecided {und.min():.0f}-{und.max():.0f}%")
-    why_cov = f"{coverage}; "
+    why = f"{coverage}; "
     return pd.DataFrame([
         {"finding": "relative drop on 1-4 h tasks, top-10 submissions", "paper": "> 20% for every one",
-         "ours": ours_top, "why ours differs": why_cov + "few 1-4 h instances are covered, most are "
-         "undecided, so the clean tier is below the minimum and shows 'too few'"},
+         "ours": ours_top, "why ours differs": why + "at 2024-25 cutoffs only a few 1-4 h fixes are "
+         "absent from the snapshot; the clean 1-4 h set is too small to estimate a drop"},
         {"finding": "overall drop, Claude-4 submissions", "paper": "8-11%", "ours": ours_c4,
-         "why ours differs": why_cov + "at a 2025 cutoff almost every covered fix is present or undecided: "
-         "the clean subset is small"},
+         "why ours differs": why + "drop compared within tiers (the clean set is easier than the "
+         "benchmark); at a 2025 cutoff 'clean' means the fixed code was rewritten since"},
         {"finding": "discrepancy by submission year", "paper": "42.5% (2023) -> 5.2% (2025); 15-60 min: 55.8% -> ~0",
-         "ours": ours_year, "why ours differs": why_cov + "Stage I assumed true; undecided instances are "
-         "left out of clean and contaminated; the mean is over submissions with a drop"},
+         "ours": ours_year, "why ours differs": why + "Stage I assumed true; pooled within tiers "
+         "over each year's submissions (not a mean of their ratios); undecided instances in neither "
+         "group; 'too few' below the minimum of distinct clean instances"},
         {"finding": "share of instances flagged per model", "paper": "(per model, in the paper's figures)",
          "ours": ours_share, "why ours differs": "Stage II only, on covered instances; undecided = changed "
          "code rewritten, moved or removed since, not settled by tests here"},
@@ -148,40 +151,62 @@ def _md(frame: pd.DataFrame) -> str:
     return to_markdown(frame.astype(object).where(frame.notna(), ""))
 
 
-def write_pages(out: Path, table: pd.DataFrame, compact: pd.DataFrame, unscored: pd.DataFrame,
-                by_repo: pd.DataFrame, paper: dict[str, pd.DataFrame], info: dict[str, Any]) -> list[Path]:
+def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: pd.DataFrame,
+                unscored: pd.DataFrame, by_repo: pd.DataFrame, paper: dict[str, Any],
+                info: dict[str, Any], cutoff_df: pd.DataFrame) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     n_cov = int(by_repo["covered"].sum())
     n_all = len(by_repo)
     cov = by_repo.groupby("repo").agg(instances=("covered", "size"), covered=("covered", "sum")).reset_index()
+    cov["snapshots from"] = ["git (first-parent history at the cutoff)" if c else "not covered"
+                             for c in cov["covered"]]
     cov_tier = by_repo.groupby("tier").agg(instances=("covered", "size"), covered=("covered", "sum")).reset_index()
     flags_line = (f"Flags: benchchecker.stage2 at each model's cutoff, merged with policy benchchecker "
                   f"(Stage I assumed). Stage II: {info['stage2']}; {info['errors']} of {info['n_flags']} "
                   "Stage II flags are errors (undecided).")
-    coverage = (f"Coverage: {n_cov} of {n_all} instances are covered (their repository was cloned); "
-                f"not covered: {', '.join(info['missing_repos']) or 'none'}. Instances not covered are "
-                "not undecided: they are left out. Every rate, count and drop is over the covered "
-                "instances of each tier; original_rate_500 is the rate over all 500 instances.")
+    coverage = (f"Coverage: {n_cov} of {n_all} instances are covered (their repository's history was "
+                f"read); not covered: {', '.join(info['missing_repos']) or 'none'}. Instances not "
+                "covered are not undecided: they are left out. Every rate, count and drop is over the "
+                "covered instances of each tier.")
     restricted = []
     if info["unfinished"]:
         restricted.append(f"**Partial: Stage II did not finish in time for {', '.join(info['unfinished'])}; "
                           "their instances are counted as not covered here.**")
     elif info["restricted"]:
         restricted.append("**A restricted trial run (--repos / --submissions): not the full republication.**")
-    method = (f"Rates: fraction resolved, 95% Wilson intervals; drop = (original - clean) / original on the "
-              f"covered instances, 95% percentile bootstrap interval ({info['resamples']} resamples, "
-              f"seed {info['seed']}); a tier with fewer than {info['min_clean']} clean instances shows "
-              "'too few (n=...)' instead of a drop.")
-    notes = restricted + [flags_line, coverage, RULE, ASSUMPTION, method]
-    paths = [write_csv(table, out / "leaderboard.csv"), write_csv(compact, out / "flags.csv"),
-             write_csv(unscored, out / "unscored.csv")]
-    summary = wide_summary(table)
-    summary.insert(3, "original (500)", table[table["tier"] == "all"]["original_rate_500"].to_numpy())
-    md = (["# SWE-bench Verified re-scored without Stage II-contaminated instances", ""]
-          + [f"- {n}" for n in notes] + ["", "## Paper vs ours", "", _md(paper["summary"]),
-          "## Submissions (tier 'all' and per tier)", "", _md(display_drops(table)),
-          "## Not scored: model or cutoff unknown", "", _md(unscored)])
-    paths.append(write_text_atomic(out / "leaderboard.md", "\n".join(md)))
+    capped = [f"{m}: {n}" for m, n in zip(cutoff_df["model"], cutoff_df["note"]) if n]
+    method = (f"{DROP_SENTENCE} {CVC_SENTENCE} Rates: 95% Wilson intervals; drops: 95% intervals "
+              f"from a cluster bootstrap over instances stratified by tier ({info['resamples']} "
+              f"resamples, seed {info['seed']}); a cell with fewer than {info['min_clean']} clean or "
+              f"{info['min_resolved_clean']} resolved clean instances (distinct, for pooled cells) "
+              "reads 'too few (clean n, resolved n)'.")
+    hygiene = ("Inputs: a submission whose resolved count differs from the official leaderboard by "
+               "more than 2% of the 500 instances is not scored (listed under 'Not scored'); partial "
+               "resolved lists are scored and named in the notes; a cutoff stated as a period is "
+               "capped at the date of the model's earliest submission"
+               + (f" ({'; '.join(capped)})" if capped else "") + ".")
+    notes = restricted + [coverage, RULE, ASSUMPTION, hygiene] + [
+        f"{name}: {mark} (scored as it is)." for name, mark in info["marks"].items()]
+    excluded = list(zip(unscored["submission"], unscored["reason"]))
+    cutoffs_by_sub = {s: "; ".join(f"{t}" for t in cutoff_text) for s, cutoff_text in
+                      info["submission_cutoffs"].items()}
+    extra: list[tuple[str, Any]] = [
+        ("Paper vs ours", paper["summary"]),
+        ("By submission year (pooled within tiers)", paper["years"]),
+        ("Top-10 submissions: 1-4 h tier", paper["top10"]),
+        ("Claude-4 submissions: all tiers (stratified)", paper["claude4"]),
+        ("What 'clean' means at each cutoff", ERAS),
+        ("Verdicts per model (covered instances)", paper["shares"]),
+        ("Training cutoffs and snapshot dates", cutoff_df),
+        ("Coverage by repository", cov),
+        ("Coverage by tier", cov_tier),
+    ]
+    paths = list(write_leaderboard_report(
+        table, out, title="SWE-bench Verified re-scored without Stage II-contaminated instances",
+        notes=notes, flags_line=flags_line, summary=summary, excluded=excluded,
+        cutoffs=cutoffs_by_sub, extra=extra).values())
+    paths += [write_csv(compact, out / "flags.csv"), write_csv(unscored, out / "unscored.csv"),
+              write_csv(cutoff_df, out / "cutoffs.csv")]
     readme = (["# SWE-bench Verified, republished with BenchChecker Stage II flags", ""] + restricted
               + ["## How it was made", "", f"- Command: `{info['command']}` (from the project root, "
                  "with the shared data at ../shared/data and full clones in the --repos-dir).",
@@ -189,48 +214,33 @@ def write_pages(out: Path, table: pd.DataFrame, compact: pd.DataFrame, unscored:
                  f"- Stage II: {info['stage2']}; {info['n_models']} models with a published cutoff; "
                  f"{len(info['unknown_models'])} without one ({', '.join(info['unknown_models'])}).",
                  f"- Runtime: {info['runtime']} (a 2-core machine).",
-                 f"- {info['n_submissions']} submissions; {len(unscored)} not scored (model or cutoff "
-                 "unknown, listed in `unscored.csv` with the reason).", "",
-                 "## Rule and assumption", "", RULE, "", ASSUMPTION, "", "## Coverage", "", coverage, "",
-                 _md(cov), _md(cov_tier), "## Paper vs ours", "", _md(paper["summary"]),
+                 f"- {info['n_submissions']} submissions; {len(unscored)} not scored (listed in "
+                 "`unscored.csv` with the reason).", "",
+                 "## Statistics", "", method, "",
+                 "Every figure over several submissions (a year, the top 10, a model family) pools "
+                 "their counts within difficulty tiers (Mantel-Haenszel over submission x tier "
+                 "strata): a submission resting on 3 clean instances weighs by its counts, not as one "
+                 "ratio among equals. Submissions share instances, so intervals resample instances "
+                 "(a drawn instance brings every submission's result on it) and counts are of "
+                 "distinct instances.", "",
+                 "## Rule, assumption and inputs", "", RULE, "", ASSUMPTION, "", hygiene, "",
+                 ERAS, "", "## Coverage", "", coverage, "", _md(cov), _md(cov_tier),
+                 "## Paper vs ours", "", _md(paper["summary"]),
+                 "### By submission year (pooled within tiers)", "", _md(paper["years"]),
                  "### Top-10 submissions (by resolved of 500): 1-4 h tier", "", _md(paper["top10"]),
-                 "### Claude-4 submissions: all tiers", "", _md(paper["claude4"]),
-                 "### Mean relative drop by submission year", "", _md(paper["years"]),
-                 "### Share of covered instances per verdict, per model", "", _md(paper["shares"]),
+                 "### Claude-4 submissions: all tiers (stratified)", "", _md(paper["claude4"]),
+                 "### Verdicts per model (covered instances)", "", _md(paper["shares"]),
+                 "### Training cutoffs and snapshot dates", "", _md(cutoff_df),
                  "## Files", "",
-                 "- `leaderboard.csv`: one row per (submission, tier); columns as `benchchecker leaderboard` "
-                 "writes them (over the covered instances) plus `n_instances_500`, `original_rate_500`.",
+                 "- `leaderboard.csv`: one row per (submission, tier) over the covered instances "
+                 "(columns as `benchchecker leaderboard` writes them).",
+                 "- `summary.csv`: pooled over groups of submissions (all, each year, the top 10, the "
+                 "Claude-4 family) and tiers, with the distinct instances each figure rests on.",
                  "- `leaderboard.md`, `index.html`: the same, readable; the page also has plots.",
                  "- `flags.csv`: one merged verdict per (covered instance, model): contaminated "
                  "(true / false / empty = undecided), score (Stage II's least matched-line similarity), "
                  "category (Stage II's).",
-                 "- `unscored.csv`: submissions whose model or cutoff is unknown, with the reason.",
-                 "", method, ""])
+                 "- `cutoffs.csv`: each model's published cutoff and the snapshot date used.",
+                 "- `unscored.csv`: submissions not scored, with the reason.", ""])
     paths.append(write_text_atomic(out / "README.md", "\n".join(readme)))
-    page = HtmlPage("SWE-bench Verified re-scored without Stage II-contaminated instances")
-    for n in notes:
-        page.paragraph(n.strip("*"), note=n in restricted)
-    page.heading("Paper vs ours")
-    page.table(paper["summary"], sortable=False)
-    for key, title in (("top10", "Top-10 submissions: 1-4 h tier"), ("claude4", "Claude-4 submissions"),
-                       ("years", "Mean relative drop by submission year"),
-                       ("shares", "Verdicts per model (covered instances)")):
-        page.heading(title, level=3)
-        page.table(paper[key].astype(object).where(paper[key].notna(), ""))
-    page.heading("Coverage")
-    page.table(cov)
-    page.table(cov_tier)
-    page.heading("Submissions")
-    rate_cols = {c: pct for c in summary.columns
-                 if c not in {"submission", "model", "date", "n clean", "n contaminated", "n undecided"}}
-    page.table(summary, formats=rate_cols, table_id="submissions")
-    page.heading("Not scored: model or cutoff unknown")
-    page.table(unscored, formats={"original_rate_500": pct})
-    if len(table):
-        page.heading("Plots")
-        page.figure(drop_by_tier_svg(table), caption="Relative drop per difficulty tier.")
-        page.figure(timeline_svg(timeline(table)), caption="Mean relative drop by submission month.")
-    page.heading("All rows (leaderboard.csv)")
-    page.table(display_drops(table), table_id="long", formats=rate_formats(table))
-    paths.append(page.write(out / "index.html"))
     return paths

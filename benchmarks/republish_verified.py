@@ -18,14 +18,21 @@ What it does, in order (library calls, no subprocess):
 4. merges with policy ``benchchecker``: contaminated = Stage I (repository in the training data)
    AND Stage II (patch present). Stage I cannot be run for closed models here, so it is *assumed*
    true (``--assume-repo-seen``: these repositories are among the most-starred on GitHub);
-5. re-scores every submission on the covered instances of each tier (original, clean,
-   contaminated rates with Wilson intervals, relative drop with a paired bootstrap interval,
-   "too few" below ``--min-clean`` clean instances) with the 500-instance original rate beside,
-   and writes to ``--out`` (default ``published/swebench-verified``): ``leaderboard.csv``,
-   ``leaderboard.md``, ``index.html``, ``flags.csv`` (compact: instance_id, model, contaminated,
-   score, category), ``unscored.csv`` (submissions whose model or cutoff is unknown, with the
-   reason) and ``README.md`` (command, date, versions, coverage, the assumption, the rule and the
-   paper-vs-ours table).
+5. screens the inputs (``leaderboard.hygiene``): a submission whose resolved count differs from
+   the official ``leaderboards.json`` by more than 2% of the instances is not scored; partial
+   resolved lists are marked; a cutoff stated as a period (claude-2's "Early 2023") is capped at
+   the date of the earliest submission built on the model, before Stage II runs;
+6. re-scores every submission on the covered instances of each tier (original, clean,
+   contaminated and undecided rates with Wilson intervals; the drop 1 - clean / original and clean
+   vs contaminated, stratified by tier, with cluster-bootstrap intervals; "too few" below
+   ``--min-clean`` clean or ``--min-resolved-clean`` resolved clean instances), and pools them
+   over groups (every submission, each year, the top 10, the Claude-4 family: Mantel-Haenszel
+   over submission x tier strata, never a mean of ratios), and writes to ``--out`` (default
+   ``published/swebench-verified``): ``leaderboard.csv``, ``summary.csv``, ``leaderboard.md``,
+   ``index.html``, ``flags.csv`` (compact: instance_id, model, contaminated, score, category),
+   ``cutoffs.csv`` (each model's published cutoff and the snapshot date used), ``unscored.csv``
+   (submissions not scored, with the reason) and ``README.md`` (command, date, versions, coverage,
+   the assumption, the rule and the paper-vs-ours table).
 
 ``--stage2-cache FILE`` keeps the full Stage II flags (JSON Lines, large: keep it outside the
 published folder): read when it exists, written otherwise. ``--repos`` / ``--submissions`` restrict
@@ -39,6 +46,7 @@ import math
 import platform
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,7 +57,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from _republish_page import paper_tables, write_pages  # noqa: E402
+from _republish_page import CLAUDE4, paper_tables, write_pages  # noqa: E402
 
 BENCHMARK = "swe-bench-verified"
 
@@ -65,7 +73,9 @@ def _args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, default=ROOT / "published" / "swebench-verified")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the drop")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--min-clean", type=int, default=10, help="fewer clean instances: 'too few'")
+    p.add_argument("--min-clean", type=int, default=20, help="fewer clean instances: 'too few'")
+    p.add_argument("--min-resolved-clean", type=int, default=10,
+                   help="fewer resolved clean instances: 'too few'")
     p.add_argument("--stage2-cache", type=Path, default=None, metavar="DIR",
                    help="full Stage II flags per repository: read if present, else written "
                         "(keep outside --out)")
@@ -148,15 +158,36 @@ def _submission_verdicts(merged: list[Any], models: Sequence[str]) -> dict[str, 
     return out
 
 
+def summary_groups(scored: Sequence[Any], subs: Sequence[Any]) -> dict[str, list[str]]:
+    """The pooled groups of the page: every scored submission, each submission year, the top 10
+    by resolved of 500 (those scored), and the Claude-4 family."""
+    from benchchecker_plugin.leaderboard import summary_groups as by_year
+
+    groups = by_year(scored)
+    names = {s.name for s in scored}
+    top = [s.name for s in sorted(subs, key=lambda s: -len(s.resolved))[:10] if s.name in names]
+    groups["top 10 (by resolved of 500)"] = top
+    groups["Claude 4 family"] = [s.name for s in scored if CLAUDE4.search(s.model or "")]
+    return {k: v for k, v in groups.items() if v}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     import benchchecker_plugin
     from benchchecker_plugin.cutoffs_file import read_cutoffs
     from benchchecker_plugin.errors import RepositoryError
     from benchchecker_plugin.flags import MergePolicy, merge_flags
     from benchchecker_plugin.instances import load_instances
-    from benchchecker_plugin.leaderboard import apply_model_map, load_submissions, load_tiers, read_model_map
+    from benchchecker_plugin.leaderboard import (
+        apply_model_map,
+        cap_cutoffs,
+        load_submissions,
+        load_tiers,
+        official_percentages,
+        read_model_map,
+        screen_submissions,
+    )
     from benchchecker_plugin.repos import find_repo
-    from benchchecker_plugin.scoring import rate_table
+    from benchchecker_plugin.scoring import UndefinedMetricWarning, pooled_summary, rate_table
 
     args = _args(argv)
     started = time.perf_counter()
@@ -189,7 +220,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not covered:
         raise SystemExit(f"no instance is covered: no clone under {args.repos_dir}")
     table_cutoffs = read_cutoffs(map_path)
-    cutoffs = dict(table_cutoffs.cutoffs)
+    model_map = read_model_map(map_path)
+    subs = apply_model_map(load_submissions(subs_path), model_map)
+    published_cutoffs = dict(table_cutoffs.cutoffs)
+    cutoffs, capped = cap_cutoffs(published_cutoffs, subs)
     print(f"{len(covered)}/{len(instances)} instances covered; Stage II at {len(cutoffs)} model "
           f"cutoffs ...", file=sys.stderr)
     stage2, stage2_line, unfinished = _stage2(covered, args, cutoffs)
@@ -201,12 +235,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     merged = merge_flags(stage2, policy=MergePolicy.BENCHCHECKER, assume_repo_seen=True)
     errors = sum("error" in f.evidence for f in stage2)
 
-    model_map = read_model_map(map_path)
-    subs = apply_model_map(load_submissions(subs_path), model_map)
     if args.submissions is not None:
         subs = [s for s in subs if s.name in args.submissions]
-    scored, unscored = [], []
-    for s in subs:
+    official = official_percentages(data / "swebench_leaderboard" / "leaderboards.json")
+    screened = screen_submissions(subs, len(ids), official=official)
+    scored, unscored = [], list(screened.excluded)
+    for s in screened.scored:
         if s.name not in model_map:
             unscored.append((s, "not in the model map"))
         elif not s.models:
@@ -218,16 +252,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             scored.append(s)
     cov_ids = [i.instance_id for i in covered]
     verdicts = {s.name: _submission_verdicts(merged, s.models) for s in scored}
-    table = rate_table({s.name: s.resolved for s in scored}, ids, verdicts, tiers,
+    resolved = {s.name: s.resolved for s in scored}
+    table = rate_table(resolved, ids, verdicts, tiers,
                        models={s.name: s.model for s in scored}, dates={s.name: s.date for s in scored},
-                       n_boot=args.resamples, seed=args.seed, min_clean=args.min_clean, covered=cov_ids)
-    full = rate_table({s.name: s.resolved for s in subs}, ids, {s.name: {} for s in subs}, tiers,
-                      models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
-                      n_boot=0)
+                       n_boot=args.resamples, seed=args.seed, min_clean=args.min_clean,
+                       min_resolved_clean=args.min_resolved_clean, covered=cov_ids)
+    groups = summary_groups(scored, subs)
+    summary = pooled_summary(resolved, ids, verdicts, tiers, groups=groups, n_boot=args.resamples,
+                             seed=args.seed, min_clean=args.min_clean,
+                             min_resolved_clean=args.min_resolved_clean, covered=cov_ids)
+    with warnings.catch_warnings():   # no verdicts here: every submission "has no clean instance"
+        warnings.simplefilter("ignore", UndefinedMetricWarning)
+        full = rate_table({s.name: s.resolved for s in subs}, ids, {s.name: {} for s in subs}, tiers,
+                          models={s.name: s.model for s in subs},
+                          dates={s.name: s.date for s in subs}, n_boot=0)
     full = full.rename(columns={"n_instances": "n_instances_500", "original_rate": "original_rate_500"})
     table = table.merge(full[["submission", "tier", "n_instances_500", "original_rate_500"]],
                         on=["submission", "tier"], how="left")
-    table.attrs.update(ci=0.95, min_clean=args.min_clean)
+    table.attrs.update(ci=0.95, min_clean=args.min_clean, min_resolved_clean=args.min_resolved_clean)
     unscored_df = full[full["tier"] == "all"].set_index("submission").loc[[s.name for s, _ in unscored]]
     unscored_df = pd.DataFrame({
         "submission": [s.name for s, _ in unscored], "model": [s.model for s, _ in unscored],
@@ -247,13 +289,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "n_models": len(cutoffs), "unknown_models": list(table_cutoffs.unknown),
         "n_submissions": len(subs), "restricted": args.repos is not None or args.submissions is not None or bool(unfinished),
         "resamples": args.resamples, "seed": args.seed, "min_clean": args.min_clean,
+        "min_resolved_clean": args.min_resolved_clean, "marks": dict(screened.marks),
+        "submission_cutoffs": {s.name: [f"{cutoffs[m].last_moment:%Y-%m-%d}" for m in s.models]
+                               for s in scored},
         "missing_repos": sorted(missing_repos), "unfinished": sorted(unfinished),
     }
     not_cov = sorted({i.repo.split("/")[1] for i in instances if i not in covered})
-    paper = paper_tables(table, compact, subs, cutoffs, args.min_clean,
-                         f"{len(covered)}/{len(instances)} instances covered (none of {', '.join(not_cov)})")
+    cutoff_df = pd.DataFrame([{"model": m, "published cutoff": published_cutoffs[m].text,
+                               "snapshot at": f"{c.last_moment:%Y-%m-%d}", "note": capped.get(m, "")}
+                              for m, c in cutoffs.items()])
+    paper = paper_tables(table, summary, compact, subs, cutoffs, args.min_clean,
+                         f"{len(covered)}/{len(instances)} instances covered"
+                         + (f" (none of {', '.join(not_cov)})" if not_cov else ""))
     info["runtime"] = f"{(time.perf_counter() - started) / 60:.1f} min in all"
-    paths = write_pages(args.out, table, compact, unscored_df, by_repo, paper, info)
+    paths = write_pages(args.out, table, summary, compact, unscored_df, by_repo, paper, info,
+                        cutoff_df)
     print(f"{info['stage2']}; {info['runtime']}; wrote {', '.join(p.name for p in paths)}",
           file=sys.stderr)
     return 0

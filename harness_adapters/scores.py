@@ -3,7 +3,8 @@
 A 0/1 per-instance metric (accuracy, exact match, resolved) goes through
 :func:`benchchecker_plugin.scoring.rescore`, the function behind ``benchchecker rescore``, so a
 wrapper prints the same numbers as ``benchchecker rescore`` on the same results and flags
-(``relative_drop = (full - clean) / full`` and its bootstrap interval included). A graded metric
+(``relative_drop = 1 - clean / full``, stratified by tier, and its cluster-bootstrap interval
+included; "too few" below 20 clean or 10 resolved clean instances, as there). A graded metric
 (Rouge-L, a log-likelihood) is averaged per group with the same instance lists; it has no
 bootstrap interval.
 """
@@ -19,7 +20,13 @@ from typing import Any
 import numpy as np
 
 from benchchecker_plugin.flags import Verdict
-from benchchecker_plugin.scoring import ALL_TIER, UndefinedMetricWarning, rescore
+from benchchecker_plugin.scoring import (
+    ALL_TIER,
+    MIN_CLEAN,
+    MIN_RESOLVED_CLEAN,
+    UndefinedMetricWarning,
+    rescore,
+)
 
 from .common import Group, Mode, Selection
 
@@ -73,7 +80,8 @@ def _is_binary(values: np.ndarray) -> bool:
 
 def grouped_scores(values: Mapping[str, float], selection: Selection, *, task: str, metric: str,
                    filter: str | None = None, tiers: Mapping[str, str] | None = None,
-                   group_hard: bool = False, n_boot: int = 1000, seed: int = 0
+                   group_hard: bool = False, n_boot: int = 1000, seed: int = 0,
+                   min_clean: int = MIN_CLEAN, min_resolved_clean: int = MIN_RESOLVED_CLEAN
                    ) -> list[GroupedScore]:
     """Per-tier grouped scores of ``values`` (``{instance_id: per-instance metric}``, the
     evaluated instances of the run) under ``selection``'s verdicts. One row per tier, ``"all"``
@@ -87,7 +95,8 @@ def grouped_scores(values: Mapping[str, float], selection: Selection, *, task: s
             warnings.simplefilter("ignore", UndefinedMetricWarning)  # select() already warned
             table = rescore([i for i, v in zip(ids, arr) if v == 1.0], ids, verdicts, tiers,
                             submission=task, model=selection.model, group_hard=group_hard,
-                            n_boot=n_boot, seed=seed)
+                            n_boot=n_boot, seed=seed, min_clean=min_clean,
+                            min_resolved_clean=min_resolved_clean)
         rows = table.to_dict("records")
     else:
         rows = _mean_rows(ids, arr, verdicts, tiers)

@@ -30,8 +30,8 @@ __all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "Rescored", "build_leaderboard", "
            "rescore_run", "summary_groups", "write_leaderboard"]
 
 
-MIN_CLEAN = 20
-MIN_RESOLVED_CLEAN = 10
+MIN_CLEAN = 20            # = scoring.MIN_CLEAN (scoring is imported where used: numba)
+MIN_RESOLVED_CLEAN = 10   # = scoring.MIN_RESOLVED_CLEAN
 
 
 @dataclass(frozen=True, eq=False)

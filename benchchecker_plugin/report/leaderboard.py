@@ -104,13 +104,15 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
                              notes: Sequence[str] = (), flags_line: str = "",
                              summary: pd.DataFrame | None = None,
                              excluded: Sequence[tuple[str, str]] = (),
-                             cutoffs: dict[str, str] | None = None) -> dict[str, Path]:
+                             cutoffs: dict[str, str] | None = None,
+                             extra: Sequence[tuple[str, pd.DataFrame | str]] = ()) -> dict[str, Path]:
     """Write the files of a rate table (and its pooled ``summary``) into ``out_dir``; returns
     ``{kind: path}``.
 
     ``flags_line`` (e.g. from :func:`describe_flags`) says which methods' flags the rates rest on;
     it heads the Markdown, the HTML page and the README. ``excluded``: ``(submission, reason)`` of
-    the submissions not scored; ``cutoffs``: ``{submission: cutoff}`` for the main table.
+    the submissions not scored; ``cutoffs``: ``{submission: cutoff}`` for the main table;
+    ``extra``: ``(heading, table or paragraph)`` sections after the pooled summary.
     """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -137,6 +139,8 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
                 pooled[col] = [pct(v) for v in pooled[col]]
         md += ["## Pooled over submissions (tier-stratified; not a mean of ratios)", "",
                to_markdown(pooled)]
+    for heading, body in extra:
+        md += [f"## {heading}", "", to_markdown(body) if isinstance(body, pd.DataFrame) else body, ""]
     if excluded:
         md += ["## Not scored", "", to_markdown(pd.DataFrame(list(excluded),
                                                              columns=["submission", "reason"]))]
@@ -152,13 +156,14 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
               + [f"- `{k}`: {v}" for k, v in _COLUMNS.items()] + [""])
     paths["readme"] = write_text_atomic(out / "README.md", "\n".join(readme))
     paths["html"] = _page(title, table, summary, excluded, main, labels, notes, flags_line,
-                          method).write(out / "index.html")
+                          method, extra).write(out / "index.html")
     return paths
 
 
 def _page(title: str, table: pd.DataFrame, summary: pd.DataFrame | None,
           excluded: Sequence[tuple[str, str]], main: pd.DataFrame, labels: dict[str, list[str]],
-          notes: Sequence[str], flags_line: str, method: str) -> HtmlPage:
+          notes: Sequence[str], flags_line: str, method: str,
+          extra: Sequence[tuple[str, pd.DataFrame | str]] = ()) -> HtmlPage:
     page = HtmlPage(title)
     if flags_line:
         page.paragraph(flags_line)
@@ -180,6 +185,13 @@ def _page(title: str, table: pd.DataFrame, summary: pd.DataFrame | None,
             part, plab = summary_display(summary, tier)
             page.table(part, formats={c: pct for c in part.columns if part[c].dtype.kind == "f"},
                        labels=plab, collapsed=f"Pooled, tier {tier}")
+    for heading, body in extra:
+        page.heading(heading)
+        if isinstance(body, pd.DataFrame):
+            page.table(body, sortable=False)
+        else:
+            for para in body.split("\n\n"):
+                page.paragraph(para)
     page.heading("Plots")
     group = str(summary["group"].iloc[0]) if summary is not None and len(summary) else ""
     by_tier = drop_by_tier_svg(summary, group) if group else None

@@ -2,7 +2,7 @@
 and pooled tier-stratified drops over groups of submissions."""
 
 from .bootstrap import BootstrapInterval, DetectionMetrics, bootstrap_auc, detection_metrics
-from .pooled import POOLED_COLUMNS, mantel_haenszel_ratio
+from .pooled import MIN_CLEAN, MIN_RESOLVED_CLEAN, POOLED_COLUMNS, mantel_haenszel_ratio
 from .rates import (
     ALL_TIER,
     HARD_TIER,
@@ -30,6 +30,8 @@ __all__ = [
     "DetectionMetrics",
     "HARD_TIER",
     "LEADERBOARD_COLUMNS",
+    "MIN_CLEAN",
+    "MIN_RESOLVED_CLEAN",
     "MULTI_SWE_BENCH_TIERS",
     "POOLED_COLUMNS",
     "Rates",

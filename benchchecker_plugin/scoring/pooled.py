@@ -44,6 +44,8 @@ from .bootstrap import percentile_interval
 from .roc import UndefinedMetricWarning
 
 __all__ = [
+    "MIN_CLEAN",
+    "MIN_RESOLVED_CLEAN",
     "POOLED_COLUMNS",
     "TOO_FEW",
     "StrataSums",
@@ -53,6 +55,9 @@ __all__ = [
 ]
 
 TOO_FEW = "too few"
+# the defaults of every published drop (leaderboard, rescore, the harness wrappers, the page)
+MIN_CLEAN = 20
+MIN_RESOLVED_CLEAN = 10
 POOLED_COLUMNS = (
     "group", "tier", "n_submissions", "n_instances", "n_clean", "n_resolved_clean",
     "n_contaminated", "n_undecided", "original_rate", "clean_rate", "clean_rate_std",

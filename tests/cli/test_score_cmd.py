@@ -49,18 +49,21 @@ def test_leaderboard_acceptance_on_real_submissions(tmp_path):
     payload = json.loads(result.stdout)
     table = pd.read_csv(out / "leaderboard.csv", dtype={"date": str})
     assert tuple(table.columns) == LEADERBOARD_COLUMNS
-    assert {p.name for p in out.iterdir()} == {"leaderboard.csv", "leaderboard.md", "index.html",
-                                               "README.md"}
+    assert {p.name for p in out.iterdir()} == {"leaderboard.csv", "summary.csv", "leaderboard.md",
+                                               "index.html", "README.md"}
     assert payload["flags"] == "Flags: rule (500 records, any model)"
-    too_few = table["n_clean"] < 10
+    too_few = (table["n_clean"] < 20) | (table["n_resolved_clean"] < 10)
     assert table.loc[too_few, "relative_drop"].isna().all()
-    assert table.loc[too_few, "note"].str.startswith("too few clean instances (n=").all()
-    assert table["submission"].nunique() == 82
+    assert table.loc[too_few & (table["n_clean"] > 0), "note"].str.startswith("too few (clean n=").all()
+    # the submission whose per-instance list disagrees with the official board is not scored
+    assert table["submission"].nunique() == 81
+    assert [e["submission"] for e in payload["excluded"]] == [
+        "20250720_mini-v0.0.0-claude-3-7-sonnet-20250219"]
     assert set(table["tier"]) == {"all", "<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours"}
     everything = table[table["tier"] == "all"].set_index("submission")
     for sub in EXPERIMENTS.iterdir():
         res = sub / "results" / "results.json"
-        if res.is_file():
+        if res.is_file() and sub.name in everything.index:
             n_resolved = len(json.loads(res.read_text())["resolved"])
             assert everything.loc[sub.name, "original_rate"] == n_resolved / 500, sub.name
             assert everything.loc[sub.name, "n_instances"] == 500
@@ -168,33 +171,37 @@ def test_leaderboard_small_tiers_say_too_few_and_name_the_flags(tmp_path):
     out = tmp_path / "pub"
     base = ["leaderboard", "--submissions", str(subs), "--flags", str(flags), "--tiers",
             str(tmp_path / "tiers.csv"), "--out", str(out), "--n-boot", "50"]
-    result = _run(base)
+    result = _run(base + ["--min-clean", "10", "--min-resolved-clean", "0"])
     assert result.exit_code == 0, result.output
     table = pd.read_csv(out / "leaderboard.csv")
     hard = table[table["tier"] == "1-4 hours"]
     assert hard["n_clean"].tolist() == [1, 1]
     assert hard["relative_drop"].isna().all() and hard["drop_ci_low"].isna().all()
-    assert hard["note"].tolist() == ["too few clean instances (n=1 < 10)"] * 2
+    assert hard["note"].tolist() == ["too few (clean n=1, resolved n=0)",
+                                     "too few (clean n=1, resolved n=0)"]
     assert (hard["clean_ci_high"] > hard["clean_ci_low"]).all()  # the interval is still shown
     easy = table[table["tier"] != "1-4 hours"]
-    assert easy["relative_drop"].notna().all() and easy["note"].isna().all()
+    assert easy["relative_drop"].notna().all()
+    assert not easy["note"].fillna("").str.startswith("too few").any()
     md = (out / "leaderboard.md").read_text()
     html = (out / "index.html").read_text()
-    assert md.count("too few (n=1)") == 2 and "too few (n=1)" in html
+    assert "| all submissions | 2 | 30 |" in md     # the pooled summary, with its distinct n
+    assert html.count("too few (clean n=1, resolved n=0)") >= 2   # the folded long table
     line = "Flags: rule (30 records, any model)"
     for path in ("leaderboard.md", "index.html", "README.md"):
         assert line in (out / path).read_text(), path
     assert line in result.stderr
 
     # --min-clean 0: every defined drop shown, and the same as the ruled table elsewhere
-    result = _run(base[:-4] + ["--out", str(tmp_path / "all"), "--n-boot", "50", "--min-clean", "0"])
+    result = _run(base[:-4] + ["--out", str(tmp_path / "all"), "--n-boot", "50", "--min-clean", "0",
+                               "--min-resolved-clean", "0"])
     assert result.exit_code == 0, result.output
     every = pd.read_csv(tmp_path / "all" / "leaderboard.csv")
     # org/n resolves 1 of 6 hard instances but not the one clean one: a "100% drop" from n=1
     # (org/m resolves none: no drop either way)
     drops = every.loc[every["tier"] == "1-4 hours", "relative_drop"].tolist()
     assert math.isnan(drops[0]) and drops[1] == 1.0
-    assert every["note"].isna().all()
+    assert not every["note"].fillna("").str.startswith("too few").any()
     pd.testing.assert_frame_equal(every[every["tier"] != "1-4 hours"].drop(columns="note"),
                                   easy.drop(columns="note"))
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from benchchecker_plugin.flags import Verdict
-from benchchecker_plugin.scoring import rescore
+from benchchecker_plugin.scoring import MIN_CLEAN, MIN_RESOLVED_CLEAN, rescore
 from harness_adapters.common import Group, Mode, Selection
 from harness_adapters.scores import format_table, grouped_scores, verdicts_of
 
@@ -22,7 +22,8 @@ def selection(mode: Mode = Mode.BOTH, groups=GROUPS) -> Selection:
 
 def test_binary_metric_hand_computed() -> None:
     values = {"i0": 1.0, "i1": 0.0, "i2": 0.0, "i3": 1.0, "i4": 1.0, "i5": 1.0, "i6": 0.0}
-    [s] = grouped_scores(values, selection(), task="t", metric="acc", n_boot=0)
+    [s] = grouped_scores(values, selection(), task="t", metric="acc", n_boot=0, min_clean=0,
+                         min_resolved_clean=0)
     assert (s.n_instances, s.n_clean, s.n_contaminated, s.n_undecided) == (7, 3, 2, 2)
     assert s.full == pytest.approx(4 / 7)
     assert s.clean == pytest.approx(1 / 3)
@@ -41,7 +42,8 @@ def test_binary_metric_equals_scorer_rescore_with_tiers() -> None:
     verdicts = {i: Verdict.CLEAN if g is Group.CLEAN else Verdict.CONTAMINATED
                 for i, g in groups.items() if g in (Group.CLEAN, Group.CONTAMINATED)}
     verdicts.update({i: Verdict.UNDECIDED for i, g in groups.items() if g is Group.UNDECIDED})
-    want = rescore([i for i in ids if values[i] == 1.0], ids, verdicts, tiers, submission="t")
+    want = rescore([i for i in ids if values[i] == 1.0], ids, verdicts, tiers, submission="t",
+                   min_clean=MIN_CLEAN, min_resolved_clean=MIN_RESOLVED_CLEAN)
     assert [s.tier for s in got] == list(want["tier"])
     for s, (_, row) in zip(got, want.iterrows()):
         assert (s.n_instances, s.n_clean, s.n_contaminated, s.n_undecided) == (
@@ -78,7 +80,7 @@ def test_verdicts_leave_unflagged_out() -> None:
 
 def test_table_shows_every_row() -> None:
     scores = grouped_scores({i: 1.0 for i in GROUPS}, selection(), task="t", metric="acc",
-                            n_boot=0)
+                            n_boot=0, min_clean=0, min_resolved_clean=0)
     text = format_table(scores, title="T")
     assert text.splitlines()[0] == "T"
     assert "|t||acc|all|7|3|2|2|1.0000|1.0000|1.0000|0.0000|-|" in text
