@@ -50,6 +50,7 @@ __all__ = [
     "TOO_FEW",
     "StrataSums",
     "mantel_haenszel_ratio",
+    "per_submission_table",
     "pooled_table",
     "strata_sums",
 ]
@@ -64,27 +65,22 @@ POOLED_COLUMNS = (
     "contaminated_rate", "undecided_rate", "relative_drop", "drop_ci_low", "drop_ci_high",
     "clean_vs_contaminated", "cvc_ci_low", "cvc_ci_high", "note",
 )
-# the per-instance quantities summed per stratum, in this order along axis 1 of StrataSums.q
+# the per-instance quantities summed per stratum, in this order along axis 2 of StrataSums.q
 _Q = ("R", "C", "RC", "X", "RX", "U", "RU")
 CLEAN, CONTAMINATED, UNDECIDED = 0, 1, 2
 
 
 @dataclass(frozen=True)
 class StrataSums:
-    """Weighted per-stratum sums: ``q[b, j, s, t]`` for resample ``b`` (0: the data itself),
-    quantity ``_Q[j]``, submission ``s``, tier ``t``; ``n[b, t]`` the tier's instance count."""
+    """Weighted per-stratum sums: ``q[t, b, j, s]`` for tier ``t``, resample ``b`` (0: the data
+    itself), quantity ``_Q[j]``, submission ``s``; ``n[t, b]`` the tier's instance count."""
 
     q: np.ndarray
     n: np.ndarray
 
     def get(self, name: str) -> np.ndarray:
-        """(resamples x submissions x tiers) sums of ``name`` (``R``, ``C``, ``RC``, ...)."""
-        return self.q[:, _Q.index(name)]
-
-    @property
-    def N(self) -> np.ndarray:  # noqa: N802 -- the stratum size, as in the formulas
-        """(resamples x submissions x tiers): the tier's instance count, for every submission."""
-        return np.broadcast_to(self.n[:, None, :], self.q.shape[:1] + self.q.shape[2:])
+        """(tiers x resamples x submissions) sums of ``name`` (``R``, ``C``, ``RC``, ...)."""
+        return self.q[:, :, _Q.index(name), :]
 
 
 def mantel_haenszel_ratio(a: Any, n1: Any, b: Any, n0: Any, axis: Any = None) -> Any:
@@ -119,18 +115,18 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def _resample_counts(tier_idx: np.ndarray, n_tiers: int, n_boot: int, seed: int) -> np.ndarray:
-    """(1 + n_boot) x instances draw counts: row 0 all ones (the data), then one row per resample,
-    each tier's instances drawn with replacement within the tier (stratified cluster bootstrap)."""
-    m = tier_idx.size
-    out = np.ones((1 + n_boot, m), np.float64)
-    if n_boot == 0:
-        return out
+def _resample_counts(tier_idx: np.ndarray, n_tiers: int, n_boot: int, seed: int) -> list[np.ndarray]:
+    """Per tier, (1 + n_boot) x the tier's instances draw counts: row 0 all ones (the data), then
+    one row per resample, the tier's instances drawn with replacement within the tier (a
+    stratified cluster bootstrap). float32: every weighted sum is an integer below 2**24, exact."""
     rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
+    out = []
     for t in range(n_tiers):
-        cols = np.flatnonzero(tier_idx == t)
-        if cols.size:
-            out[1:, cols] = rng.multinomial(cols.size, np.full(cols.size, 1.0 / cols.size), size=n_boot)
+        m = int((tier_idx == t).sum())
+        counts = np.ones((1 + n_boot, m), np.float32)
+        if n_boot and m:
+            counts[1:] = rng.multinomial(m, np.full(m, 1.0 / m), size=n_boot)
+        out.append(counts)
     return out
 
 
@@ -150,40 +146,53 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
     clean, cont, und = codes == CLEAN, codes == CONTAMINATED, codes == UNDECIDED
     per_instance = np.stack([res, clean, res & clean, cont, res & cont, und, res & und], axis=0)
     counts = _resample_counts(tier_idx, n_tiers, int(n_boot), seed)
-    q = np.zeros((counts.shape[0], len(_Q), s, n_tiers), np.float64)
-    n = np.zeros((counts.shape[0], n_tiers), np.float64)
-    block = max(1, 2_000_000 // max(1, len(_Q) * s * max(1, res.shape[1] // max(n_tiers, 1))))
+    q = np.zeros((n_tiers, 1 + int(n_boot), len(_Q), s), np.float64)
+    n = np.zeros((n_tiers, 1 + int(n_boot)), np.float64)
+    # few large products: many small ones cost far more than their arithmetic (BLAS start-up);
+    # a block's product holds at most 8M numbers
+    block = max(1, 8_000_000 // max(1, len(_Q) * s))
     for t in range(n_tiers):
         cols = np.flatnonzero(tier_idx == t)
         if not cols.size:
             continue
-        stack = per_instance[:, :, cols].reshape(len(_Q) * s, cols.size).T.astype(np.float64)
-        for b0 in range(0, counts.shape[0], block):
-            w = counts[b0:b0 + block, cols]
-            q[b0:b0 + block, :, :, t] = (w @ stack).reshape(-1, len(_Q), s)
-            n[b0:b0 + block, t] = w.sum(axis=1)
+        stack = np.ascontiguousarray(
+            per_instance[:, :, cols].reshape(len(_Q) * s, cols.size).T, dtype=np.float32)
+        w = counts[t]
+        for b0 in range(0, w.shape[0], block):
+            q[t, b0:b0 + block] = (w[b0:b0 + block] @ stack).reshape(-1, len(_Q), s)
+        n[t] = w.sum(axis=1, dtype=np.float64)
     return StrataSums(q, n)
 
 
-def _estimates(sums: StrataSums, subs: np.ndarray, tiers: np.ndarray) -> dict[str, np.ndarray]:
-    """Per resample: pooled rates, tier-standardised clean rate and the two MH drops over the
-    strata (``subs`` x ``tiers``)."""
-    def take(x: np.ndarray) -> np.ndarray:
-        return x[:, subs[:, None], tiers[None, :]]
-
-    R, C, RC, X, RX, U, RU = (take(sums.get(k)) for k in _Q)  # noqa: N806
-    N = take(sums.N)  # noqa: N806
+def _estimates(sums: StrataSums, tiers: np.ndarray, subs: np.ndarray | None) -> dict[str, np.ndarray]:
+    """The estimates of every resample over the strata ``tiers`` x ``subs``: pooled over those
+    submissions (``subs`` an index array; arrays of resamples), or per submission (``subs``
+    ``None``; arrays of resamples x submissions)."""
+    t_all = sums.n.shape[0]
+    rows: slice | np.ndarray = tiers
+    if np.array_equal(tiers, np.arange(t_all)):
+        rows = slice(None)                      # views, not copies, of the common cases
+    elif tiers.size == 1:
+        rows = slice(int(tiers[0]), int(tiers[0]) + 1)
+    pick = (lambda x: x[rows]) if subs is None else (lambda x: x[rows][:, :, subs])
+    R, C, RC, X, RX, U, RU = (pick(sums.get(k)) for k in _Q)  # noqa: N806
+    N = np.broadcast_to(sums.n[rows][:, :, None], R.shape)  # noqa: N806
+    axes: tuple[int, ...] = (0,) if subs is None else (0, 2)
+    tot = lambda x: x.sum(axis=axes)  # noqa: E731
     out: dict[str, np.ndarray] = {}
-    tot = lambda x: x.sum(axis=(1, 2))  # noqa: E731
     out["original_rate"] = _ratio(tot(R), tot(N))
     out["clean_rate"] = _ratio(tot(RC), tot(C))
     out["contaminated_rate"] = _ratio(tot(RX), tot(X))
     out["undecided_rate"] = _ratio(tot(RU), tot(U))
-    # tier-standardised clean rate: pooled clean rate per tier, weighted by the tier's share of
-    # the denominator (over the tiers that have clean instances)
-    per_tier = _ratio(RC.sum(axis=1), C.sum(axis=1))            # resamples x tiers
-    weight = N.sum(axis=1) * np.isfinite(per_tier)
-    out["clean_rate_std"] = _ratio(np.nansum(per_tier * weight, axis=1), weight.sum(axis=1))
+    # tier-standardised clean rate: the (pooled) clean rate per tier, weighted by the tier's
+    # share of the denominator, over the tiers that have clean instances
+    if subs is None:
+        per_tier, size = _ratio(RC, C), N
+    else:
+        per_tier, size = _ratio(RC.sum(axis=2), C.sum(axis=2)), sums.n[rows]
+    weight = size * np.isfinite(per_tier)
+    out["clean_rate_std"] = _ratio(np.where(weight > 0, per_tier * weight, 0.0).sum(axis=0),
+                                   weight.sum(axis=0))
     num, den = _mh_terms(RC, C, R, N)
     out["relative_drop"] = 1.0 - _ratio(tot(num), tot(den))
     num, den = _mh_terms(RC, C, RX, X)
@@ -191,21 +200,101 @@ def _estimates(sums: StrataSums, subs: np.ndarray, tiers: np.ndarray) -> dict[st
     return out
 
 
-def _interval(samples: np.ndarray, ci: float, what: str) -> tuple[float, float, str]:
-    """Percentile interval of the resamples; ``nan`` bounds and a reason where it cannot vary or
-    is undefined in too many resamples."""
-    if samples.size == 0:
-        return np.nan, np.nan, ""
+def _intervals(samples: np.ndarray, ci: float, what: str
+               ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Percentile intervals of resamples (resamples x cells); ``nan`` bounds and a reason where an
+    interval cannot vary or is undefined in too many resamples."""
+    cells = int(np.prod(samples.shape[1:]))
+    if samples.shape[0] == 0:   # no resamples asked for: no interval, nothing to explain
+        return np.full(cells, np.nan), np.full(cells, np.nan), [""] * cells
+    samples = samples.reshape(samples.shape[0], cells)
     finite = np.isfinite(samples)
-    undefined = int((~finite).sum())
-    if undefined > (1.0 - ci) / 2.0 * samples.size:
-        return np.nan, np.nan, (f"no {what} interval: undefined in {undefined} of {samples.size} "
-                                "resamples")
-    lo, hi = (float(v) for v in percentile_interval(samples[finite], ci))
-    if hi - lo < 1e-12:
-        return np.nan, np.nan, (f"no {what} interval: every resample gives {lo:.3f} (the outcomes "
-                                "cannot vary, e.g. every clean instance resolved)")
-    return lo, hi, ""
+    undefined = (~finite).sum(axis=0)
+    lo, hi = percentile_interval(np.where(finite, samples, np.nan), ci, axis=0)
+    lo, hi = np.atleast_1d(lo).astype(float), np.atleast_1d(hi).astype(float)
+    why = [""] * cells
+    for k in range(cells):
+        if undefined[k] > (1.0 - ci) / 2.0 * samples.shape[0]:
+            why[k] = (f"no {what} interval: undefined in {int(undefined[k])} of "
+                      f"{samples.shape[0]} resamples")
+        elif hi[k] - lo[k] < 1e-12:
+            why[k] = (f"no {what} interval: every resample gives {lo[k]:.3f} (the outcomes "
+                      "cannot vary, e.g. every clean instance resolved)")
+        if why[k]:
+            lo[k] = hi[k] = np.nan
+    return lo, hi, why
+
+
+def _fill(row: dict[str, Any], est: Mapping[str, np.ndarray], k: int | None, n_clean: int,
+          n_res_clean: int, ci: float, min_clean: int, min_resolved: int,
+          bounds: Mapping[str, tuple[np.ndarray, np.ndarray, list[str]]]) -> None:
+    """The rates, drops, intervals and note of one cell (``k``: its column in per-submission
+    estimates, ``None`` for a pooled cell)."""
+    at = (lambda a: float(a[0])) if k is None else (lambda a: float(a[0, k]))  # noqa: E731
+    for key in ("original_rate", "clean_rate", "clean_rate_std", "contaminated_rate",
+                "undecided_rate"):
+        row[key] = at(est[key]) if est else np.nan
+    notes = []
+    blank = dict(relative_drop=np.nan, drop_ci_low=np.nan, drop_ci_high=np.nan,
+                 clean_vs_contaminated=np.nan, cvc_ci_low=np.nan, cvc_ci_high=np.nan)
+    if n_clean == 0:
+        notes.append("no clean instance")
+        row.update(blank)
+    elif n_clean < min_clean or n_res_clean < min_resolved:
+        notes.append(f"{TOO_FEW} (clean n={n_clean}, resolved n={n_res_clean})")
+        row.update(blank)
+    else:
+        for key, lo, hi in (("relative_drop", "drop_ci_low", "drop_ci_high"),
+                            ("clean_vs_contaminated", "cvc_ci_low", "cvc_ci_high")):
+            row[key] = at(est[key])
+            if not np.isfinite(row[key]):
+                row[lo] = row[hi] = np.nan
+                if key == "relative_drop":
+                    notes.append("no drop: nothing resolved (original rate 0)")
+                continue
+            low, high, why = bounds[key]
+            j = 0 if k is None else k
+            row[lo], row[hi] = float(low[j]), float(high[j])
+            if why[j]:
+                notes.append(why[j])
+    row["note"] = "; ".join(notes) or None
+
+
+def _tier_sets(tier_names: Sequence[str], by_tier: bool) -> list[tuple[str, np.ndarray]]:
+    sets: list[tuple[str, np.ndarray]] = [("all", np.arange(len(tier_names)))]
+    if by_tier and len(tier_names) > 1:
+        sets += [(t, np.array([k])) for k, t in enumerate(tier_names)]
+    return sets
+
+
+def per_submission_table(sums: StrataSums, submissions: Sequence[str], tier_names: Sequence[str],
+                         *, by_tier: bool = True, ci: float = 0.95, min_clean: int = 0,
+                         min_resolved_clean: int = 0) -> pd.DataFrame:
+    """One row per submission and tier set (``all``, then each tier with ``by_tier``), columns of
+    :data:`POOLED_COLUMNS` with ``group`` = the submission: the same estimates as a one-submission
+    group of :func:`pooled_table`, computed for every submission at once."""
+    frames = []
+    for tier, tiers in _tier_sets(tier_names, by_tier):
+        est = _estimates(sums, tiers, None)
+        point = {k: sums.get(k)[tiers, 0].sum(axis=0) for k in _Q}
+        n_inst = int(sums.n[tiers, 0].sum())   # small: one resample
+        bounds = {key: _intervals(est[key][1:], ci, what) for key, what in
+                  (("relative_drop", "drop"), ("clean_vs_contaminated", "clean-vs-contaminated"))}
+        rows = []
+        for k, name in enumerate(submissions):
+            row: dict[str, Any] = {"group": name, "tier": tier, "n_submissions": 1,
+                                   "n_instances": n_inst, "n_clean": int(point["C"][k]),
+                                   "n_resolved_clean": int(point["RC"][k]),
+                                   "n_contaminated": int(point["X"][k]),
+                                   "n_undecided": int(point["U"][k])}
+            _fill(row, est, k, row["n_clean"], row["n_resolved_clean"], ci, min_clean,
+                  min_resolved_clean, bounds)
+            rows.append(row)
+        frames.append(pd.DataFrame(rows, columns=list(POOLED_COLUMNS)))
+    order = {s: i for i, s in enumerate(submissions)}
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(POOLED_COLUMNS))
+    out["_s"] = out["group"].map(order)
+    return out.sort_values("_s", kind="stable").drop(columns="_s").reset_index(drop=True)
 
 
 def pooled_table(sums: StrataSums, submissions: Sequence[str], tier_names: Sequence[str],
@@ -220,9 +309,7 @@ def pooled_table(sums: StrataSums, submissions: Sequence[str], tier_names: Seque
     reader need (submissions share instances)."""
     index = {s: i for i, s in enumerate(submissions)}
     rows = []
-    tier_sets: list[tuple[str, np.ndarray]] = [("all", np.arange(len(tier_names)))]
-    if by_tier and len(tier_names) > 1:
-        tier_sets += [(t, np.array([k])) for k, t in enumerate(tier_names)]
+    tier_sets = _tier_sets(tier_names, by_tier)
     for label, members in groups.items():
         unknown = [m for m in members if m not in index]
         if unknown:
@@ -240,36 +327,14 @@ def _row(sums: StrataSums, subs: np.ndarray, tiers: np.ndarray, label: str, tier
     in_tier = np.isin(distinct["tier_idx"], tiers)
     any_of = lambda key: int((distinct[key][subs][:, in_tier]).any(axis=0).sum())  # noqa: E731
     n_clean, n_res_clean = any_of("clean"), any_of("resolved_clean")
-    est = _estimates(sums, subs, tiers) if subs.size else {}
+    est = _estimates(sums, tiers, subs) if subs.size else {}
     row: dict[str, Any] = {"group": label, "tier": tier, "n_submissions": int(subs.size),
                            "n_instances": int(in_tier.sum()), "n_clean": n_clean,
                            "n_resolved_clean": n_res_clean,
                            "n_contaminated": any_of("contaminated"),
                            "n_undecided": any_of("undecided")}
-    for key in ("original_rate", "clean_rate", "clean_rate_std", "contaminated_rate",
-                "undecided_rate"):
-        row[key] = float(est[key][0]) if est else np.nan
-    notes = []
-    blank = dict(relative_drop=np.nan, drop_ci_low=np.nan, drop_ci_high=np.nan,
-                 clean_vs_contaminated=np.nan, cvc_ci_low=np.nan, cvc_ci_high=np.nan)
-    if n_clean == 0:
-        notes.append("no clean instance")
-        row.update(blank)
-    elif n_clean < min_clean or n_res_clean < min_resolved:
-        notes.append(f"{TOO_FEW} (clean n={n_clean}, resolved n={n_res_clean})")
-        row.update(blank)
-    else:
-        for key, lo, hi, what in (("relative_drop", "drop_ci_low", "drop_ci_high", "drop"),
-                                  ("clean_vs_contaminated", "cvc_ci_low", "cvc_ci_high",
-                                   "clean-vs-contaminated")):
-            row[key] = float(est[key][0])
-            if not np.isfinite(row[key]):
-                row[lo] = row[hi] = np.nan
-                if key == "relative_drop":
-                    notes.append("no drop: nothing resolved (original rate 0)")
-                continue
-            row[lo], row[hi], why = _interval(est[key][1:], ci, what)
-            if why:
-                notes.append(why)
-    row["note"] = "; ".join(notes) or None
+    bounds = {key: _intervals(est[key][1:], ci, what) for key, what in
+              (("relative_drop", "drop"), ("clean_vs_contaminated", "clean-vs-contaminated"))
+              } if est else {}
+    _fill(row, est, None, n_clean, n_res_clean, ci, min_clean, min_resolved, bounds)
     return row

@@ -42,7 +42,7 @@ import pandas as pd
 from ..errors import DataError, InputError
 from ..flags import Verdict
 from .bootstrap import seed_key, wilson_interval
-from .pooled import POOLED_COLUMNS, TOO_FEW, pooled_table, strata_sums
+from .pooled import POOLED_COLUMNS, TOO_FEW, per_submission_table, pooled_table, strata_sums
 from .roc import UndefinedMetricWarning
 
 __all__ = [
@@ -263,9 +263,9 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     subs = list(matrix.submissions)
     sums = strata_sums(matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
                        n_boot=int(n_boot), seed=int(seed_key(seed) % (2**63)))
-    per = pooled_table(sums, subs, prep.tier_names, {s: [s] for s in subs},
-                       distinct=prep.distinct(), by_tier=tiers is not None, ci=ci,
-                       min_clean=int(min_clean), min_resolved_clean=int(min_resolved_clean))
+    per = per_submission_table(sums, subs, prep.tier_names, by_tier=tiers is not None, ci=ci,
+                               min_clean=int(min_clean),
+                               min_resolved_clean=int(min_resolved_clean))
     if tiers is not None and len(prep.tier_names) == 1:   # one tier: its row is the "all" row too
         one = per.copy()
         one["tier"] = prep.tier_names[0]

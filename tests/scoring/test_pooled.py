@@ -113,7 +113,10 @@ def test_cluster_bootstrap_equals_explicit_resamples():
                          min_clean=0, min_resolved_clean=0)
     from benchchecker_plugin.scoring.bootstrap import seed_key
     tier_idx = np.array([0 if tiers[i] == "t1-easy" else 1 for i in ids])
-    counts = _resample_counts(tier_idx, 2, 50, int(seed_key(3) % (2**63)))
+    per_tier = _resample_counts(tier_idx, 2, 50, int(seed_key(3) % (2**63)))
+    counts = np.zeros((51, len(ids)))
+    for t in (0, 1):
+        counts[:, tier_idx == t] = per_tier[t]
     drops = []
     for w in counts[1:]:
         num = den = 0.0

@@ -98,7 +98,7 @@ def test_bootstrap_drops_equal_explicit_resamples():
     """Without tiers one stratum: resample b's drop is the plain drop of the instances drawn."""
     ids, tiers, resolved, verdicts = _random_inputs(9, n_sub=3, n=60)
     table = rate_table(resolved, ids, verdicts, None, n_boot=400, seed=4)
-    counts = _resample_counts(np.zeros(len(ids), np.intp), 1, 400, int(seed_key(4) % (2**63)))
+    [counts] = _resample_counts(np.zeros(len(ids), np.intp), 1, 400, int(seed_key(4) % (2**63)))
     for sub in resolved:
         drops = []
         for b in range(1, 401):
