@@ -32,9 +32,21 @@ __all__ = [
 
 
 class BenchcheckerError(Exception):
-    """Root of every error raised by benchchecker."""
+    """Root of every error raised by benchchecker.
+
+    ``instance`` is the benchmark instance the error is about (``None``: none in particular); when
+    set, the message starts with it (``instance 'x-1': ...``), once. Subclasses keep their own
+    context (:class:`FlagsFormatError`'s file, line and field) as attributes too.
+    """
 
     exit_code = 1
+    instance: str | None = None
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        if self.instance is not None and f"instance {self.instance!r}" not in text:
+            return f"instance {self.instance!r}: {text}"
+        return text
 
 
 class InputError(BenchcheckerError, ValueError):

@@ -34,7 +34,7 @@ def main() -> None:
 
     from benchchecker_plugin.instances import load_swebench
     from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
-    from benchchecker_plugin.stage2.venv_runner import EnvUnavailable, VenvRunner, load_env_specs
+    from benchchecker_plugin.testrun import EnvUnavailable, VenvRunner, load_env_specs
 
     wanted = args.repos.split(",")
     insts = [i for i in load_swebench(args.instances) if i.repo in wanted

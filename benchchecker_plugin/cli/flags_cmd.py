@@ -85,9 +85,6 @@ def merge(paths: tuple[Path, ...], output: Path, policy: str, assume_repo_seen: 
       benchchecker flags merge stage1.jsonl stage2.jsonl -o merged.jsonl
       benchchecker flags merge stage2.jsonl -o merged.jsonl --policy benchchecker --assume-repo-seen
     """
-    from .outputs import check_outputs
-
-    check_outputs([("-o", output)], paths)
     records = []
     for path in paths:   # merge_flags below refuses merged records too, but knows no file
         for f in iter_flags(path):
@@ -144,9 +141,6 @@ def patch_dates(instances: str, cutoffs_path: Path, dates_paths: tuple[Path, ...
     from ..cutoffs_file import read_cutoffs
     from ..errors import DataError
     from ..instances import load_swebench
-    from .outputs import check_outputs
-
-    check_outputs([("-o", output)], [instances, cutoffs_path, *dates_paths])
     from ..patch_dates import dated_rows, fix_dates, patch_date_flags
 
     table = read_cutoffs(cutoffs_path)

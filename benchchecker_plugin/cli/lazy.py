@@ -57,15 +57,17 @@ class LazyGroup(click.Group):
         return importlib.util.find_spec(module) is not None if _parent_exists(module) else False
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        from .outputs import guard_outputs
+
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None or cmd_name not in self.lazy_commands:
-            return cmd
+            return guard_outputs(cmd) if cmd is not None else None
         module_name, attr = self.lazy_commands[cmd_name].split(":")
         if not self._available(cmd_name):
             return None
         if cmd_name not in self._loaded:
             found = getattr(importlib.import_module(module_name), attr)
-            self._loaded[cmd_name] = found if isinstance(found, click.Command) else found()
+            self._loaded[cmd_name] = guard_outputs(found if isinstance(found, click.Command) else found())
         return self._loaded[cmd_name]
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

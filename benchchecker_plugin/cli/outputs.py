@@ -4,17 +4,29 @@
 ``flags merge F -o F`` replaced their input and exited 0. :func:`check_outputs` runs before any
 work: an output that *is* an input (the same file or folder, through any path or link) is one
 line naming both.
+
+It is not opt-in: :class:`~.lazy.LazyGroup` passes every command it loads (and every command of
+a group it loads) through :func:`guard_outputs`, which checks, before the command runs, each
+parameter named as an output (:data:`OUTPUT_PARAMS`: ``-o/--output``, ``--out``, ``--into``)
+against every other parameter's value that names an existing path.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
+
+import click
 
 from ..errors import InputError
 
-__all__ = ["check_outputs"]
+__all__ = ["OUTPUT_PARAMS", "check_outputs", "guard_outputs"]
+
+#: parameter names (click's, after the option's dest) that name where a command writes
+OUTPUT_PARAMS = frozenset({"output", "out", "out_path", "out_dir", "into"})
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -37,3 +49,40 @@ def check_outputs(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]],
             if _same(target, source):
                 raise InputError(f"{option} {out}: is the input {source}; writing there would "
                                  "destroy it, choose another path")
+
+
+def _paths(value: Any) -> list[str | os.PathLike[str]]:
+    if isinstance(value, (str, os.PathLike)):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [v for item in value for v in _paths(item)]
+    return []
+
+
+def _check_params(cmd: click.Command, params: dict[str, Any]) -> None:
+    flags = {p.name: (p.opts[0] if p.opts else p.name) for p in cmd.params}
+    outputs = [(flags.get(name) or name, value) for name, value in params.items()
+               if name in OUTPUT_PARAMS and isinstance(value, (str, os.PathLike))]
+    if outputs:
+        inputs = [p for name, value in params.items() if name not in OUTPUT_PARAMS for p in _paths(value)]
+        check_outputs(outputs, inputs)
+
+
+def guard_outputs(cmd: click.Command) -> click.Command:
+    """``cmd`` (and, for a group, each of its commands) checking its outputs against its inputs
+    before it runs (see the module doc); idempotent."""
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            guard_outputs(sub)
+    callback = cmd.callback
+    if callback is None or getattr(callback, "__benchchecker_guarded__", False):
+        return cmd
+
+    @functools.wraps(callback)
+    def guarded(*args: Any, **kwargs: Any) -> Any:
+        _check_params(cmd, click.get_current_context().params)
+        return callback(*args, **kwargs)
+
+    guarded.__benchchecker_guarded__ = True  # type: ignore[attr-defined]
+    cmd.callback = guarded
+    return cmd

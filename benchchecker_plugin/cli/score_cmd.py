@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections import defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import DataError, InputError
-from ..flags import ContaminationFlag, read_flags
+from ..flags import read_flags
 
 if TYPE_CHECKING:  # pandas is imported where used: `--help` stays fast
     import pandas as pd
@@ -34,8 +33,6 @@ def _benchmark_name(ctx: click.Context, param: click.Parameter, value: str) -> s
         raise click.BadParameter(str(exc)) from None
 
 
-_TRUE = {"1", "true", "yes", "contaminated", "seen", "1.0"}
-_FALSE = {"0", "false", "no", "clean", "unseen", "0.0"}
 
 
 # ----------------------------------------------------------------------------------- helpers
@@ -104,33 +101,6 @@ def _common(fn: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------------- score
-def _label_value(raw: Any, where: str) -> bool:
-    text = str(raw).strip().lower()
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    raise DataError(f"{where}: label {raw!r} is not one of 1/0, true/false, contaminated/clean")
-
-
-def _read_labels(path: Path) -> dict[tuple[str, str], bool]:
-    from ..leaderboard.tiers import load_table
-
-    table = load_table(path)
-    for col in ("instance_id", "label"):
-        if col not in table.columns:
-            raise DataError(f"{path}: labels need 'instance_id' and 'label' columns "
-                            f"(has {', '.join(map(str, table.columns))})")
-    models = table["model"].astype(str) if "model" in table.columns else ["*"] * len(table)
-    out: dict[tuple[str, str], bool] = {}
-    for k, (iid, model, label) in enumerate(zip(table["instance_id"], models, table["label"])):
-        key = (str(iid), str(model) or "*")
-        if key in out:
-            raise DataError(f"{path}: duplicate label for instance {iid} (model {key[1]})")
-        out[key] = _label_value(label, f"{path}: row {k + 1}")
-    return out
-
-
 @click.command()
 @click.option("--flags", "flags_path", required=True, type=click.Path(exists=True, path_type=Path),
               help="Flags file (.jsonl) or folder of them.")
@@ -155,34 +125,10 @@ def score(flags_path: Path, labels_path: Path, fpr_target: float, n_boot: int, s
     Example:
       benchchecker score --flags flags.jsonl --labels truth.csv --json
     """
-    from ..scoring import detection_metrics
+    from ..scoring import read_labels, score_flags
 
-    flags = read_flags(flags_path)
-    labels = _read_labels(labels_path)
-    groups: dict[tuple[str, str, str], list[ContaminationFlag]] = defaultdict(list)
-    for f in flags:
-        groups[(f.benchmark, f.model, f.method)].append(f)
-    rows = []
-    for (benchmark, model, method), group in sorted(groups.items()):
-        y, s, pred, unlabeled, undecided = [], [], [], 0, 0
-        for f in group:
-            label = labels.get((f.instance_id, f.model), labels.get((f.instance_id, "*")))
-            if label is None:
-                unlabeled += 1
-                continue
-            y.append(label)
-            s.append(f.score)
-            pred.append(bool(f.contaminated))
-            undecided += f.contaminated is None
-        row: dict[str, Any] = {"benchmark": benchmark, "model": model, "method": method,
-                               "n": len(y), "n_unlabeled": unlabeled, "n_undecided": undecided}
-        if y:
-            m = detection_metrics(y, s, flags=pred, fpr=fpr_target, n_boot=n_boot, seed=seed)
-            row.update(n_positive=m.n_positive, n_negative=m.n_negative)
-            for name in ("auc", "tpr_at_fpr", "tpr", "fpr", "precision"):
-                iv = getattr(m, name)
-                row.update({name: iv.estimate, f"{name}_ci_low": iv.low, f"{name}_ci_high": iv.high})
-        rows.append(row)
+    rows = score_flags(read_flags(flags_path), read_labels(labels_path), fpr=fpr_target, n_boot=n_boot,
+                       seed=seed)
     if not any(r["n"] for r in rows):
         raise DataError(f"{labels_path}: no label matches any flag in {flags_path}")
     import pandas as pd
@@ -234,9 +180,6 @@ def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
     """
     from ..leaderboard import rescore_run
     from ..report import write_csv
-    from .outputs import check_outputs
-
-    check_outputs([("--out", out_path)], [results_path, flags_path, tiers_path, instances_path])
     run = rescore_run(results_path, flags_path, fmt=fmt, model=model, benchmark=benchmark,
                       tiers_path=tiers_path, instances_path=instances_path, tier_field=tier_field,
                       id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..errors import ExecutionError, InputError
+from ..errors import InputError
 from ..flags import ANY_MODEL, write_flags
 from ..instances import load_instances
 from ..models.executor import Executor, LocalExecutor
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ..cutoffs_file import ModelCutoffs
     from ..flags import ContaminationFlag
     from ..instances import BugInstance
-    from ..stage2 import PresenceConfig, TestRunner
+    from ..stage2 import PresenceConfig
 
 __all__ = ["patch_presence"]
 
@@ -112,12 +112,9 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
           --repos-dir repos/ --cutoffs model_cutoffs.csv -o stage2_all_models.jsonl
     """
     from ..repos import parse_cutoff
-    from ..stage2 import LocalRunner, PresenceConfig, SwebenchRunner, summary_line
+    from ..stage2 import PresenceConfig, summary_line
     from ..stage2 import patch_presence as run
-    from .outputs import check_outputs
-
-    check_outputs([("-o", output)], [source, cutoffs_file])
-
+    from ..testrun import make_runner
     if (cutoff is None) == (cutoffs_file is None):
         raise click.UsageError("give exactly one of --cutoff (one model) or --cutoffs FILE (every "
                                "model of the file)")
@@ -142,24 +139,9 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
             raise InputError(f"{source}: no instance(s) {', '.join(sorted(missing))}")
     if limit:
         instances = instances[:limit]
-    runner: TestRunner | None = None
-    if verify in ("local", "venv"):
-        from ..stage2.sandbox import confinement
-
-        if confinement() == "none" and not allow_unsandboxed:
-            raise ExecutionError(f"--verify {verify}: the tests cannot be confined on this machine (user "
-                                 "namespaces via `unshare` are not available); pass "
-                                 "--allow-unsandboxed to run the data's test commands anyway")
-    if verify == "local":
-        runner = LocalRunner(repos_dir, test_cmd=test_cmd, timeout=timeout,
-                             allow_unsandboxed=allow_unsandboxed)
-    elif verify == "venv":
-        from ..stage2.venv_runner import VenvRunner, load_env_specs
-
-        runner = VenvRunner(repos_dir, load_env_specs(env_specs), envs_dir=envs_dir, timeout=timeout,
-                            allow_unsandboxed=allow_unsandboxed, constraints=env_constraints)
-    elif verify == "swebench":
-        runner = SwebenchRunner(timeout=timeout)
+    runner = make_runner(verify, repos_dir=repos_dir, timeout=timeout, test_cmd=test_cmd,
+                         allow_unsandboxed=allow_unsandboxed, env_specs=env_specs, envs_dir=envs_dir,
+                         env_constraints=env_constraints)
     config = PresenceConfig(threshold=threshold, preprocess=not no_preprocess, similarity=similarity,
                             runner=runner)
     executor = executor_opts.build(workers)

@@ -14,7 +14,7 @@ from ..errors import DataError, InputError
 from ..repos.language import detect_language
 from .bug import BugInstance
 
-__all__ = ["instance_from_swebench", "load_swebench"]
+__all__ = ["instance_from_swebench", "load_swebench", "rows_from_file"]
 
 _REQUIRED = ("instance_id", "repo", "base_commit", "patch")
 _EXTRA = ("version", "environment_setup_commit", "problem_statement", "hints_text", "difficulty",

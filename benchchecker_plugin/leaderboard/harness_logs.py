@@ -16,7 +16,7 @@ from typing import Any
 from ..errors import DataError
 from .submission import Submission
 
-__all__ = ["load_inspect_log", "load_lm_eval_samples"]
+__all__ = ["lm_eval_run_model", "load_inspect_log", "load_lm_eval_samples"]
 
 _SAMPLES = re.compile(r"^samples_(?P<task>.+?)(_\d{4}-\d{2}-\d{2}T[\d\-\.:]+)?\.jsonl$")
 _METRICS = ("acc", "exact_match", "pass@1", "acc_norm", "em")

@@ -28,8 +28,17 @@ import numpy as np
 from ..errors import InputError
 from .base import Completion, GenerationParams, TextModel, TokenScores
 
-__all__ = ["CacheStats", "CachedLogprobModel", "CachedModel", "ResponseCache", "default_cache_dir",
-           "with_cache"]
+__all__ = [
+    "CacheStats",
+    "CachedLogprobModel",
+    "CachedModel",
+    "DB_NAME",
+    "ResponseCache",
+    "completion_key",
+    "default_cache_dir",
+    "scores_key",
+    "with_cache",
+]
 
 DB_NAME = "responses.sqlite3"
 

@@ -11,7 +11,7 @@ from typing import Generic, Protocol, TypeVar
 from ..errors import InputError
 from ..progress import progress
 
-__all__ = ["Executor", "ItemResult", "LocalExecutor"]
+__all__ = ["Executor", "ItemResult", "LocalExecutor", "call_item"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -54,7 +54,7 @@ class LocalExecutor:
         results: list[ItemResult[R]] = []
         if self.workers == 1:
             for i, item in enumerate(progress(items, desc=desc)):
-                results.append(_call(fn, i, item))
+                results.append(call_item(fn, i, item))
             return results
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures: list[Future[R]] = [pool.submit(fn, item) for item in items]
@@ -68,7 +68,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _call(fn: Callable[[T], R], index: int, item: T) -> ItemResult[R]:
+def call_item(fn: Callable[[T], R], index: int, item: T) -> ItemResult[R]:
     try:
         return ItemResult(index, fn(item))
     except Exception as exc:  # recorded per item, never swallowed

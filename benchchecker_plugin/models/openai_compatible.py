@@ -24,7 +24,7 @@ from ._stop import cut_at_stop
 from .base import Completion, GenerationParams
 from .executor import LocalExecutor
 
-__all__ = ["ENDPOINTS", "OpenAICompatibleModel"]
+__all__ = ["ENDPOINTS", "OpenAICompatibleModel", "resolve_base_url"]
 
 ENDPOINTS = ("completions", "chat")
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -45,7 +45,7 @@ class OpenAICompatibleModel:
     def __init__(self, spec: str, model: str, *, base_url: str | None = None, api_key: str | None = None,
                  endpoint: str = "completions", max_concurrency: int = 8, max_retries: int = 4,
                  timeout: float = 120.0, backoff: float = 1.0) -> None:
-        base = _base_url(spec, base_url)
+        base = resolve_base_url(spec, base_url)
         if endpoint not in ENDPOINTS:
             raise ModelSpecError(f"{spec}: endpoint must be one of {', '.join(ENDPOINTS)}, got {endpoint!r}")
         if max_concurrency < 1:
@@ -73,7 +73,7 @@ class OpenAICompatibleModel:
     @staticmethod
     def identity_for(spec: str, *, base_url: str | None = None, endpoint: str = "completions") -> str:
         """The cache identity (spec, server, endpoint — never the key), computable without a server."""
-        return f"{spec}?base_url={_without_userinfo(_base_url(spec, base_url))}&endpoint={endpoint}"
+        return f"{spec}?base_url={_without_userinfo(resolve_base_url(spec, base_url))}&endpoint={endpoint}"
 
     def __repr__(self) -> str:  # no key in reprs either
         return f"OpenAICompatibleModel({self.spec!r}, base_url={self._shown_url!r}, endpoint={self.endpoint!r})"
@@ -146,7 +146,7 @@ def _without_userinfo(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-def _base_url(spec: str, base_url: str | None) -> str:
+def resolve_base_url(spec: str, base_url: str | None) -> str:
     base = base_url or os.environ.get("OPENAI_BASE_URL")
     if not base:
         raise ModelSpecError(f"{spec}: no server URL — pass base_url / --base-url "

@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 from ..errors import InputError, MissingExtraError
 from ..progress import progress
-from .executor import ItemResult, _call
+from .executor import ItemResult, call_item
 
 __all__ = ["RayExecutor", "import_ray"]
 
@@ -52,7 +52,7 @@ def import_ray(what: str = "--executor ray") -> ModuleType:
 
 def _run_one(fn: Callable[[T], R], index: int, item: T) -> ItemResult[R]:
     """The body of one Ray task: ``fn(item)`` with its exception recorded, as locally."""
-    return _call(fn, index, item)
+    return call_item(fn, index, item)
 
 
 class RayExecutor:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..errors import ExecutionError, InputError
+from .backends import build_model
 from .base import Completion, GenerationParams, TextModel, TokenScores
 from .executor import Executor, ItemResult
 
@@ -41,7 +42,7 @@ __all__ = ["LocalSlots", "ModelRecipe", "RaySlots", "RemoteLogprobModel", "Remot
 
 @dataclass(frozen=True)
 class ModelRecipe:
-    """What a worker needs to build the model: ``get_model(spec, **options)`` without a cache."""
+    """What a worker needs to build the model: :func:`~.backends.build_model` (no cache)."""
 
     spec: str
     options: tuple[tuple[str, Any], ...] = ()
@@ -52,9 +53,7 @@ class ModelRecipe:
         with _BUILT_LOCK:
             model = _BUILT.get(key)
             if model is None:
-                from .spec import get_model
-
-                model = _BUILT[key] = get_model(self.spec, use_cache=False, **dict(self.options))
+                model = _BUILT[key] = build_model(self.spec, **dict(self.options))
         return model
 
 

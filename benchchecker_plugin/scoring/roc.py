@@ -21,6 +21,9 @@ __all__ = [
     "Rates",
     "RocCurve",
     "UndefinedMetricWarning",
+    "as_labels",
+    "degenerate",
+    "prepare_scores",
     "rates_at_threshold",
     "roc_auc_score",
     "roc_curve",
@@ -67,7 +70,7 @@ class _Prepared:
     n_neg: float
 
 
-def _as_labels(y_true: Any, name: str = "y_true") -> np.ndarray:
+def as_labels(y_true: Any, name: str = "y_true") -> np.ndarray:
     y = np.asarray(y_true)
     if y.ndim != 1:
         raise InputError(f"{name} must be one-dimensional, got shape {y.shape}")
@@ -105,14 +108,14 @@ def _as_weights(sample_weight: Any, n: int) -> np.ndarray:
     return w
 
 
-def _prepare(y_true: Any, y_score: Any, sample_weight: Any = None, extra: Any = None,
+def prepare_scores(y_true: Any, y_score: Any, sample_weight: Any = None, extra: Any = None,
              need_order: bool = False) -> tuple[_Prepared, np.ndarray | None]:
     """Validate, drop zero weights, sort by descending score (radix sort), group ties.
 
     Without ``extra`` / ``need_order`` the sort carries the signed weights (``+w`` positive,
     ``-w`` negative) as payload, so no random-access gather follows the sort.
     """
-    y = _as_labels(y_true)
+    y = as_labels(y_true)
     s = _as_scores(y_score, y.size)
     w = _as_weights(sample_weight, y.size)
     if sample_weight is not None:
@@ -152,13 +155,13 @@ def _why_undefined(n_pos: float, n_neg: float, n: int) -> str | None:
     return None
 
 
-def _degenerate(prep: _Prepared) -> str | None:
+def degenerate(prep: _Prepared) -> str | None:
     return _why_undefined(prep.n_pos, prep.n_neg, prep.y.size)
 
 
 def _split_sorted(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
     """Validated positive and negative scores, each sorted ascending (unweighted fast path)."""
-    y = _as_labels(y_true)
+    y = as_labels(y_true)
     s = _as_scores(y_score, y.size)
     mask = y.view(bool)
     return np.sort(s[mask]), np.sort(s[~mask])
@@ -182,7 +185,7 @@ def roc_curve(y_true: Any, y_score: Any, *, sample_weight: Any = None,
             return _empty_curve()
         thresholds, fps, tps = _kernels.merge_curve(pos, neg)
     else:
-        prep, _ = _prepare(y_true, y_score, sample_weight)
+        prep, _ = prepare_scores(y_true, y_score, sample_weight)
         if prep.y.size == 0:
             return _empty_curve()
         fps, tps = _kernels.clf_curve(prep.ends, prep.y, prep.w)
@@ -219,8 +222,8 @@ def roc_auc_score(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> fl
             _warn(f"AUC is undefined ({why}); returning nan")
             return float("nan")
         return float(_kernels.merge_auc(pos, neg) / (float(pos.size) * float(neg.size)))
-    prep, _ = _prepare(y_true, y_score, sample_weight)
-    why = _degenerate(prep)
+    prep, _ = prepare_scores(y_true, y_score, sample_weight)
+    why = degenerate(prep)
     if why:
         _warn(f"AUC is undefined ({why}); returning nan")
         return float("nan")
@@ -236,8 +239,8 @@ def tpr_at_fpr(y_true: Any, y_score: Any, fpr: float = 0.05, *, sample_weight: A
     """
     if not 0.0 <= float(fpr) <= 1.0:
         raise InputError(f"fpr must lie in [0, 1], got {fpr}")
-    prep, _ = _prepare(y_true, y_score, sample_weight)
-    why = _degenerate(prep)
+    prep, _ = prepare_scores(y_true, y_score, sample_weight)
+    why = degenerate(prep)
     if why:
         _warn(f"TPR at FPR={fpr} is undefined ({why}); returning nan")
         return float("nan")
@@ -252,14 +255,14 @@ def rates_at_threshold(y_true: Any, y_score: Any = None, *, threshold: float | N
     Give exactly one of ``threshold`` (with ``y_score``) or ``flags``. An undefined rate is ``nan``
     with a warning.
     """
-    y = _as_labels(y_true)
+    y = as_labels(y_true)
     if (threshold is None) == (flags is None):
         raise InputError("give exactly one of threshold= (with y_score) or flags=")
     if flags is not None:
         pred = np.asarray(flags)
         if pred.shape != y.shape:
             raise InputError(f"flags must have the shape of y_true {y.shape}, got {pred.shape}")
-        pred = _as_labels(pred, "flags").astype(bool)
+        pred = as_labels(pred, "flags").astype(bool)
     else:
         if y_score is None:
             raise InputError("threshold= needs y_score")

@@ -2,10 +2,13 @@
 
 Pipeline: :mod:`.patch` (diff -> logical-line blocks) -> :mod:`.normalize` (both sides) ->
 :mod:`.localize` (same name, moved, GumTree-style subtree match; line alignment with a pluggable
-:mod:`.similarity`) -> :mod:`.decide` -> optional :mod:`.verify` (tests) -> :mod:`.presence`
-(one flag per instance).
+:mod:`.similarity`) -> :mod:`.decide` -> optional tests of the spliced patch (:mod:`.splice`, run
+by :mod:`benchchecker_plugin.testrun`) -> :mod:`.presence` (one flag per instance).
+
+The test runners are re-exported here from :mod:`benchchecker_plugin.testrun`, their home.
 """
 
+from ..testrun import LocalRunner, SwebenchRunner, TestRunner, VerifyOutcome, grade_swebench_log
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
 from .grid import GridRun, patch_presence_grid, run_grid
 from .languages import LanguageSpec, get_language, language_names, register_language
@@ -21,15 +24,7 @@ from .similarity import (
                          Similarity,
                          get_similarity,
 )
-from .verify import (
-                         LocalRunner,
-                         SpliceError,
-                         SwebenchRunner,
-                         TestRunner,
-                         VerifyOutcome,
-                         grade_swebench_log,
-                         modified_patch,
-)
+from .splice import SpliceError, modified_patch
 
 __all__ = [
     "BlockResult",

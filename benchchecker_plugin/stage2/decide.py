@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from .localize import LineMatch, Location
 from .patch import PatchBlock
 
-__all__ = ["BlockResult", "Category", "block_result", "decide"]
+__all__ = ["BlockResult", "Category", "DEFAULT_THRESHOLD", "block_result", "decide"]
 
 DEFAULT_THRESHOLD = 0.7
 

@@ -46,16 +46,16 @@ from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
 from ..repos.clones import find_repo
 from ..repos.snapshot import Snapshot, parse_cutoff
+from ..testrun.outcome import VerifyOutcome
 from .decide import BlockResult, Category
-from .localize import _WORD, Location, SnapshotIndex, localize
+from .localize import IDENTIFIER, Location, SnapshotIndex, localize
 from .normalize import ParsedSource, Scope, parse_source
 from .patch import PatchBlock
 from .presence import PresenceConfig, judge_block, named, parse_instance, to_flag, verdict
 from .similarity import Similarity
 from .subtree import SubtreeIndex
-from .verify import VerifyOutcome
 
-__all__ = ["GridRun", "patch_presence_grid", "run_grid"]
+__all__ = ["GridRun", "cutoff_when", "patch_presence_grid", "run_grid"]
 
 _CONTENT_ONLY = frozenset({"same-name", "module"})  # locations that depend on one file's content
 
@@ -94,7 +94,7 @@ class _BlobCache:
                 text = snapshot.read(path)
             except DataError:
                 text = ""  # a non-UTF-8 file cannot hold the code we look for
-            words = self.words[blob] = tuple(map(sys.intern, set(_WORD.findall(text))))
+            words = self.words[blob] = tuple(map(sys.intern, set(IDENTIFIER.findall(text))))
         return words
 
 
@@ -196,7 +196,7 @@ class _Prepared:
     tested: dict[str, VerifyOutcome] = field(default_factory=dict)
 
 
-def _when(model: str, cutoff: Any) -> datetime:
+def cutoff_when(model: str, cutoff: Any) -> datetime:
     try:
         return parse_cutoff(cutoff)
     except InputError as exc:
@@ -289,7 +289,7 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
     was shared; failures are flags with ``evidence.error``, as in ``patch_presence``."""
     if not cutoffs:
         raise InputError("no models: the cutoffs mapping is empty")
-    whens = {m: _when(m, c) for m, c in cutoffs.items()}
+    whens = {m: cutoff_when(m, c) for m, c in cutoffs.items()}
     distinct = sorted(set(whens.values()))
     config = config or PresenceConfig()
     sim = config.resolved_similarity()

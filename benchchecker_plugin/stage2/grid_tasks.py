@@ -28,7 +28,7 @@ from ..cutoff import CutoffPeriod
 from ..errors import InputError, RepositoryError
 from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
-from .grid import GridRun, _when, run_grid
+from .grid import GridRun, cutoff_when, run_grid
 from .presence import PresenceConfig, to_flag
 
 __all__ = ["GridTask", "run_grid_tasks"]
@@ -90,7 +90,7 @@ def run_grid_tasks(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
     error flag for each of its (instance, model) pairs."""
     if not cutoffs:
         raise InputError("no models: the cutoffs mapping is empty")
-    whens = {m: _when(m, c) for m, c in cutoffs.items()}
+    whens = {m: cutoff_when(m, c) for m, c in cutoffs.items()}
     config = config or PresenceConfig()
     instances = list(instances)
     tasks = group_tasks(instances, repos_dir, cutoffs, config, instances_per_task)

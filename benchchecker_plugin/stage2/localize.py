@@ -29,10 +29,10 @@ from .patch import PatchBlock
 from .similarity import Similarity
 from .subtree import SubtreeIndex, dice, index_node
 
-__all__ = ["LineMatch", "Location", "SnapshotIndex", "align", "localize"]
+__all__ = ["IDENTIFIER", "LineMatch", "Location", "SnapshotIndex", "align", "localize"]
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-_WORD = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
+IDENTIFIER = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")
 _KEYWORDS = frozenset("""self None True False return import from class def elif else while
 for with assert raise lambda yield pass break continue print super this null true false new
 public private protected static final void int long boolean double float char byte short string
@@ -103,7 +103,7 @@ class SnapshotIndex:
                     text = self.snapshot.read(path)
                 except DataError:
                     continue  # a non-UTF-8 file cannot hold the code we look for
-                for word in set(_WORD.findall(text)):
+                for word in set(IDENTIFIER.findall(text)):
                     index.setdefault(word, []).append(path)
             self._words[language] = index
         return index

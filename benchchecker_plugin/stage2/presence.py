@@ -26,16 +26,29 @@ from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
 from ..repos.clones import find_repo
 from ..repos.snapshot import Snapshot, parse_cutoff
+from ..testrun.outcome import TestRunner, VerifyOutcome
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, decide
 from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
 from .patch import PatchBlock, parse_patch
 from .similarity import LexicalSimilarity, Similarity, get_similarity
-from .verify import SpliceError, TestRunner, VerifyOutcome, splice_patch
+from .splice import SpliceError, splice_patch
 
 T = TypeVar("T")
 
-__all__ = ["METHOD", "PresenceConfig", "find_repo", "instance_presence", "patch_presence", "summary_line"]
+__all__ = [
+    "METHOD",
+    "PresenceConfig",
+    "find_repo",
+    "instance_presence",
+    "judge_block",
+    "named",
+    "parse_instance",
+    "patch_presence",
+    "summary_line",
+    "to_flag",
+    "verdict",
+]
 
 METHOD = "benchchecker.stage2"
 
@@ -222,13 +235,14 @@ def _spliced_from_elsewhere(results: Sequence[BlockResult]) -> str:
 
 
 def named(inst: BugInstance, fn: Callable[[], T]) -> T:
-    """``fn()``, with the instance named in the message of a :class:`BenchcheckerError` it raises."""
+    """``fn()``; a :class:`BenchcheckerError` it raises gets the instance (its ``instance``
+    attribute, which its message then names), keeping its type and every other attribute."""
     try:
         return fn()
     except BenchcheckerError as exc:
-        if f"instance {inst.instance_id!r}" in str(exc):
-            raise
-        raise type(exc)(f"instance {inst.instance_id!r}: {exc}") from exc
+        if exc.instance is None:
+            exc.instance = inst.instance_id
+        raise
 
 
 def to_flag(inst: BugInstance, model: str, res: ItemResult, when: datetime) -> ContaminationFlag:

@@ -27,12 +27,13 @@ from ..errors import DataError
 
 __all__ = [
     "BENCHMARKS",
+    "BenchmarkItem",
     "MMLU_HUB",
     "TRUTHFULQA_HUB",
-    "BenchmarkItem",
     "load_items",
     "load_mmlu",
     "load_truthfulqa",
+    "text_sha1",
 ]
 
 MMLU_HUB = "cais/mmlu"
@@ -66,7 +67,7 @@ class BenchmarkItem:
                             f"{self.answer} outside its {len(self.options)} options")
 
 
-def _sha1(text: str) -> str:
+def text_sha1(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -172,7 +173,7 @@ def _tqa_item(index: int, question: str, best: str, incorrect: Iterable[str], ty
     options = (best.strip(), *[a for a in incorrect if a.strip()])
     return BenchmarkItem("truthfulqa", str(index), question.strip(), options, 0,
                          {"type": type_, "category": category, "source": source,
-                          "question_sha1": _sha1(question.strip())})
+                          "question_sha1": text_sha1(question.strip())})
 
 
 def load_truthfulqa(path: str | os.PathLike[str] | None = None) -> list[BenchmarkItem]:

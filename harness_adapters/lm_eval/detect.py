@@ -87,7 +87,7 @@ def _subject(task_name: str, task: Any, doc: Mapping[str, Any]) -> str:
 def item_of(benchmark: str, doc_id: int, doc: Mapping[str, Any], *, task_name: str,
             task: Any = None) -> BenchmarkItem:
     """The TS-Guessing item of one lm-eval document (see the module docstring)."""
-    from benchchecker_plugin.tsguessing.data import _sha1
+    from benchchecker_plugin.tsguessing.data import text_sha1
 
     if benchmark == "mmlu":
         subject = _subject(task_name, task, doc)
@@ -95,7 +95,7 @@ def item_of(benchmark: str, doc_id: int, doc: Mapping[str, Any], *, task_name: s
                              int(doc["answer"]), {"subject": subject})
     question = str(doc["question"]).strip()
     meta = {"type": doc.get("type") or "", "category": doc.get("category") or "",
-            "source": doc.get("source") or "", "question_sha1": _sha1(question)}
+            "source": doc.get("source") or "", "question_sha1": text_sha1(question)}
     if isinstance(doc.get("mc1_targets"), Mapping):
         choices = [str(c) for c in doc["mc1_targets"]["choices"]]
         labels = list(doc["mc1_targets"]["labels"])

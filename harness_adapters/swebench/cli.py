@@ -122,18 +122,18 @@ def _strip(argv: Sequence[str], names: set[str], *, nargs_plus: bool = False,
 
 def _predictions(path: str, dataset_name: str, split: str) -> list[dict[str, Any]]:
     if path == "gold":
-        from swebench.harness.utils import load_swebench_dataset
+        from .compat import load_swebench_dataset
 
         try:
-            rows = load_swebench_dataset(dataset_name, split)
+            rows = load_swebench_dataset(dataset_name, split, "`benchchecker swebench run_evaluation`")
         except Exception as exc:  # datasets / pyarrow / json raise many types: one line naming it
             raise InputError(f"--dataset_name {dataset_name}: cannot load split {split!r} "
                              f"({type(exc).__name__}: {exc})") from exc
         return [{"instance_id": d["instance_id"], "model_name_or_path": "gold"} for d in rows]
-    from swebench.harness.utils import get_predictions_from_file
+    from .compat import predictions_from_file
 
     try:
-        return list(get_predictions_from_file(path, dataset_name, split))
+        return list(predictions_from_file(path, dataset_name, split, "`benchchecker swebench run_evaluation`"))
     except (OSError, ValueError) as exc:
         raise InputError(f"{path}: cannot read predictions ({exc})") from None
 

@@ -174,10 +174,10 @@ def load_run_instances(dataset: str, split: str, ids: Sequence[str]) -> list[Bug
     if Path(dataset).suffix in (".jsonl", ".json"):
         everything = load_swebench(dataset, split=split)
     else:
-        from swebench.harness.utils import load_swebench_dataset
+        from .compat import load_swebench_dataset
 
         try:
-            rows = load_swebench_dataset(dataset, split)
+            rows = load_swebench_dataset(dataset, split, "`benchchecker swebench run_evaluation`")
         except Exception as exc:  # datasets / pyarrow raise many types: one line naming the input
             raise InputError(f"--dataset_name {dataset}: cannot load split {split!r} "
                              f"({type(exc).__name__}: {exc})") from exc

@@ -32,3 +32,32 @@ def commit_all(repo: Path, when: str) -> str:
     git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
         env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
     return git(repo, ["rev-parse", "HEAD"]).decode().strip()
+
+
+CALC_TEST_PATCH = """--- /dev/null
++++ b/test_calc.py
+@@ -0,0 +1,8 @@
++import calc
++
++
++def test_none():
++    assert calc.add_one(None) == 0
++
++def test_int():
++    assert calc.add_one(1) == 2
+"""
+CALC_TEST = "python -m pytest -rA -p no:cacheprovider test_calc.py"
+
+
+def calc_repo(tmp_path: Path, later: str) -> tuple[Path, str]:
+    """``repos/o__calc``: the buggy calc.py, its fix, then ``later``; the folder and the base sha."""
+    repo = tmp_path / "repos" / "o__calc"
+    repo.mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    (repo / "calc.py").write_text(BUGGY)
+    base = commit_all(repo, "2023-01-01")
+    (repo / "calc.py").write_text(FIXED)
+    commit_all(repo, "2023-02-01")
+    (repo / "calc.py").write_text(later)
+    commit_all(repo, "2023-03-01")
+    return repo, base

@@ -1,5 +1,4 @@
-"""``find_repo``: where an instance's clone is in a ``--repos-dir`` (its home is ``repos/``; the
-old ``stage2.verify`` / ``stage2.presence`` imports still name the same function)."""
+"""``find_repo``: where an instance's clone is in a ``--repos-dir``."""
 
 from __future__ import annotations
 
@@ -34,8 +33,13 @@ def test_a_file_is_not_a_clone_and_the_error_names_both_places(tmp_path: Path) -
         find_repo(tmp_path / "missing", _inst("o/r"))
 
 
-def test_old_imports_name_the_same_function() -> None:
-    from benchchecker_plugin.stage2.presence import find_repo as from_presence
-    from benchchecker_plugin.stage2.verify import find_repo as from_verify
-
-    assert from_verify is find_repo and from_presence is find_repo
+def test_find_repo_ignores_case_like_github(tmp_path) -> None:  # noqa: ANN001
+    """Regression: Multi-SWE-bench names ``fasterxml/jackson-core``; the clone is FasterXML__jackson-core."""
+    (tmp_path / "FasterXML__jackson-core").mkdir()
+    inst = BugInstance(benchmark="multi-swe-bench", instance_id="fasterxml__jackson-core-1",
+                       repo="fasterxml/jackson-core", base_commit="0" * 40, patch="")
+    assert find_repo(tmp_path, inst) == tmp_path / "FasterXML__jackson-core"
+    other = BugInstance(benchmark="multi-swe-bench", instance_id="x__y-1", repo="x/y",
+                        base_commit="0" * 40, patch="")
+    with pytest.raises(RepositoryError, match="no clone of x/y"):
+        find_repo(tmp_path, other)

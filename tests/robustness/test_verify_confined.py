@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.repos.git import git
-from benchchecker_plugin.stage2.sandbox import confinement
+from benchchecker_plugin.testrun.sandbox import confinement
 from tests.helpers.git_history import commit_all
 
 BUGGY = "def add_one(x):\n    return int(x) + 1\n"

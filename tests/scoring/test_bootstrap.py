@@ -11,7 +11,7 @@ from sklearn import metrics as skm
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.scoring import UndefinedMetricWarning, _kernels, bootstrap_auc, detection_metrics
 from benchchecker_plugin.scoring.bootstrap import seed_key
-from benchchecker_plugin.scoring.roc import _prepare
+from benchchecker_plugin.scoring.roc import prepare_scores
 
 
 def _data(n=300, seed=0):
@@ -24,7 +24,7 @@ def _data(n=300, seed=0):
 
 def test_each_resample_equals_sklearn_on_the_explicit_resample():
     y, s, flags = _data()
-    prep, flag_sorted = _prepare(y, s, None, extra=flags, need_order=True)
+    prep, flag_sorted = prepare_scores(y, s, None, extra=flags, need_order=True)
     key = seed_key(11)
     boots = _kernels.bootstrap_metrics(prep.ends, prep.y, prep.w, flag_sorted, 0.1, 25, key)
     counts = _kernels.count_matrix(len(y), 0, 25, key)

@@ -133,3 +133,22 @@ def test_bad_input_fails_per_instance_and_the_run_goes_on(history, tmp_path: Pat
     assert all(f"instance {iid!r}" in msg for iid, msg in errors.items())
     assert summary_line(flags).endswith("6 failed")
     json.dumps([f.to_dict() for f in flags])  # evidence is JSON-serialisable
+
+
+def test_named_keeps_the_error_and_its_context() -> None:
+    """An error raised for an instance keeps its type and attributes; the instance is added as an
+    attribute and named once in the message (it was rebuilt from its text before, losing them)."""
+    from benchchecker_plugin.errors import FlagsFormatError
+    from benchchecker_plugin.instances import BugInstance
+    from benchchecker_plugin.stage2.presence import named
+
+    inst = BugInstance("o__r-1", "swe-bench-verified", "o/r", "0" * 40, "")
+
+    def bad() -> None:
+        raise FlagsFormatError("not a bool", source="f.jsonl", line=3, field="contaminated")
+
+    with pytest.raises(FlagsFormatError) as err:
+        named(inst, bad)
+    assert (err.value.source, err.value.line, err.value.field, err.value.instance) == (
+        "f.jsonl", 3, "contaminated", "o__r-1")
+    assert str(err.value) == "instance 'o__r-1': f.jsonl:3: field 'contaminated': not a bool"

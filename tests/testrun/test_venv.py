@@ -13,8 +13,9 @@ import pytest
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
-from benchchecker_plugin.stage2.sandbox import confinement
-from benchchecker_plugin.stage2.venv_runner import VenvRunner, find_python, load_env_specs
+from benchchecker_plugin.testrun.envs import find_python, load_env_specs
+from benchchecker_plugin.testrun.sandbox import confinement
+from benchchecker_plugin.testrun.venv import VenvRunner
 from tests.helpers.git_history import commit_all
 
 pytestmark = [pytest.mark.slow,
@@ -175,7 +176,7 @@ def test_an_interpreter_linked_to_the_environment_sees_its_packages(tmp_path: Pa
     python, which Python does not treat as the venv; the site hook gives it the venv's packages."""
     import subprocess
 
-    from benchchecker_plugin.stage2.venv_runner import _site_hook
+    from benchchecker_plugin.testrun.venv import site_hook
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -187,7 +188,7 @@ def test_an_interpreter_linked_to_the_environment_sees_its_packages(tmp_path: Pa
     probe = ["-c", "import only_in_the_env; print(only_in_the_env.WHERE)"]
     bare = subprocess.run([str(link), *probe], capture_output=True, text=True, check=False)
     assert bare.returncode != 0 and "No module named 'only_in_the_env'" in bare.stderr
-    hook = _site_hook(venv, tmp_path / "hook")
+    hook = site_hook(venv, tmp_path / "hook")
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": hook}
     fixed = subprocess.run([str(link), *probe], capture_output=True, text=True, check=False, env=env)
     assert fixed.stdout.strip() == "env", fixed.stderr

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from ..instances.bug import BugInstance
 from .sandbox import StepRun
+from .swebench import repo_statuses
 
 __all__ = ["TestVerdict", "is_command", "judge_run", "lookup", "pytest_statuses", "step_summary"]
 
@@ -74,17 +75,7 @@ def pytest_statuses(log: str) -> dict[str, str]:
 
 
 def _statuses(inst: BugInstance, log: str) -> dict[str, str]:
-    try:
-        from swebench.harness.log_parsers.python import MAP_REPO_TO_PARSER_PY
-    except ImportError:
-        return pytest_statuses(log)
-    parser = MAP_REPO_TO_PARSER_PY.get(inst.repo)
-    if parser is None:
-        return pytest_statuses(log)
-    from .verify import swebench_test_spec
-
-    found = parser(log, swebench_test_spec(inst))
-    return {k: str(getattr(v, "value", v)) for k, v in found.items()} or pytest_statuses(log)
+    return repo_statuses(inst, log) or pytest_statuses(log)
 
 
 def step_summary(output: str) -> tuple[int, int] | None:
