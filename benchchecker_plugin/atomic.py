@@ -9,6 +9,7 @@ exists and is not a regular file (``/dev/null``, a FIFO) is written through, nev
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Iterator
@@ -30,15 +31,22 @@ def atomic_open(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[
     if target.exists() and not target.is_file():
         with _as_input_error(target):
             fh = open(target, "w", encoding="utf-8")
-        with fh:
-            yield fh
+        try:
+            with _writing(target):
+                yield fh
+            with _as_input_error(target):
+                fh.flush()   # /dev/full: "No space left on device", one line
+        finally:
+            with contextlib.suppress(OSError):
+                fh.close()
         return
     with _as_input_error(target):
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            yield fh
+            with _writing(target):
+                yield fh
             with _as_input_error(target):
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -57,6 +65,22 @@ def _as_input_error(target: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
+        raise InputError(f"{target}: cannot write ({exc.strerror or exc})") from None
+
+
+#: errors of writing itself (not of reading an input while writing): a full disk, a quota, an I/O error
+_WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO, errno.EROFS, errno.EPIPE})
+
+
+@contextlib.contextmanager
+def _writing(target: Path) -> Iterator[None]:
+    """A write to the output that fails for want of space (or an I/O error) inside the caller's
+    block: one line naming the output, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in _WRITE_ERRNOS:
+            raise
         raise InputError(f"{target}: cannot write ({exc.strerror or exc})") from None
 
 

@@ -29,6 +29,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .cutoff import CutoffPeriod
 from .errors import DataError
@@ -62,6 +63,11 @@ class _Collector:
 
     def add(self, model: str, value: object, where: str) -> bool:
         """Record ``model``'s cutoff ``value``; ``False`` when the value says it is unknown."""
+        if model == "*":
+            raise DataError(f"{self.path}: {where}: model '*' is not a model (in flags it means every "
+                            "model); name the model whose cutoff this is")
+        if any(ord(c) < 32 or ord(c) == 127 for c in model):
+            raise DataError(f"{self.path}: {where}: model name {model!r} has a control character")
         if value is None or (isinstance(value, str) and value.strip().lower() in _UNKNOWN):
             self.unknown.setdefault(model)
             return False
@@ -86,11 +92,24 @@ class _Collector:
         return ModelCutoffs(self.path, dict(self.cutoffs), unknown, tuple(self.skipped))
 
 
+def _no_duplicates(path: str) -> Any:
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for key, value in items:
+            if key in seen:   # json keeps the last one silently; the CSV refuses a repeated model
+                raise DataError(f"{path}: model {key!r} is given twice")
+            seen[key] = value
+        return seen
+    return pairs
+
+
 def _from_json(text: str, out: _Collector) -> None:
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_duplicates(out.path))
     except json.JSONDecodeError as exc:
         raise DataError(f"{out.path}: not valid JSON ({exc.msg}, line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise DataError(f"{out.path}: the JSON is nested too deeply; expected an object {{model: cutoff}}") from None
     if not isinstance(data, dict):
         raise DataError(f"{out.path}: a JSON cutoffs file must be an object {{model: cutoff}}, "
                         f"not a {type(data).__name__}")

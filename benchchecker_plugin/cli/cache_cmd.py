@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import click
 
+from ..errors import InputError
 from ..models.cache import DB_NAME, ResponseCache, default_cache_dir
+from ..models.gguf import EXPORT_MARKER
 from .options import cache_dir_option
 
 __all__ = ["cache"]
@@ -51,10 +54,11 @@ def stats(cache_dir: Path | None) -> None:
     Example:
       benchchecker cache stats --cache-dir ~/.cache/benchchecker
     """
-    folder = cache_dir if cache_dir is not None else default_cache_dir()
+    folder = _cache_folder(cache_dir)
     models = folder / "models"
     if not (folder / DB_NAME).is_file():
-        click.echo(f"cache: {folder / DB_NAME} (empty: no model call cached yet)")
+        what = "empty: no model call cached yet" if folder == default_cache_dir() else "no cache there"
+        click.echo(f"cache: {folder / DB_NAME} ({what})")
         if models.is_dir():
             click.echo(f"exported models: {_human(_dir_size(models))} in {models}")
         return
@@ -79,9 +83,8 @@ def stats(cache_dir: Path | None) -> None:
 @click.option("--errors-only", is_flag=True, help="Delete only the stored errors (they are retried anyway).")
 @click.option("--models", "with_models", is_flag=True,
               help="Also delete exported local models (models/; re-exported on next use).")
-@click.confirmation_option("--yes", "-y", prompt="Delete the cached model responses?",
-                           help="Do not ask for confirmation.")
-def clear(cache_dir: Path | None, errors_only: bool, with_models: bool) -> None:
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation (needed without a terminal).")
+def clear(cache_dir: Path | None, errors_only: bool, with_models: bool, yes: bool) -> None:
     """Delete cached responses (all, or only errors with --errors-only).
 
     Asks for confirmation unless --yes is given. The next run asks the model again for every
@@ -91,14 +94,53 @@ def clear(cache_dir: Path | None, errors_only: bool, with_models: bool) -> None:
     Example:
       benchchecker cache clear --yes
     """
-    folder = cache_dir if cache_dir is not None else default_cache_dir()
-    store = ResponseCache(folder)
-    try:
-        n = store.clear(errors_only=errors_only)
-    finally:
-        store.close()
-    click.echo(f"deleted {n} {'error ' if errors_only else ''}entries from {store.path}")
+    if not yes:
+        try:
+            sure = click.confirm("Delete the cached model responses?")
+        except click.Abort:   # end of input: nobody to answer
+            raise click.UsageError("cache clear deletes cached answers: give --yes (nothing answered "
+                                   "the question)") from None
+        if not sure:
+            raise click.Abort()
+    folder = _cache_folder(cache_dir)
     models = folder / "models"
-    if with_models and models.is_dir():
-        shutil.rmtree(models)
-        click.echo(f"deleted exported models in {models}")
+    exports = _exports(models) if with_models else []
+    if (folder / DB_NAME).is_file():
+        store = ResponseCache(folder)
+        try:
+            n = store.clear(errors_only=errors_only)
+        finally:
+            store.close()
+        click.echo(f"deleted {n} {'error ' if errors_only else ''}entries from {store.path}")
+    else:
+        click.echo(f"cache: {folder / DB_NAME} (no cache there: nothing to delete)")
+    for export in exports:
+        shutil.rmtree(export)
+    if with_models and models.is_dir() and not models.is_symlink() and not any(models.iterdir()):
+        models.rmdir()
+    if exports:
+        click.echo(f"deleted {len(exports)} exported model(s) in {models}")
+
+
+def _cache_folder(cache_dir: Path | None) -> Path:
+    """The cache folder: ``--cache-dir`` or the default; a path that exists and is not a folder
+    is a one-line error (it was reported as an empty cache)."""
+    folder = cache_dir if cache_dir is not None else default_cache_dir()
+    if folder.exists() and not folder.is_dir():
+        raise InputError(f"--cache-dir {folder}: is a file, not a cache folder")
+    return folder
+
+
+def _exports(models: Path) -> list[Path]:
+    """The exported model folders under ``models`` (each with benchchecker's export marker);
+    ``models`` itself must be a real folder (a link could lead anywhere) holding nothing else."""
+    if not os.path.lexists(models):
+        return []
+    if models.is_symlink() or not models.is_dir():
+        raise InputError(f"{models}: not a folder of exported models (a link or a file); left as it is")
+    entries = sorted(models.iterdir())
+    others = [p.name for p in entries if p.is_symlink() or not p.is_dir() or not (p / EXPORT_MARKER).is_file()]
+    if others:
+        raise InputError(f"{models}: holds {', '.join(others[:3])}, which benchchecker did not export; "
+                         "nothing deleted (remove them yourself)")
+    return entries

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from ..errors import BenchcheckerError
+from ..errors import BenchcheckerError, DataError, InputError
 
 __all__ = ["LazyGroup", "UsageFailure"]
 
@@ -92,6 +92,15 @@ class LazyGroup(click.Group):
             return super().invoke(ctx)
         except BenchcheckerError as exc:
             raise UsageFailure(exc) from exc
+        except OSError as exc:
+            if exc.filename is None:   # not about a path the user gave: a real failure, with its traceback
+                raise
+            # a path the user gave that the system refuses (under /proc, a link loop, a full
+            # disk): one line naming it, as every error of ours
+            where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
+            raise UsageFailure(InputError(f"{where}: {exc.strerror or exc}")) from exc
+        except RecursionError as exc:
+            raise UsageFailure(DataError("an input is nested too deeply to read")) from exc
 
 
 def _parent_exists(module: str) -> bool:

@@ -74,9 +74,9 @@ __all__ = ["patch_presence"]
               help="Test command for --verify local (default: the instance's); steps separated by "
                    "';' or '&&', no pipes or redirections (it runs without a shell).")
 @click.option("--allow-unsandboxed", is_flag=True,
-              help="Let --verify local run the tests where they cannot be confined (no user "
-                   "namespaces on this machine). The benchmark's test commands are code from the "
-                   "data: only for data you trust.")
+              help="UNSAFE: let --verify local/venv run the data's code where it cannot be confined "
+                   "(no user namespaces here): it runs as you, with your files and the network "
+                   "(only its environment is scrubbed). Only for data you trust.")
 @click.option("--timeout", type=click.IntRange(min=1), default=900, show_default=True,
               help="Seconds per test run under --verify.")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N instances.")

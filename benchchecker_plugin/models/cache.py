@@ -104,6 +104,11 @@ class ResponseCache:
         self._misses = 0
         try:
             self._conn = sqlite3.connect(self.path, timeout=60.0, check_same_thread=False)
+            tables = {r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+            if tables and not tables & {"completions", "token_scores"}:
+                self._conn.close()   # another program's database: never add our tables to it
+                raise InputError(f"cache file {self.path}: a SQLite database of another program (tables "
+                                 f"{', '.join(sorted(tables)[:5])}); not a benchchecker cache, left as it is")
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._conn.executescript(_SCHEMA)

@@ -25,6 +25,9 @@ Workers import this package: install it on every node, and give every node the r
 from __future__ import annotations
 
 import importlib
+import os
+import re
+import socket
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, TypeVar
@@ -33,7 +36,7 @@ from ..errors import InputError, MissingExtraError
 from ..progress import progress
 from .executor import ItemResult, call_item
 
-__all__ = ["RayExecutor", "import_ray"]
+__all__ = ["RayExecutor", "import_ray", "parse_address"]
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -48,6 +51,26 @@ def import_ray(what: str = "--executor ray") -> ModuleType:
             raise
         raise MissingExtraError(f"{what} needs ray, which is not installed: "
                                 "pip install 'benchchecker_plugin[ray]'") from None
+
+
+#: seconds to wait for a cluster's address to answer before joining it
+_PROBE_S = 5.0
+_HOST = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?)$")
+
+
+def parse_address(address: str, what: str = "--ray-address") -> tuple[str, int] | None:
+    """``(host, port)`` of a cluster address ``HOST:PORT`` (or ``ray://HOST:PORT``); ``None`` for
+    ``auto`` / ``local`` (Ray finds or starts the cluster); :class:`InputError` naming ``what``
+    for anything else."""
+    text = address.strip()
+    if text in ("auto", "local"):
+        return None
+    rest = text.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not _HOST.match(host) or not port.isdigit() or not 0 < int(port) < 65536:
+        raise InputError(f"{what} {address!r}: expected HOST:PORT (e.g. 10.0.0.5:6379), ray://HOST:PORT "
+                         "or auto")
+    return host.strip("[]"), int(port)
 
 
 def _run_one(fn: Callable[[T], R], index: int, item: T) -> ItemResult[R]:
@@ -70,6 +93,8 @@ class RayExecutor:
             raise InputError(f"max_retries must be >= 0, got {max_retries}")
         if num_cpus <= 0:
             raise InputError(f"num_cpus must be > 0, got {num_cpus}")
+        if address is not None:
+            parse_address(address, "--ray-address")
         self.ray = import_ray()
         self.address = address
         self.max_retries = max_retries
@@ -82,6 +107,16 @@ class RayExecutor:
             return
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True}
         kwargs.update(self.init)
+        # Ray retries a silent address for ever: a cluster that does not answer is one line now
+        given, what = (self.address, "--ray-address") if self.address else (os.environ.get("RAY_ADDRESS"), "$RAY_ADDRESS")
+        found = parse_address(given, what) if given else None
+        if found is not None:
+            try:
+                socket.create_connection(found, timeout=_PROBE_S).close()
+            except OSError as exc:
+                raise InputError(f"{what} {given!r}: nothing answers at {found[0]}:{found[1]} "
+                                 f"({exc.strerror or exc}); start the cluster (ray start --head) or "
+                                 "give its HOST:PORT") from None
         try:
             self.ray.init(address=self.address, **kwargs)
         except ConnectionError as exc:

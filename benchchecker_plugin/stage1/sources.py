@@ -9,6 +9,7 @@ repository, the files are read from the snapshot at that date through ``benchche
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +38,8 @@ def read_sources(root: str | os.PathLike[str], *, language: str = "python", cuto
     """Read every source file of ``language`` under ``root`` (sorted by path).
 
     Files larger than ``max_file_bytes`` (generated code, vendored data) and files that are not UTF-8
-    are skipped. With ``cutoff`` (``YYYY-MM-DD``) on a git repository, files come from the snapshot
+    are skipped, and so is anything that is not a regular file of the folder (a link, which may
+    lead outside it, a FIFO, a device): nothing outside ``root`` is read. With ``cutoff`` (``YYYY-MM-DD``) on a git repository, files come from the snapshot
     at that date.
     """
     if language not in LANGUAGE_EXTENSIONS:
@@ -56,14 +58,34 @@ def read_sources(root: str | os.PathLike[str], *, language: str = "python", cuto
             if not name.endswith(exts):
                 continue
             path = Path(dirpath) / name
-            if path.stat().st_size > max_file_bytes:
+            data = _read_regular(path, max_file_bytes)
+            if data is None:
                 continue
             try:
-                text = path.read_text(encoding="utf-8")
+                text = data.decode("utf-8")
             except UnicodeDecodeError:
                 continue
             files.append(SourceFile(path.relative_to(base).as_posix(), text))
     return sorted(files, key=lambda f: f.path)
+
+
+def _read_regular(path: Path, max_bytes: int) -> bytes | None:
+    """The bytes of ``path`` when it is a regular file of at most ``max_bytes``, else ``None``: a
+    link (it may lead out of the folder: its text would go to the model), a FIFO (reading it
+    blocks), a device (``/dev/zero`` never ends) or a socket is skipped, and never followed."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:   # a link (ELOOP under O_NOFOLLOW), or unreadable
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > max_bytes:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(max_bytes + 1)
+        return data if len(data) <= max_bytes else None
+    finally:
+        os.close(fd)
 
 
 def _from_snapshot(base: Path, cutoff: str, language: str, max_file_bytes: int) -> list[SourceFile]:

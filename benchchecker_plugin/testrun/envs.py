@@ -19,13 +19,18 @@ its own lock: two versions build side by side, and two instances of one version 
 
 from __future__ import annotations
 
+import ast
+import configparser
 import hashlib
 import json
 import os
+import re
 import shutil
+import stat
 import tempfile
 import threading
 import time
+import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,8 +44,15 @@ from ..repos.git import export_tree
 from .pre_install import Edit, apply_edits, parse_step
 from .sandbox import Step, run_steps, split_command
 
-__all__ = ["EnvBuilder", "EnvUnavailable", "Environment", "default_envs_dir", "find_python", "load_env_specs",
-           "spec_edits"]
+__all__ = ["EnvBuilder", "EnvUnavailable", "Environment", "declared_requirements", "default_envs_dir",
+           "find_python", "load_env_specs", "plain_requirements", "spec_edits", "tree_files"]
+
+#: a version string as it may appear in a folder name (no separator, no "..")
+_VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
+_REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*$")
+#: a requirement fetched from the index: a name, extras, a version specifier or marker; no path,
+#: URL or option (those would make pip build local code, with the network on)
+_PLAIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,\s-]*\])?\s*([<>=!~][^@/\\]*)?(;[^@/\\]*)?$")
 
 
 class EnvUnavailable(ExecutionError):
@@ -119,8 +131,9 @@ def _release(version: str) -> str:
 
 
 # written into the .ok and .failed markers: an environment built, or refused, by an older runner
-# is built again (2: generated files listed; grep-conditional pre_install edits understood)
-_ENV_FORMAT = 2
+# is built again (2: generated files listed; grep-conditional pre_install edits understood;
+# 3: packages downloaded first, the build without the network; links never listed as generated)
+_ENV_FORMAT = 3
 
 
 def _marker(path: Path) -> dict[str, Any] | None:
@@ -133,9 +146,79 @@ def _marker(path: Path) -> dict[str, Any] | None:
 
 
 def tree_files(tree: Path) -> list[str]:
-    """The files under ``tree`` (relative, sorted), byte-code caches left out."""
-    return sorted(str(p.relative_to(tree)) for p in tree.rglob("*")
-                  if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
+    """The regular files under ``tree`` (relative, sorted), byte-code caches left out. A link is
+    never listed nor followed (a build could leave ``x -> /proc/self/environ`` there)."""
+    out = []
+    for dirpath, _dirs, filenames in os.walk(tree):   # does not descend into linked folders
+        for name in filenames:
+            path = Path(dirpath) / name
+            if stat.S_ISREG(os.lstat(path).st_mode) and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                out.append(str(path.relative_to(tree)))
+    return sorted(out)
+
+
+def plain_requirements(lines: list[str]) -> list[str]:
+    """The entries of ``lines`` that name a package of the index (``name[extra]>=1; marker``),
+    comments and everything else (paths, URLs, ``-e``, options) left out."""
+    out = []
+    for raw in lines:
+        line = raw.split(" #", 1)[0].strip()
+        if line and not line.startswith("#") and _PLAIN.match(line):
+            out.append(line)
+    return out
+
+
+def _setup_py_requires(text: str) -> list[str]:
+    """``install_requires`` / ``setup_requires`` given as literal lists to ``setup()``, read
+    without running the file."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return []
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in ("install_requires", "setup_requires"):
+            try:
+                value = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+            if isinstance(value, (list, tuple)):
+                out.extend(str(v) for v in value)
+    return out
+
+
+def declared_requirements(tree: Path) -> list[str]:
+    """What ``tree`` declares it needs to be built and installed, read without running any of its
+    code: ``pyproject.toml``'s build requirements (setuptools and wheel when it has none) and
+    ``[project] dependencies``, ``setup.cfg``'s ``install_requires`` and literal lists given to
+    ``setup()`` in ``setup.py``; index packages only (:func:`plain_requirements`)."""
+    found: list[str] = []
+    build = ["setuptools>=40.8.0", "wheel"]
+    try:
+        meta = tomllib.loads(_regular_text(tree / "pyproject.toml") or "")
+        build = list(meta.get("build-system", {}).get("requires", build))
+        found += list(meta.get("project", {}).get("dependencies", []))
+    except (tomllib.TOMLDecodeError, AttributeError, TypeError):
+        pass
+    cfg = configparser.ConfigParser(interpolation=None)
+    try:
+        cfg.read_string(_regular_text(tree / "setup.cfg") or "")
+        found += cfg.get("options", "install_requires", fallback="").splitlines()
+        found += cfg.get("options", "setup_requires", fallback="").splitlines()
+    except configparser.Error:
+        pass
+    found += _setup_py_requires(_regular_text(tree / "setup.py") or "")
+    return list(dict.fromkeys(plain_requirements([*map(str, build), *map(str, found)])))
+
+
+def _regular_text(path: Path) -> str | None:
+    """The text of ``path`` when it is a regular file (not a link), else ``None``."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 class EnvBuilder:
@@ -165,6 +248,12 @@ class EnvBuilder:
         spec = self.specs.get(inst.repo, {}).get(version)
         if spec is None:
             raise EnvUnavailable(f"no environment specification for {inst.repo} version {version or '?'}")
+        # both become part of a folder name under --envs-dir: nothing that could leave it
+        if not _VERSION.match(version) or ".." in version:
+            raise EnvUnavailable(f"version {version[:80]!r} of {inst.repo} is not a plain version string "
+                                 "(letters, digits, '.', '_', '+', '-')")
+        if not _REPO.match(inst.repo) or ".." in inst.repo:
+            raise EnvUnavailable(f"repository {inst.repo[:80]!r} is not owner/name")
         return version, dict(spec)
 
     def env_key(self, inst: BugInstance) -> str:
@@ -182,6 +271,8 @@ class EnvBuilder:
         setup = str(inst.extra.get("environment_setup_commit") or inst.base_commit)
         key = self.env_key(inst)
         folder = self.envs_dir / key
+        if folder.resolve().parent != self.envs_dir.resolve():
+            raise EnvUnavailable(f"{key}: not a folder directly inside {self.envs_dir}")
         with self._lock(key):
             failed = _marker(folder / ".failed")
             if failed is not None:
@@ -212,21 +303,35 @@ class EnvBuilder:
         src = export_tree(find_repo(self.repos_dir, inst), setup, folder / "src")
         apply_edits(edits, src)
         tracked = set(tree_files(src))
-        pip = [str(folder / "venv" / "bin" / "python"), "-m", "pip", "install", "-q",
-               "--disable-pip-version-check"]
-        steps = [Step((str(python), "-m", "venv", str(folder / "venv")))]
+        venv_python = str(folder / "venv" / "bin" / "python")
+        quiet = ("-q", "--disable-pip-version-check")
+        wheels = folder / "wheelhouse"
         pins = [str(p) for p in spec.get("pip_packages") or []]
+        requirements: list[str] = []
         if packages == "requirements.txt":
-            steps.append(Step((*pip, "-r", "requirements.txt")))
+            requirements = plain_requirements((_regular_text(src / "requirements.txt") or "").splitlines())
         elif packages:
             pins = [*split_command(packages, what="packages")[0].argv, *pins]
+        # 1. with the network, no code of the repository: the interpreter's environment, and every
+        #    package the build will need downloaded from the index (pins, requirements, what the
+        #    repository declares, read without running it)
+        fetch = [Step((str(python), "-m", "venv", str(folder / "venv")))]
+        download = (venv_python, "-m", "pip", "download", *quiet, "-d", str(wheels))
+        if pins or requirements:
+            fetch.append(Step((*download, *pins, *requirements)))
+        declared = declared_requirements(src)
+        # 2. without the network: the environment built from what was downloaded
+        offline = ("--no-index", "--find-links", str(wheels))
+        build: list[Step] = []
+        if packages == "requirements.txt":
+            build.append(Step((venv_python, "-m", "pip", "install", *quiet, *offline, "-r", "requirements.txt")))
         if pins:
-            steps.append(Step((*pip, *pins)))
+            build.append(Step((venv_python, "-m", "pip", "install", *quiet, *offline, *pins)))
         for step in split_command(str(spec.get("install") or "python -m pip install -e ."), what="install"):
             argv = step.argv
             if argv[:1] == ("python",):
-                argv = (str(folder / "venv" / "bin" / "python"), *argv[1:])
-            steps.append(Step(argv, step.env))
+                argv = (venv_python, *argv[1:])
+            build.append(Step(argv, step.env))
         extra_env = {"PIP_CACHE_DIR": str(self.envs_dir / "pip-cache"),
                      # the export has no .git: setuptools-scm is told the version
                      "SETUPTOOLS_SCM_PRETEND_VERSION": _release(version)}
@@ -235,20 +340,38 @@ class EnvBuilder:
             extra_env["PIP_CONSTRAINT"] = str(folder / "constraints.txt")
         t0 = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="benchchecker-build-") as tmp:
-            how, runs = run_steps(steps, tmp, src, timeout=self.build_timeout, network=True,
-                                  writable=[folder], allow_unsandboxed=self.allow_unsandboxed,
-                                  visible=[python.parent.parent], env=extra_env)
+            options: dict[str, Any] = {"writable": [folder], "allow_unsandboxed": self.allow_unsandboxed,
+                                       "visible": [python.parent.parent]}
+            how, runs = run_steps(fetch, tmp, tmp, timeout=self.build_timeout, network=True, env=extra_env,
+                                  **options)
+            _check_build(fetch, runs)
+            if declared:   # best effort: what the install resolves offline decides
+                run_steps([Step((*download, *declared))], tmp, tmp, timeout=self.build_timeout, network=True,
+                          env=extra_env, **options)
+            how, runs = run_steps(build, tmp, src, timeout=self.build_timeout, network=False,
+                                  env={**extra_env, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)},
+                                  **options)
+            _check_build(build, runs, offline=True)
         (self.envs_dir / "pip-cache").mkdir(parents=True, exist_ok=True)
-        bad = next((r for r in runs if r.returncode != 0), None)
-        if bad is not None or len(runs) != len(steps):
-            noise = ("note:", "hint:", "warning:", "[notice]", "╰─>", "error: subprocess-exited")
-            lines = [ln.strip() for ln in (bad.output if bad else "").splitlines()
-                     if ln.strip() and not ln.strip().lower().startswith(noise)]
-            tail = [ln for ln in lines if "error" in ln.lower()][-2:] or lines[-3:]
-            what = "timed out" if bad is None or bad.returncode is None else f"exit {bad.returncode}"
-            raise EnvUnavailable(f"`{bad.step if bad else steps[len(runs)]}` {what}: {' | '.join(tail)}")
         # what the build wrote into the source tree (setuptools-scm's _version.py, compiled
         # extensions): the tested tree gets these too, as swebench's built /testbed has them
         generated = [f for f in tree_files(src) if f not in tracked]
         write_text_atomic(folder / ".ok", json.dumps({"python": str(python), "build_s": round(
             time.perf_counter() - t0, 1), "confinement": how, "generated": generated, "format": _ENV_FORMAT}) + "\n")
+
+
+def _check_build(steps: list[Step], runs: list[Any], *, offline: bool = False) -> None:
+    """:class:`EnvUnavailable` naming the first step that failed (or timed out), with the lines
+    of its output that say why."""
+    bad = next((r for r in runs if r.returncode != 0), None)
+    if bad is None and len(runs) == len(steps):
+        return
+    noise = ("note:", "hint:", "warning:", "[notice]", "╰─>", "error: subprocess-exited")
+    lines = [ln.strip() for ln in (bad.output if bad else "").splitlines()
+             if ln.strip() and not ln.strip().lower().startswith(noise)]
+    tail = [ln for ln in lines if "error" in ln.lower()][-2:] or lines[-3:]
+    what = "timed out" if bad is None or bad.returncode is None else f"exit {bad.returncode}"
+    hint = (" (built without the network from the packages downloaded first: a package the "
+            "repository needs but does not declare statically belongs in pip_packages)"
+            if offline and any("no matching distribution" in ln.lower() for ln in lines) else "")
+    raise EnvUnavailable(f"`{bad.step if bad else steps[len(runs)]}` {what}: {' | '.join(tail)}{hint}")

@@ -12,11 +12,18 @@ user; it is code nobody here has read. So it is run
 * **confined** (:func:`confinement`): in new user, mount, network and PID namespaces (util-linux
   ``unshare``, no root needed where unprivileged user namespaces are allowed) every mount is
   read-only except the work folder, the caller's home folder is hidden behind an empty tmpfs,
-  there is no network beyond loopback (brought up for tests that serve on 127.0.0.1) and
-  ``/proc`` shows only the test's own processes. Where namespaces are
+  there is no network beyond loopback (brought up for tests that serve on 127.0.0.1),
+  ``/proc`` shows only the test's own processes and ``/dev`` is a fresh read-only folder with the
+  usual nodes (``null``, ``zero``, ``full``, ``random``, ``urandom``, ``tty``) and a private
+  ``/dev/shm``. Where namespaces are
   not available the run is refused unless the caller opts in with ``allow_unsandboxed``
-  (``--allow-unsandboxed``), and the outcome records ``confinement: none``;
-* **with a time limit** for the whole command; on timeout every process of it is killed.
+  (``--allow-unsandboxed``), and the outcome records ``confinement: none``. **Unsandboxed is
+  unsafe**: the command runs as you, can read and write whatever you can and reach the network;
+  only its environment is scrubbed, and this process's own environment (``/proc/<pid>/environ``,
+  where the API keys are) is cleared first (:func:`_protect_parent`);
+* **with a time limit** for the whole command; on timeout every process of it is killed;
+* **with bounded output**: the first and the last :data:`OUTPUT_KEEP` bytes of each step's output
+  are kept (the part between is cut, and says how much), whatever the command prints.
 
 Each step runs even when an earlier one failed (its outcome is recorded); the caller decides from
 the tests' results (:mod:`.testlog`), never from exit codes alone.
@@ -24,6 +31,7 @@ the tests' results (:mod:`.testlog`), never from exit codes alone.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import os
 import re
@@ -32,14 +40,19 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from ..errors import ExecutionError, InputError
 
-__all__ = ["Step", "StepRun", "confinement", "run_steps", "split_command"]
+__all__ = ["OUTPUT_KEEP", "Step", "StepRun", "confinement", "run_steps", "split_command"]
+
+#: bytes of a step's output kept from its start and from its end (the rest is cut)
+OUTPUT_KEEP = 4 * 1024 * 1024
 
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SEPARATORS = {"&&", ";"}
@@ -121,6 +134,17 @@ awk '{print $5}' /proc/self/mountinfo | sort -u | while read -r m; do
   case ":$extra:" in *":$m:"*) continue;; esac
   mount -o remount,bind,ro "$m" 2>/dev/null || mount -o remount,bind,ro,nosuid,nodev "$m"
 done
+# a fresh /dev: the usual nodes bound from the real one, a private /dev/shm, read-only otherwise
+old="$work/.old-dev"; mkdir -p "$old"; mount --rbind /dev "$old"
+mount -t tmpfs -o size=64k,mode=755 none /dev
+for n in null zero full random urandom tty; do
+  [ -e "$old/$n" ] || continue; : > "/dev/$n"; mount --bind "$old/$n" "/dev/$n"
+done
+mkdir /dev/shm /dev/pts; mount -t tmpfs -o size=64m,mode=1777,nosuid,nodev none /dev/shm
+ln -s /proc/self/fd /dev/fd; ln -s /proc/self/fd/0 /dev/stdin
+ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
+mount -o remount,bind,ro /dev
+umount -l "$old"; rmdir "$old"
 if [ -n "$hide" ] && [ -d "$hide" ]; then
   real="$work/.real-home"; mkdir -p "$real"; mount --bind "$hide" "$real"
   mount -t tmpfs -o size=64k none "$hide"
@@ -215,6 +239,8 @@ def run_steps(steps: Sequence[Step], work: str | os.PathLike[str], cwd: str | os
         raise ExecutionError("cannot confine the test run on this machine (user namespaces via "
                              "`unshare` are not available); pass --allow-unsandboxed to run the "
                              "benchmark's test commands without confinement")
+    if how == "none":
+        _protect_parent()
     extra = ":".join(str(Path(w).resolve()) for w in writable)
     deadline = time.monotonic() + timeout
     runs: list[StepRun] = []
@@ -234,6 +260,62 @@ def run_steps(steps: Sequence[Step], work: str | os.PathLike[str], cwd: str | os
     return how, runs
 
 
+def _protect_parent() -> None:
+    """Before an unsandboxed step: this process's environment out of reach of the step (which
+    runs as the same user and could read ``/proc/<pid>/environ``, where the API keys are).
+
+    Every variable is moved to the heap (``putenv``: the process and its libraries see the same
+    values) and the block the kernel shows as ``/proc/<pid>/environ`` is zeroed; the process is made
+    non-dumpable too (its memory unreadable to other non-root processes). Linux only; elsewhere
+    nothing changes."""
+    try:
+        fields = Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()
+        start, end = int(fields[50 - 3]), int(fields[51 - 3])   # env_start, env_end (proc(5))
+    except (OSError, IndexError, ValueError):
+        return
+    for key, value in os.environ.items():
+        os.putenv(key, value)
+    if 0 < start < end:
+        ctypes.memset(start, 0, end - start)
+    try:
+        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)   # PR_SET_DUMPABLE = 4
+    except (OSError, AttributeError):
+        pass
+
+
+class _Tail:
+    """A step's output, bounded: the first and the last ``keep`` bytes, and how much was cut."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.cut = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > self.keep:
+            drop = len(self.tail) - self.keep
+            del self.tail[:drop]
+            self.cut += drop
+
+    def text(self) -> str:
+        middle = f"\n[... {self.cut} bytes of output cut ...]\n".encode() if self.cut else b""
+        return bytes(self.head + middle + self.tail).decode("utf-8", "replace")
+
+
+def _drain(stream: IO[bytes], into: _Tail) -> None:
+    while True:
+        chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+        if not chunk:
+            return
+        into.add(chunk)
+
+
 def _run_one(step: Step, argv: list[str], env: dict[str, str], cwd: Path, deadline: float) -> StepRun:
     t0 = time.monotonic()
     left = deadline - t0
@@ -244,11 +326,22 @@ def _run_one(step: Step, argv: list[str], env: dict[str, str], cwd: Path, deadli
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
     except OSError as exc:
         return StepRun(step, 127, f"{step.argv[0]}: {exc.strerror or exc}", 0.0)
+    out = _Tail(OUTPUT_KEEP)
+    reader = threading.Thread(target=_drain, args=(proc.stdout, out), daemon=True)
+    reader.start()
+    code: int | None
     try:
-        out, _ = proc.communicate(timeout=left)
-        code: int | None = proc.returncode
+        code = proc.wait(timeout=left)
     except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        out, _ = proc.communicate()
         code = None
-    return StepRun(step, code, out.decode("utf-8", "replace"), round(time.monotonic() - t0, 3))
+    # the step is over (or out of time): nothing it started may keep writing
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if code is None:
+        proc.wait()
+    reader.join(timeout=10)
+    if proc.stdout is not None:
+        proc.stdout.close()
+    return StepRun(step, code, out.text(), round(time.monotonic() - t0, 3))

@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 import threading
 import time
@@ -44,13 +45,14 @@ from .pre_install import apply_edits
 from .sandbox import run_steps, split_command
 from .testlog import judge_run
 
-__all__ = ["VenvRunner", "import_roots", "site_hook"]
+__all__ = ["VenvRunner", "copy_regular", "import_roots", "site_hook"]
 
 
 # part of every recorded outcome's key: bumped when how a test run is set up changes, so that
 # outcomes recorded by an older runner are not reused (2: the tested tree first on
-# PYTHONPATH; 3: the build's generated files copied into it; 4: the site hook)
-_RUN_FORMAT = 4
+# PYTHONPATH; 3: the build's generated files copied into it; 4: the site hook; 5: links never
+# copied, a fresh read-only /dev)
+_RUN_FORMAT = 5
 
 
 def import_roots(tree: Path) -> list[str]:
@@ -83,6 +85,26 @@ def site_hook(venv: Path, folder: Path) -> str:
     dirs = sorted(str(p) for p in (venv / "lib").glob("python*/site-packages"))
     write_text_atomic(folder / "sitecustomize.py", _HOOK.format(venv=str(venv), dirs=dirs))
     return str(folder)
+
+
+def copy_regular(source: Path, tree: Path, rel: str) -> bool:
+    """Copy ``source/rel`` to ``tree/rel`` when it is a regular file (a link is never followed:
+    it could lead to ``/proc/self/environ`` or a file of the caller's) and ``tree/rel`` does not
+    exist and lies inside ``tree`` (no folder on the way is a link out of it); whether copied."""
+    made, target = source / rel, tree / rel
+    try:
+        if not stat.S_ISREG(os.lstat(made).st_mode) or os.path.lexists(target):
+            return False
+    except OSError:
+        return False
+    root = tree.resolve()
+    parent = target.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    if parent.resolve() != root and root not in parent.resolve().parents:
+        return False
+    shutil.copyfile(made, target, follow_symlinks=False)
+    shutil.copymode(made, target, follow_symlinks=False)
+    return True
 
 
 def _test_files(test_patch: str) -> list[str]:
@@ -133,10 +155,7 @@ class VenvRunner:
                 if part.strip():
                     apply_diff(tree, part)
             for rel in env.generated:   # the build's outputs the tested tree lacks
-                made, target = env.folder / "src" / rel, tree / rel
-                if made.is_file() and not target.exists():
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    shutil.copy2(made, target)
+                copy_regular(env.folder / "src", tree, rel)
             bindir = str(env.folder / "venv" / "bin")
             hook = site_hook(env.folder / "venv", Path(tmp) / "site-hook")
             how, runs = run_steps(steps, tmp, tree, timeout=self.timeout, path_prepend=[bindir],

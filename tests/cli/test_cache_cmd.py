@@ -49,6 +49,7 @@ def test_clear_asks_then_deletes(tmp_path: Path) -> None:
     assert errors.exit_code == 0 and "deleted 1 error entries" in errors.output
     assert ResponseCache(tmp_path).stats().entries == 2
     (tmp_path / "models" / "m").mkdir(parents=True)
+    (tmp_path / "models" / "m" / "EXPORT.json").write_text('{"exported_by": "benchchecker", "format": 2}')
     done = CliRunner().invoke(main, ["cache", "clear", "-y", "--models", "--cache-dir", str(tmp_path)])
     assert done.exit_code == 0 and "deleted 2 entries" in done.output
     assert ResponseCache(tmp_path).stats().entries == 0 and not (tmp_path / "models").exists()
