@@ -8,7 +8,10 @@ from datetime import UTC, datetime, timedelta
 
 from .errors import DataError
 
-__all__ = ["CutoffPeriod"]
+__all__ = ["EARLIEST_CUTOFF_YEAR", "CutoffPeriod"]
+
+#: no model's training cutoff lies before this year (patch-presence refuses the same: repos.snapshot)
+EARLIEST_CUTOFF_YEAR = 1990
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,9 @@ class CutoffPeriod:
                 raise ValueError(t)
         except ValueError:
             raise DataError(f"cutoff {text!r} is not YYYY, YYYY-MM or YYYY-MM-DD") from None
+        if start.year < EARLIEST_CUTOFF_YEAR:   # 0202-06, a typo for 2022, flagged every fix clean
+            raise DataError(f"cutoff {text!r} is implausible: no training cutoff lies before "
+                            f"{EARLIEST_CUTOFF_YEAR}; a typo?")
         return cls(t, start, end)
 
     @property

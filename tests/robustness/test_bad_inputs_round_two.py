@@ -51,6 +51,7 @@ def _patch_dates(instances: Path, cutoffs: Path, tmp_path: Path) -> list[str]:
     ("[" * 300_000 + "]" * 300_000, "nested too deeply"),                               # RecursionError
     ('{"*": "2024-01-01"}', "model '*' is not a model"),                                # flags for every model
     ('{"m\\u0000x": "2024-01-01"}', "has a control character"),
+    ('{"m": "0202-06"}', "cutoff '0202-06' is implausible"),                             # said "1 clean"
 ])
 def test_bad_cutoffs_files(tmp_path: Path, instances: Path, text: str, expect: str) -> None:
     cutoffs = tmp_path / "cutoffs.json"
