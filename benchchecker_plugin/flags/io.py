@@ -109,7 +109,10 @@ def validate_record(data: Any, *, source: str = "<record>", line: int | None = N
     errors = sorted(_validator().iter_errors(data), key=lambda e: (list(e.absolute_path), e.message))
     if errors:
         err = errors[0]
-        raise FlagsFormatError(err.message, source=source, line=line, field=_field_path(err))
+        message = err.message
+        if err.validator == "pattern" and "u0000" in str(err.validator_value):
+            message = f"{err.instance!r} has a control character"
+        raise FlagsFormatError(message, source=source, line=line, field=_field_path(err))
     score = data["score"]
     if isinstance(score, float) and not math.isfinite(score):
         raise FlagsFormatError("score must be finite", source=source, line=line, field="score")

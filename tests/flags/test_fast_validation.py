@@ -8,6 +8,7 @@ import json
 import math
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,10 +47,14 @@ def test_a_mutated_record_is_fast_valid_only_if_the_schema_accepts_it(
         assert _schema_ok(record), record
 
 
+#: what an instance id or model name may hold: any character but a control character (issue 27)
+_NAME_CHARS = st.characters(blacklist_categories=("Cc",))
+
+
 @settings(max_examples=200, deadline=None)
 @given(contaminated=st.sampled_from([True, False, None]), score=st.floats(-1e9, 1e9),
-       p=st.one_of(st.none(), st.floats(0, 1)), iid=st.text(min_size=1, max_size=20),
-       model=st.text(min_size=1, max_size=10))
+       p=st.one_of(st.none(), st.floats(0, 1)), iid=st.text(_NAME_CHARS, min_size=1, max_size=20),
+       model=st.text(_NAME_CHARS, min_size=1, max_size=10))
 def test_valid_records_agree(contaminated: Any, score: float, p: Any, iid: str, model: str) -> None:
     record = {**VALID, "contaminated": contaminated, "score": score, "p_value": p,
               "instance_id": iid, "model": model}
@@ -94,7 +99,7 @@ def test_the_typed_decoder_accepts_only_what_the_schema_accepts(key: str, value:
 @settings(max_examples=150, deadline=None)
 @given(rows=st.lists(st.fixed_dictionaries({
     "contaminated": st.sampled_from([True, False, None]), "score": st.floats(-1e300, 1e300),
-    "p_value": st.one_of(st.none(), st.floats(0, 1)), "instance_id": st.text(min_size=1, max_size=12),
+    "p_value": st.one_of(st.none(), st.floats(0, 1)), "instance_id": st.text(_NAME_CHARS, min_size=1, max_size=12),
     "evidence": st.dictionaries(st.text(max_size=4), st.recursive(
         st.one_of(st.none(), st.booleans(), st.integers(-2**60, 2**60), st.floats(allow_nan=False,
                   allow_infinity=False), st.text(max_size=5)),
@@ -141,3 +146,10 @@ def test_a_bad_line_deep_in_a_big_file_is_named_with_its_line(tmp_path) -> None:
         assert len(read_flags(path)) == 3000
     finally:
         io._CHUNK = small
+
+
+@pytest.mark.parametrize("field", ["instance_id", "model"])
+@pytest.mark.parametrize("bad", ["m\x00x", "tab\there", "end\n", "\x7f"])
+def test_control_characters_in_names_are_refused_by_both(field: str, bad: str) -> None:
+    record = {**VALID, field: bad}
+    assert not _fast_valid(record) and not _schema_ok(record)

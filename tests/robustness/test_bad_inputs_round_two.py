@@ -62,7 +62,7 @@ def test_bad_cutoffs_files(tmp_path: Path, instances: Path, text: str, expect: s
 def test_a_nul_in_a_model_name_is_not_a_valid_flag(tmp_path: Path) -> None:
     path = write_flags(tmp_path / "f.jsonl", [ContaminationFlag("b", "i1", "m", "t", True, 1.0)])
     path.write_text(path.read_text().replace('"model": "m"', '"model": "m\\u0000x"'))
-    _refused(["flags", "validate", str(path)], path, expect="field 'model'")
+    _refused(["flags", "validate", str(path)], path, expect="field 'model': 'm\\x00x' has a control character")
 
 
 def test_an_output_on_a_full_device_is_one_line(tmp_path: Path) -> None:
