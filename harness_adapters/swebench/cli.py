@@ -158,6 +158,10 @@ def read_run(ns: argparse.Namespace) -> RunInputs:
     if len(models) != 1:
         raise InputError(f"{ns.predictions_path}: predictions name {len(models)} models "
                          f"({', '.join(models[:3])}); filter one model per run")
+    # both name files and folders (the report, the harness's logs): a NUL there was a traceback
+    for what, value in ((f"{ns.predictions_path}: model_name_or_path", models[0]), ("--run_id", str(ns.run_id))):
+        if not value.strip() or any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise InputError(f"{what} {value!r} is empty or has a control character")
     ids = known = [str(p["instance_id"]) for p in preds]
     if ns.instance_ids:
         wanted = set(ns.instance_ids)

@@ -136,3 +136,19 @@ def test_test_cmd_with_verify_venv_is_refused_not_ignored(tmp_path: Path, instan
               "--test-cmd", "pytest -x", "-o", str(tmp_path / "o.jsonl")], instances,
              expect="--test-cmd applies to --verify local only")
     assert not os.path.exists(tmp_path / "o.jsonl")
+
+
+@pytest.mark.parametrize(("model", "run_id"), [("org/m\x00x", "run1"), ("org/m", "r\x00")])
+def test_a_nul_in_the_swebench_model_or_run_id(tmp_path: Path, model: str, run_id: str) -> None:
+    pytest.importorskip("swebench")
+    import argparse
+
+    from benchchecker_plugin.errors import InputError
+    from harness_adapters.swebench.cli import read_run
+
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text(json.dumps({"instance_id": "a__b-1", "model_name_or_path": model, "model_patch": "d"}) + "\n")
+    ns = argparse.Namespace(predictions_path=str(preds), run_id=run_id, dataset_name="x.jsonl", split="test",
+                            instance_ids=None)
+    with pytest.raises(InputError, match="is empty or has a control character"):
+        read_run(ns)
