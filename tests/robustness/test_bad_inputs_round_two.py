@@ -152,3 +152,9 @@ def test_a_nul_in_the_swebench_model_or_run_id(tmp_path: Path, model: str, run_i
                             instance_ids=None)
     with pytest.raises(InputError, match="is empty or has a control character"):
         read_run(ns)
+
+
+def test_cache_stats_on_a_folder_without_a_cache_does_not_call_it_empty(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, ["cache", "stats", "--cache-dir", str(tmp_path)])
+    assert res.exit_code == 0 and "(no cache there)" in res.output and "empty" not in res.output
+    assert list(tmp_path.iterdir()) == []   # nothing created by looking
