@@ -10,7 +10,16 @@ so an item is dropped when
 - two or more options are numbers, numeric ranges or sequences, including roman-numeral
   combinations such as ``"I and III only"`` (:attr:`DropReason.NUMERIC`);
 - two options have Rouge-L F1 >= 0.65 (:attr:`DropReason.SIMILAR_OPTIONS`);
-- fewer than three wrong options exist, or one is empty (:attr:`DropReason.TOO_FEW_OPTIONS`).
+- fewer than three wrong options exist (``min_wrong``: fewer for other tasks, see
+  ``task_rules.yaml``), or one is empty (:attr:`DropReason.TOO_FEW_OPTIONS`).
+
+Once the option to hide is drawn (:mod:`.probes`):
+
+- two options (Winogrande, PIQA): the one wrong option is hidden and the correct one shown; when
+  the question itself holds the wrong option's words (Winogrande's sentence names both
+  candidates), writing it back proves nothing (:attr:`DropReason.OPTION_IN_QUESTION`);
+- the hidden option is longer than the benchmark's ``max_hidden_words`` (HellaSwag's long endings
+  do not fit in the 32-token reply) (:attr:`DropReason.LONG_OPTION`).
 
 Question mode: an item is dropped when the question has at most four words
 (:attr:`DropReason.TOO_SHORT`), for TruthfulQA when its category makes the question depend on
@@ -36,6 +45,7 @@ __all__ = [
     "SIMILARITY_THRESHOLD",
     "DropReason",
     "option_filter",
+    "option_in_question",
     "question_filter",
     "similar",
 ]
@@ -62,6 +72,8 @@ class DropReason(enum.Enum):
     TOO_SHORT = "too_short"
     MEANINGLESS_CATEGORY = "meaningless_category"
     NO_CONTENT_WORD = "no_content_word"
+    OPTION_IN_QUESTION = "option_in_question"
+    LONG_OPTION = "long_option"
 
 
 _ABOVE = re.compile(r"\b(all|none|both|neither|any)\s+of\s+(the\s+)?(above|these|them|those)\b"
@@ -177,13 +189,15 @@ def _words(option: str) -> list[str]:
     return normalize(option).split()
 
 
-def option_filter(options: Sequence[str], answer: int | None = None) -> DropReason | None:
+def option_filter(options: Sequence[str], answer: int | None = None, *,
+                  min_wrong: int = 3) -> DropReason | None:
     """The first rule ``options`` break (checked in the order of :class:`DropReason`), or ``None``.
 
-    ``answer`` (the correct option's index) is only used to count the wrong options.
+    ``answer`` (the correct option's index) is only used to count the wrong options, which must
+    be at least ``min_wrong``.
     """
     wrong = len(options) - (1 if answer is not None else 0)
-    if wrong < 3 or any(not o.strip() for o in options):
+    if wrong < min_wrong or any(not o.strip() for o in options):
         return DropReason.TOO_FEW_OPTIONS
     bags = [_bag(o) for o in options]
     # Normalising is needed only where every rouge token is a verdict word or an article: each
@@ -202,6 +216,12 @@ def option_filter(options: Sequence[str], answer: int | None = None) -> DropReas
         if _similar(a, bag_a, b, bag_b, SIMILARITY_THRESHOLD):
             return DropReason.SIMILAR_OPTIONS
     return None
+
+
+def option_in_question(option: str, question: str) -> bool:
+    """Whether the normalised words of ``option`` occur, in order and together, in ``question``."""
+    words = normalize(option)
+    return bool(words) and f" {words} " in f" {normalize(question)} "
 
 
 def question_filter(item: BenchmarkItem) -> DropReason | None:

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..flags import ContaminationFlag
 from .data import BenchmarkItem
-from .filters import DropReason, option_filter, question_filter, similar
+from .filters import DropReason, option_filter, option_in_question, question_filter, similar
 from .masking import MASK, mask_option, mask_word, select_options
 from .prompts import LETTERS, Mode, multichoice_prompt, question_prompt
+from .rules import task_rules
 from .scoring import MULTICHOICE_THRESHOLD, GuessScore, score_guess
 
 if TYPE_CHECKING:
@@ -65,16 +66,22 @@ class Preparation:
 
 
 def _multichoice(item: BenchmarkItem, seed: int, hints: bool) -> Probe | DropReason:
+    rules = task_rules(item.benchmark)
     shown = select_options(item, seed, similar=similar)
-    reason = option_filter([item.options[i] for i in shown], answer=0)
+    reason = option_filter([item.options[i] for i in shown], answer=0, min_wrong=rules.min_wrong)
     if reason is not None:
         return reason
     m = mask_option(item, seed, shown)
+    hidden = item.options[m.masked]
+    if len(shown) == 2 and option_in_question(hidden, item.question):
+        return DropReason.OPTION_IN_QUESTION
+    if rules.max_hidden_words and len(hidden.split()) > rules.max_hidden_words:
+        return DropReason.LONG_OPTION
     letter = LETTERS[m.masked_position]
     masked_item = item.question + "\n" + "\n".join(
         f"{LETTERS[p]}: {MASK if i == m.masked else item.options[i]}" for p, i in enumerate(shown))
     return Probe(item.benchmark, item.instance_id, Mode.MULTICHOICE,
-                 multichoice_prompt(item, shown, m.masked, hints=hints), item.options[m.masked],
+                 multichoice_prompt(item, shown, m.masked, hints=hints), hidden,
                  masked_item, {"masked_letter": letter, "masked_option_index": m.masked,
                                "correct_option_index": item.answer, "seed": seed, **item.metadata})
 

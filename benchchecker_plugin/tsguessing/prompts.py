@@ -25,6 +25,8 @@ Hints (on by default; ``hints=False`` leaves them out):
 - MMLU: ``This question is from the MMLU benchmark (subject: high school biology).``
 - TruthfulQA: ``This question is from the TruthfulQA benchmark (type: Adversarial, category:
   Misconceptions, source: https://...).`` (each field only when present)
+- any other task: ``This question is from the ARC-Easy benchmark.`` (the name ``task_rules.yaml``
+  gives it, else the task's own name)
 
 The model is expected to answer on one line. Generation has no stop string (EOS or the token
 limit ends it; many replies begin with a blank line), and the answer is the reply's first line
@@ -38,6 +40,7 @@ from collections.abc import Sequence
 
 from .data import BenchmarkItem
 from .masking import MASK
+from .rules import task_rules
 
 __all__ = ["LETTERS", "Mode", "benchmark_hint", "multichoice_prompt", "question_prompt"]
 
@@ -66,21 +69,16 @@ _QUESTION = (
     "replaced by {mask}. Reply with the hidden word only.\n\n"
     "Question: {question}\nHidden word:"
 )
-_BENCHMARK_NAMES = {"mmlu": "MMLU", "truthfulqa": "TruthfulQA"}
-
-
 def benchmark_hint(item: BenchmarkItem) -> str:
-    """One line naming the benchmark and its metadata (MMLU subject; TruthfulQA type, category,
-    source), ending in a newline."""
-    name = _BENCHMARK_NAMES.get(item.benchmark, item.benchmark)
-    if item.benchmark == "mmlu":
-        fields = [("subject", str(item.metadata.get("subject", "")).replace("_", " "))]
-    elif item.benchmark == "truthfulqa":
-        fields = [(k, str(item.metadata.get(k, ""))) for k in ("type", "category", "source")]
-    else:
-        fields = []
+    """One line naming the benchmark and its metadata, ending in a newline. The name and the
+    metadata fields come from ``task_rules.yaml`` (MMLU: subject; TruthfulQA: type, category,
+    source; any other task: its own name)."""
+    rules = task_rules(item.benchmark)
+    fields = [(k, str(item.metadata.get(k, ""))) for k in rules.hint_fields]
+    if rules.spaces_for_underscores:
+        fields = [(k, v.replace("_", " ")) for k, v in fields]
     details = ", ".join(f"{k}: {v}" for k, v in fields if v)
-    return f"This question is from the {name} benchmark" + (f" ({details})" if details else "") + ".\n"
+    return f"This question is from the {rules.name} benchmark" + (f" ({details})" if details else "") + ".\n"
 
 
 def multichoice_prompt(item: BenchmarkItem, shown: Sequence[int], masked: int, *, hints: bool = True) -> str:

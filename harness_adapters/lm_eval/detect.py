@@ -13,6 +13,10 @@ Which tasks have a detector is decided from their documents and dataset, not fro
   the ``multiple_choice`` config's (``mc1_targets``: ``truthfulqa_mc1``/``mc2``; the options are
   the mc1 choices, the first one correct). Instance id ``<doc_id>`` (the row of the question).
 - **the project's ``ts_guessing_*`` tasks**: each document carries its probe (``probe_json``).
+- **any other ``multiple_choice`` task** (ARC, HellaSwag, PIQA, Winogrande, OpenBookQA, SciQ,
+  MMLU-Pro, your own): read through its own definition by :mod:`.mc_task` (benchmark = the task's
+  name, instance id = the doc id). A task that is not multiple-choice, whose documents cannot be
+  read, or where no option can be hidden is one line saying why, and runs unfiltered.
 
 Each MMLU / TruthfulQA document becomes the :class:`~benchchecker_plugin.tsguessing.BenchmarkItem`
 ``benchchecker ts-guess`` builds for it, and goes through the same filters, masking, prompt and
@@ -32,6 +36,7 @@ from benchchecker_plugin.tsguessing import BenchmarkItem, Probe, prepare_probes
 
 from ..common import FilterOptions, echo
 from ..detection import Detection, DetectOptions, ts_guess_probes
+from .mc_task import read_mc_task
 
 __all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "probes_for_run",
            "reusing", "run_model_name"]
@@ -106,32 +111,54 @@ def item_of(benchmark: str, doc_id: int, doc: Mapping[str, Any], *, task_name: s
     return BenchmarkItem("truthfulqa", str(doc_id), question, options, 0, meta)
 
 
+def _no_probe_reason(dropped: Mapping[str, int]) -> str:
+    reasons = ", ".join(f"{k} {n}" for k, n in sorted(dropped.items()))
+    return f"no option can be hidden in any of its items ({reasons})"
+
+
 def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
                    indices: Mapping[str, Sequence[int]]
-                   ) -> tuple[dict[str, str | None], list[Probe], dict[str, int]]:
+                   ) -> tuple[dict[str, str | None], list[Probe], dict[str, int], dict[str, str]]:
     """Per task its benchmark (``None``: no detector), the probes for exactly the evaluated
-    documents (each instance once, in run order), and the items the filters dropped per reason."""
+    documents (each instance once, in run order), the items the filters dropped per reason, and
+    per task without a detector the one line saying why.
+
+    MMLU and TruthfulQA documents are recognised as those benchmarks (their flags use the
+    benchmark's own ids); any other ``multiple_choice`` task is read through its own definition
+    (:mod:`.mc_task`; benchmark = the task's name)."""
     benchmarks: dict[str, str | None] = {}
     probes: dict[tuple[str, str, str], Probe] = {}
     dropped: dict[str, int] = {}
+    why: dict[str, str] = {}
     for name, task in tasks.items():
         benchmark = benchmark_of_task(task, docs[name])
-        benchmarks[name] = benchmark
-        if benchmark is None:
-            continue
         chosen = [docs[name][i] for i in indices[name]]
-        if chosen and "probe_json" in chosen[0]:
+        if benchmark is not None and chosen and "probe_json" in chosen[0]:
             made = [Probe.from_dict(json.loads(d["probe_json"])) for d in chosen]
         else:
-            items = list({(it := item_of(benchmark, i, docs[name][i], task_name=name, task=task))
-                          .instance_id: it for i in indices[name]}.values())
+            generic = benchmark is None
+            if not generic:
+                items = list({(it := item_of(benchmark, i, docs[name][i], task_name=name, task=task))
+                              .instance_id: it for i in indices[name]}.values())
+            else:
+                reading = read_mc_task(name, task, docs[name], indices[name])
+                if reading.benchmark is None:
+                    benchmarks[name], why[name] = None, str(reading.why)
+                    continue
+                benchmark, items = reading.benchmark, list(reading.items)
+            assert benchmark is not None
             prep = prepare_probes(items, "multichoice")
+            task_dropped = {reason.value: n for reason, n in prep.dropped.items()}
+            if generic and items and not prep.probes:
+                benchmarks[name], why[name] = None, _no_probe_reason(task_dropped)
+                continue
             made = list(prep.probes)
-            for reason, n in prep.dropped.items():
-                dropped[reason.value] = dropped.get(reason.value, 0) + n
+            for reason, n in task_dropped.items():
+                dropped[reason] = dropped.get(reason, 0) + n
+        benchmarks[name] = benchmark
         for p in made:
             probes.setdefault((p.benchmark, p.instance_id, p.mode.value), p)
-    return benchmarks, list(probes.values()), dropped
+    return benchmarks, list(probes.values()), dropped, why
 
 
 class LMEvalTextModel:
@@ -220,10 +247,10 @@ def detect_in_run(cfg: Any, tasks: Mapping[str, Any], docs: Mapping[str, list[An
                   detect: DetectOptions) -> tuple[Detection, Any]:
     """TS-Guessing on the run's MMLU / TruthfulQA docs through the run's own LM (built on the
     first uncached probe). Returns the detection and the LM if it was built (for reuse)."""
-    benchmarks, probes, dropped = probes_for_run(tasks, docs, indices)
+    benchmarks, probes, dropped, why = probes_for_run(tasks, docs, indices)
     for name, benchmark in benchmarks.items():
         if benchmark is None:
-            echo(f"no detector for this task: {name} (not MMLU or TruthfulQA documents); "
+            echo(f"no detector for this task: {name} ({why.get(name, 'no documents')}); "
                  "it runs unfiltered")
     loaded: dict[str, Any] = {}
 

@@ -1,0 +1,110 @@
+"""Any multiple-choice document as a TS-Guessing item, read from what its task shows the model.
+
+A harness reads the task's own definition (lm-eval: ``doc_to_text``, ``doc_to_choice``,
+``doc_to_target`` on the processed documents; Inspect: a sample's ``input``, ``choices`` and
+``target``) and hands :func:`mc_item` the rendered prompt, the choice list, the target and the
+document. The item keeps the options in the task's order and the task's correct one:
+
+- **options**: the choices, unless they are labels (``A``..``J``, ``1``..``10``, as lm-eval's
+  MMLU scores letters): then the option texts are the document's list of strings (also one level
+  down, such as ARC's ``choices.text``) of that length whose every entry the prompt shows;
+- **answer**: an integer target is the index; a text target is the choice it equals (lm-eval's own
+  rule: ``"2"`` with a choice list is an index);
+- **question**: the longest text field of the document that the prompt shows (MMLU's
+  ``question``, ARC's ``question``, HellaSwag's ``query``), else the prompt without its option
+  lines;
+- **metadata**: the fields ``task_rules.yaml`` names for the benchmark's hint (MMLU: subject).
+
+A document that cannot be read so (choices not a list, fewer than two, a target out of range or
+naming no choice, several correct choices, labels without option texts) raises one-line
+:class:`~benchchecker_plugin.errors.DataError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..errors import DataError
+from .data import BenchmarkItem
+from .rules import task_rules
+
+__all__ = ["answer_index", "mc_item", "option_texts"]
+
+_LABEL = re.compile(r"^\(?(?:[A-J]|10|[1-9])\)?[.:]?$")
+
+
+def _is_labels(choices: Sequence[str]) -> bool:
+    return all(_LABEL.match(c.strip()) for c in choices)
+
+
+def answer_index(target: Any, choices: Sequence[str]) -> int:
+    """The index of the correct choice named by ``target`` (an index, a digit string, or the
+    choice's text)."""
+    if isinstance(target, list):
+        raise DataError(f"target {target!r} names several correct choices; TS-Guessing needs one")
+    if isinstance(target, str):
+        if target in choices:
+            return list(choices).index(target)
+        if not target.strip().isdigit():
+            raise DataError(f"target {target!r} is neither one of the {len(choices)} choices nor "
+                            "an index")
+        target = int(target.strip())
+    if isinstance(target, bool) or not isinstance(target, int):
+        raise DataError(f"target {target!r} is a {type(target).__name__}, not an index or a choice")
+    if not 0 <= target < len(choices):
+        raise DataError(f"target index {target} outside its {len(choices)} choices")
+    return target
+
+
+def _lists(doc: Mapping[str, Any]) -> list[list[Any]]:
+    out = [v for v in doc.values() if isinstance(v, (list, tuple))]
+    for v in doc.values():
+        if isinstance(v, Mapping):
+            out += [w for w in v.values() if isinstance(w, (list, tuple))]
+    return [list(v) for v in out]
+
+
+def option_texts(choices: Sequence[str], doc: Mapping[str, Any] | None, prompt: str) -> list[str]:
+    """The option texts: ``choices`` themselves, or for label choices the document's list the
+    prompt shows (see the module docstring)."""
+    if not _is_labels(choices):
+        return list(choices)
+    for values in _lists(doc or {}):
+        if (len(values) == len(choices) and all(isinstance(v, str) and v.strip() for v in values)
+                and [v.strip() for v in values] != [c.strip() for c in choices]
+                and all(v in prompt for v in values)):
+            return values
+    raise DataError(f"the choices are labels ({', '.join(choices)}) and no list of option texts in "
+                    "the document appears in its prompt")
+
+
+def _question(doc: Mapping[str, Any] | None, prompt: str, options: Sequence[str]) -> str:
+    fields = [v for v in (doc or {}).values()
+              if isinstance(v, str) and v.strip() and v.strip() in prompt and v not in options]
+    if fields:
+        return max(fields, key=lambda v: len(v.strip()))   # the first of the longest
+    cut = min((prompt.find(o) for o in options if o and o in prompt), default=-1)
+    text = prompt[:cut] if cut > 0 else prompt
+    return text.strip()
+
+
+def mc_item(benchmark: str, instance_id: str, prompt: str, choices: Any, target: Any,
+            doc: Mapping[str, Any] | None = None) -> BenchmarkItem:
+    """The item of one multiple-choice document (see the module docstring)."""
+    if not isinstance(choices, (list, tuple)):
+        raise DataError(f"the choices are a {type(choices).__name__}, not a list")
+    if len(choices) < 2:
+        raise DataError(f"{len(choices)} choice(s); a multiple-choice probe needs at least 2")
+    if not all(isinstance(c, str) for c in choices):
+        raise DataError(f"the choices are not all text: {list(choices)!r:.80}")
+    if not isinstance(prompt, str):
+        raise DataError(f"the prompt is a {type(prompt).__name__}, not text")
+    answer = answer_index(target, choices)
+    options = option_texts(choices, doc, prompt)
+    rules = task_rules(benchmark)
+    meta = {k: (doc or {})[k] for k in rules.hint_fields
+            if isinstance((doc or {}).get(k), str) and (doc or {})[k]}
+    return BenchmarkItem(benchmark, instance_id, _question(doc, prompt, options), tuple(options),
+                         answer, meta)
