@@ -11,8 +11,8 @@ document. The item keeps the options in the task's order and the task's correct 
 - **answer**: an integer target is the index; a text target is the choice it equals (lm-eval's own
   rule: ``"2"`` with a choice list is an index);
 - **question**: the longest text field of the document that the prompt shows (MMLU's
-  ``question``, ARC's ``question``, HellaSwag's ``query``), else the prompt without its option
-  lines;
+  ``question``, ARC's ``question``, HellaSwag's ``query``), else the prompt (for label choices:
+  the prompt up to its first option);
 - **metadata**: the fields ``task_rules.yaml`` names for the benchmark's hint (MMLU: subject).
 
 A document that cannot be read so (choices not a list, fewer than two, a target out of range or
@@ -70,7 +70,7 @@ def option_texts(choices: Sequence[str], doc: Mapping[str, Any] | None, prompt: 
     """The option texts: ``choices`` themselves, or for label choices the document's list the
     prompt shows (see the module docstring)."""
     if not _is_labels(choices):
-        return list(choices)
+        return choices if isinstance(choices, list) else list(choices)
     for values in _lists(doc or {}):
         if (len(values) == len(choices) and all(isinstance(v, str) and v.strip() for v in values)
                 and [v.strip() for v in values] != [c.strip() for c in choices]
@@ -80,12 +80,14 @@ def option_texts(choices: Sequence[str], doc: Mapping[str, Any] | None, prompt: 
                     "the document appears in its prompt")
 
 
-def _question(doc: Mapping[str, Any] | None, prompt: str, options: Sequence[str]) -> str:
+def _question(doc: Mapping[str, Any] | None, prompt: str, options: Sequence[str],
+              listed: bool) -> str:
     fields = [v for v in (doc or {}).values()
               if isinstance(v, str) and v.strip() and v.strip() in prompt and v not in options]
     if fields:
         return max(fields, key=lambda v: len(v.strip()))   # the first of the longest
-    cut = min((prompt.find(o) for o in options if o and o in prompt), default=-1)
+    # options listed in the prompt (label choices): the question is what comes before them
+    cut = min((prompt.find(o) for o in options if o and o in prompt), default=-1) if listed else -1
     text = prompt[:cut] if cut > 0 else prompt
     return text.strip()
 
@@ -101,10 +103,11 @@ def mc_item(benchmark: str, instance_id: str, prompt: str, choices: Any, target:
         raise DataError(f"the choices are not all text: {list(choices)!r:.80}")
     if not isinstance(prompt, str):
         raise DataError(f"the prompt is a {type(prompt).__name__}, not text")
+    choices = list(choices)
     answer = answer_index(target, choices)
     options = option_texts(choices, doc, prompt)
     rules = task_rules(benchmark)
     meta = {k: (doc or {})[k] for k in rules.hint_fields
             if isinstance((doc or {}).get(k), str) and (doc or {})[k]}
-    return BenchmarkItem(benchmark, instance_id, _question(doc, prompt, options), tuple(options),
-                         answer, meta)
+    question = _question(doc, prompt, options, listed=options is not choices)
+    return BenchmarkItem(benchmark, instance_id, question, tuple(options), answer, meta)

@@ -204,10 +204,10 @@ def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]]
     from .detect import Reference, probes_for_run
 
     model = _run_model(params)
-    benchmarks, indexes, probes, dropped = probes_for_run(tasks, evaluated, Reference(data))
+    benchmarks, indexes, probes, dropped, why = probes_for_run(tasks, evaluated, Reference(data))
     for name, benchmark in benchmarks.items():
         if benchmark is None:
-            echo(f"no detector for this task: {name} (no MMLU or TruthfulQA samples); it runs "
+            echo(f"no detector for this task: {name} ({why.get(name, 'no samples')}); it runs "
                  "without flags")
     spec, base_url = f"inspect/{model}", params.get("model_base_url")
     model_args = parse_cli_config(params.get("m"), params.get("model_config"))
@@ -283,8 +283,8 @@ def _run_detected(original: Any, params: dict[str, Any], options: FilterOptions,
     echo(detection.summary())
     if not any(detection.tasks.values()):
         raise InputError("--contamination-detect: no task of this run has a detector "
-                         f"({', '.join(detection.tasks)}); detectors exist for MMLU and "
-                         "TruthfulQA samples")
+                         f"({', '.join(detection.tasks)}); detectors exist for MMLU, "
+                         "TruthfulQA and multiple-choice samples")
     if not detection.flags and options.flags is None:
         raise InputError(f"--contamination-detect: no flags to group by (the TS-Guessing filters "
                          f"left no probe: {dict(detection.dropped)})")

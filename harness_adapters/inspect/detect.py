@@ -22,6 +22,11 @@ else from the hub. The item found *is* the :class:`~benchchecker_plugin.tsguessi
 the flags equal ``ts-guess`` on the same ids and model. A sample that is not in the reference is
 counted (``not_in_reference``) and stays unflagged; a task none of whose samples is found has no
 detector. Identical MMLU items (28 in the test split) are numbered in the order the samples come.
+
+Any other task whose samples carry ``choices`` (``multiple_choice()``'s shape: ARC, HellaSwag,
+MMLU-Pro, your own) is read by :mod:`.mc_samples`: benchmark = the task's name, instance id = the
+sample's id. A task without choices, with a sample that cannot be read, or where no option can be
+hidden is one line saying why, and runs without flags.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from benchchecker_plugin.inspect_tasks import PROBE_KEY
 from benchchecker_plugin.tsguessing import BENCHMARKS, BenchmarkItem, Probe, load_items, prepare_probes
 
 from ..common import warn
+from .mc_samples import read_mc_samples
 
 __all__ = ["NOT_IN_REFERENCE", "Reference", "TaskIds", "benchmark_of_task", "evaluated_samples",
            "fallback_id", "parse_data_option", "plan_task", "probes_for_run", "sample_key"]
@@ -251,25 +257,43 @@ def evaluated_samples(task: Any, limit: Any, sample_id: Any, task_names: Sequenc
 
 def probes_for_run(tasks: Sequence[Any], evaluated: Sequence[Sequence[Any]], reference: Reference
                    ) -> tuple[dict[str, str | None], dict[str, dict[str, list[str]]], list[Probe],
-                              dict[str, int]]:
+                              dict[str, int], dict[str, str]]:
     """Per task its benchmark (``None``: no detector), per benchmark the content index of the
     tasks' whole datasets, the probes for exactly the evaluated samples (each instance once, in
-    run order), and the samples dropped per reason (TS-Guessing filters, ``not_in_reference``)."""
+    run order), the samples dropped per reason (TS-Guessing filters, ``not_in_reference``), and
+    per task without a detector the one line saying why.
+
+    MMLU / TruthfulQA samples are numbered by the benchmark's reference data; any other task whose
+    samples carry ``choices`` is read by :mod:`.mc_samples` (benchmark = the task's name)."""
     benchmarks: dict[str, str | None] = {}
     indexes: dict[str, dict[str, list[str]]] = {}
     probes: dict[tuple[str, str, str], Probe] = {}
     dropped: Counter[str] = Counter()
+    why: dict[str, str] = {}
     for task, chosen in zip(tasks, evaluated):
         every = list(task.dataset)
         benchmark = benchmark_of_task(task, every)
         if benchmark is None:
-            benchmarks[task.name] = None
+            generic, items_read, reason = read_mc_samples(task, chosen)
+            prep = prepare_probes(items_read, "multichoice") if generic else None
+            if prep is not None and items_read and not prep.probes:
+                reason = "no option can be hidden in any of its items (" + ", ".join(
+                    f"{r.value} {n}" for r, n in sorted(prep.dropped.items(),
+                                                        key=lambda kv: kv[0].value)) + ")"
+            if generic is None or prep is None or reason is not None:
+                benchmarks[task.name], why[task.name] = None, str(reason or "no samples")
+                continue
+            benchmarks[task.name] = generic
+            made = list(prep.probes)
+            dropped.update({r.value: n for r, n in prep.dropped.items()})
+            for p in made:
+                probes.setdefault((p.benchmark, p.instance_id, p.mode.value), p)
             continue
         index, items = plan_task(benchmark, every, reference)
         if not items and index:   # MMLU / TruthfulQA shape, but none of it is in the reference
             warn(f"task '{task.name}': its samples have the shape of {benchmark} but none of "
                  f"them is in {reference.source(benchmark)}")
-            benchmarks[task.name] = None
+            benchmarks[task.name], why[task.name] = None, f"none of its samples is in the {benchmark} reference"
             continue
         benchmarks[task.name] = benchmark
         indexes.setdefault(benchmark, {}).update(index)
@@ -288,4 +312,5 @@ def probes_for_run(tasks: Sequence[Any], evaluated: Sequence[Sequence[Any]], ref
             dropped.update({reason.value: n for reason, n in prep.dropped.items()})
         for p in made:
             probes.setdefault((p.benchmark, p.instance_id, p.mode.value), p)
-    return benchmarks, indexes, list(probes.values()), {k: v for k, v in dropped.items() if v}
+    return (benchmarks, indexes, list(probes.values()), {k: v for k, v in dropped.items() if v},
+            why)

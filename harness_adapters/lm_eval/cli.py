@@ -183,8 +183,8 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
         echo(detection.summary())
         if not any(detection.tasks.values()):
             raise InputError("--contamination-detect: no task of this run has a detector "
-                             f"({', '.join(detection.tasks)}); detectors exist for MMLU and "
-                             "TruthfulQA documents")
+                             f"({', '.join(detection.tasks)}); detectors exist for MMLU, "
+                             "TruthfulQA and multiple_choice tasks")
     plan = plan_filtered_run(docs, indices, options,
                              model_candidates=model_candidates(cfg.model, cfg.model_args),
                              detection=detection, on_selection=lambda s: echo(s.summary()))

@@ -8,7 +8,8 @@ scores. :func:`benchchecker_plugin.tsguessing.choices.mc_item` turns each render
   document's ``instance_id`` field, else its doc id (:func:`.plan.instance_id_of`);
 - ``multiple_input`` tasks (``doc_to_text`` gives the answer index and each choice is a context,
   as lm-eval's Winogrande): the options are the contexts after their shared words, the question
-  is that shared start, ``_`` and the target continuation;
+  is that shared start, ``_``, the target delimiter and the target continuation (Winogrande's
+  sentence again);
 - a task that is not ``multiple_choice``, or one document that cannot be read, is one line
   (:class:`TaskReading`'s ``why``) and the task runs unfiltered.
 """
@@ -67,7 +68,8 @@ def _read(task: Any, doc: Mapping[str, Any], benchmark: str, iid: str) -> Benchm
         if not isinstance(choices, (list, tuple)) or not all(isinstance(c, str) for c in choices):
             return mc_item(benchmark, iid, "", choices, prompt, doc)   # raises its one line
         start, options = shared_context(list(choices))
-        question = start + "_" + str(task.doc_to_target(doc))
+        delimiter = getattr(getattr(task, "config", None), "target_delimiter", " ")
+        question = start + "_" + str(delimiter) + str(task.doc_to_target(doc))
         return mc_item(benchmark, iid, question, options, prompt, doc)
     return mc_item(benchmark, iid, prompt, choices, task.doc_to_target(doc), doc)
 

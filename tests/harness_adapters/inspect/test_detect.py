@@ -161,9 +161,10 @@ def test_probes_only_for_the_evaluated_samples() -> None:
     assert [s.id for s in evaluated[1]] == ["q"]
     with pytest.warns(ContaminationFilterWarning, match="'mmlu_0_shot': 1 of 4 evaluated "
                                                         "samples are not in .*mmlu"):
-        benchmarks, indexes, probes, dropped = probes_for_run(
+        benchmarks, indexes, probes, dropped, why = probes_for_run(
             [mmlu, other], evaluated, Reference({"mmlu": require_shared_data("mmlu")}))
     assert benchmarks == {"mmlu_0_shot": "mmlu", "arithmetic": None}
+    assert why == {"arithmetic": "its samples carry no choices (not a multiple_choice task)"}
     assert [p.instance_id for p in probes] == [f"{SUBJECT}/1", f"{SUBJECT}/2"]
     assert dropped == {"similar_options": 1, NOT_IN_REFERENCE: 1}
     assert len(indexes["mmlu"]) == len(samples)         # the whole dataset is indexed

@@ -61,7 +61,8 @@ def contaminated_lm(tmp_path_factory: pytest.TempPathFactory, mmlu: Path) -> Pat
 
 @pytest.fixture(scope="module")
 def plain_task(tmp_path_factory: pytest.TempPathFactory, mmlu: Path) -> Path:
-    """A task folder holding one lm-eval task that is not MMLU (a CSV of arithmetic facts)."""
+    """A task folder holding one lm-eval task that is not multiple-choice (a CSV of arithmetic
+    facts, generated answers)."""
     folder = tmp_path_factory.mktemp("plain_task")
     rows = folder / "rows.csv"
     with open(rows, "w", newline="", encoding="utf-8") as fh:
@@ -75,12 +76,14 @@ dataset_kwargs:
   data_files:
     test: {rows}
 test_split: test
-output_type: multiple_choice
+output_type: generate_until
 doc_to_text: "{{{{text}}}} is"
-doc_to_choice: ["four", "five"]
-doc_to_target: 0
+doc_to_target: " four"
+generation_kwargs:
+  until: ["\\n"]
+  max_gen_toks: 4
 metric_list:
-  - metric: acc
+  - metric: exact_match
 """)
     return folder
 
@@ -154,9 +157,10 @@ def test_probes_cover_exactly_the_evaluated_documents(mmlu: Path) -> None:
     task = _load_local_task(mmlu, f"mmlu_local_{SUBJECT}")
     docs = {f"mmlu_local_{SUBJECT}": list(task.eval_docs), "other": [{"text": "x"}]}
     tasks = {f"mmlu_local_{SUBJECT}": task, "other": _task("csv")}
-    benchmarks, probes, dropped = probes_for_run(
+    benchmarks, probes, dropped, why = probes_for_run(
         tasks, docs, {f"mmlu_local_{SUBJECT}": list(range(LIMIT)), "other": [0]})
     assert benchmarks == {f"mmlu_local_{SUBJECT}": "mmlu", "other": None}
+    assert why == {"other": "output_type None, not multiple_choice"}
     assert [p.instance_id for p in probes] == [*SEEN, *UNSEEN]
     assert dropped == {"similar_options": len(DROPPED)}
     want = prepare_probes(load_mmlu(mmlu, subjects=[SUBJECT])[:LIMIT], "multichoice").probes
@@ -198,7 +202,8 @@ def test_detect_run_flags_equal_ts_guess_and_scores_equal_rescore(
                      include=include)
     result = cli(*args, "--contamination-detect", "--contamination-cache-dir", cache)
     assert result.exit_code == 0, result.output
-    assert "no detector for this task: arith_facts" in result.stderr
+    assert ("no detector for this task: arith_facts (output_type generate_until, not "
+            "multiple_choice); it runs unfiltered") in result.stderr
     assert "detection: 4 probes (4 model calls, 0 cached, 0 failed), 2 flagged contaminated" \
         in result.stderr
     last = result.stderr.strip().splitlines()[-1]
