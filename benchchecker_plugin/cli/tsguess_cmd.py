@@ -1,4 +1,5 @@
-"""``benchchecker ts-guess``: TS-Guessing flags for MMLU and TruthfulQA through the model layer."""
+"""``benchchecker ts-guess``: TS-Guessing flags for MMLU and TruthfulQA, or for any lm-eval
+multiple-choice task (``--task NAME --include_path DIR``), through the model layer."""
 
 from __future__ import annotations
 
@@ -21,8 +22,18 @@ MULTICHOICE_THRESHOLD = 0.8
 
 
 @click.command("ts-guess")
-@click.option("--benchmark", type=click.Choice(BENCHMARKS), required=True,
-              help="mmlu (test split, 14,042 questions) or truthfulqa (817 questions).")
+@click.option("--benchmark", type=click.Choice(BENCHMARKS), default=None,
+              help="mmlu (test split, 14,042 questions) or truthfulqa (817 questions). "
+                   "Or --task.")
+@click.option("--task", "tasks", default=None, metavar="NAME[,NAME...]",
+              help="lm-eval task(s) or group(s) instead of --benchmark: any multiple_choice task, "
+                   "read through its own definition (doc_to_text / doc_to_choice / doc_to_target "
+                   "on its processed documents); flags name the task, instance ids are doc ids "
+                   "(MMLU / TruthfulQA tasks keep those benchmarks' ids). Needs lm-eval.")
+@click.option("--include_path", "--include-path", "include_path", default=None, metavar="DIR",
+              help="With --task: lm-eval's --include_path (a folder of task YAMLs).")
+@click.option("--metadata", "task_metadata", default=None, metavar="JSON",
+              help="With --task: lm-eval's --metadata (e.g. '{\"data\": \"../shared/data/mmlu\"}').")
 @click.option("--mode", type=click.Choice(MODES), default="multichoice", show_default=True,
               help="multichoice: hide one wrong option and ask for it; question: hide one content "
                    "word of the question and ask for it.")
@@ -46,7 +57,8 @@ MULTICHOICE_THRESHOLD = 0.8
 @click.option("--model-name", default=None, help="Name written into the flags' model field (default: SPEC).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
-def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | None,
+def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
+             task_metadata: str | None, mode: str, model_opts: ModelOptions, data: Path | None,
              subjects: tuple[str, ...], limit: int | None, seed: int, hints: bool, max_tokens: int,
              executor_opts: ExecutorOptions, threshold: float, model_name: str | None,
              output: Path) -> None:
@@ -63,16 +75,34 @@ def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | N
     out from the cluster's workers under one shared --max-concurrency limit, and the answers come
     back to this process's cache.
 
+    With --task, any lm-eval multiple_choice task (ARC, HellaSwag, PIQA, MMLU-Pro, your own) is
+    read through its own definition, exactly as `benchchecker lm-eval run --contamination-detect`
+    reads it; a task that cannot be probed is one line saying why.
+
     \b
-    Example:
+    Examples:
       benchchecker ts-guess --benchmark mmlu --mode multichoice \\
           --model hf/HuggingFaceTB/SmolLM2-135M-Instruct --data ../shared/data/mmlu \\
           --limit 200 -o out/tsg_mmlu.jsonl
+      benchchecker ts-guess --task my_arc --include_path my_tasks/ --model hf/smollm2-135m \\
+          -o out/tsg_my_arc.jsonl
     """
     from .. import tsguessing
     from ..models import canonical_model_name
     from ..tsguessing import generation_params, load_items
 
+    if (benchmark is None) == (tasks is None):
+        raise InputError("give one of --benchmark or --task")
+    if tasks is None and (include_path or task_metadata):
+        raise InputError("--include_path and --metadata need --task")
+    if tasks is not None:
+        if mode != "multichoice" or data or subjects:
+            raise InputError("--task probes multichoice only and reads the task's own data "
+                             "(no --mode question, --data or --subject)")
+        _ts_guess_tasks(tasks, include_path, task_metadata, model_opts, limit, seed, hints,
+                        max_tokens, executor_opts, threshold, model_name, output)
+        return
+    assert benchmark is not None
     items = load_items(benchmark, data)
     if subjects:
         known = {i.metadata.get("subject") for i in items}
@@ -106,3 +136,54 @@ def ts_guess(benchmark: str, mode: str, model_opts: ModelOptions, data: Path | N
         first = next(f for f in result.flags if "error" in f.evidence)
         raise ModelError(f"all {s['probes']} probes failed (first: {first.instance_id}: "
                          f"{first.evidence['error']})")
+
+
+def _ts_guess_tasks(tasks: str, include_path: str | None, task_metadata: str | None,
+                    model_opts: ModelOptions, limit: int | None, seed: int, hints: bool,
+                    max_tokens: int, executor_opts: ExecutorOptions, threshold: float,
+                    model_name: str | None, output: Path) -> None:
+    """``ts-guess --task``: the probes ``lm-eval run --contamination-detect`` builds for every
+    document of the tasks, asked through the model layer."""
+    import json
+
+    from ..extras import require
+    from ..models import canonical_model_name
+    from ..tsguessing import TSGuessResult, generation_params, run_probes
+
+    require("lm_eval.tasks", "`benchchecker ts-guess --task`")
+    from harness_adapters.lm_eval.detect import probes_for_tasks
+
+    try:
+        metadata = json.loads(task_metadata) if task_metadata else None
+    except ValueError as exc:
+        raise InputError(f"--metadata {task_metadata!r}: not JSON ({exc})") from None
+    benchmarks, probes, dropped, why = probes_for_tasks(
+        [t for t in tasks.split(",") if t], include_path, metadata, seed=seed, hints=hints)
+    for name, reason in why.items():
+        click.echo(f"no detector for this task: {name} ({reason})", err=True)
+    if limit is not None:
+        kept: dict[str, int] = {}
+        probes = [p for p in probes if (kept.setdefault(p.benchmark, 0) < limit
+                                        and not kept.update({p.benchmark: kept[p.benchmark] + 1}))]
+    if not probes:
+        raise InputError(f"--task {tasks}: no probe to ask (every task lacks a detector or every "
+                         "item was dropped)")
+    model = model_opts.build(executor=executor_opts.build())
+    flags = run_probes(model, probes, params=generation_params(max_tokens),
+                       batch_size=remote_batch(model, model_opts.batch_size, executor_opts),
+                       model_name=model_name or canonical_model_name(model_opts.spec),
+                       threshold=threshold)
+    if model_opts.dry_run:
+        click.echo(f"{tasks}: {len(probes)} probes; {dry_run_summary(model)}; nothing written")
+        return
+    write_flags(output, flags)
+    for name, benchmark in benchmarks.items():
+        if benchmark is None:
+            continue
+        mine = [f for f in flags if f.benchmark == benchmark]
+        s = TSGuessResult(tuple(mine), {}).summary()
+        click.echo(f"{name}: {len(mine)} asked, {s['failed']} failed, exact match "
+                   f"{s['exact_match']:.3f}, Rouge-L {s['rouge_l']:.3f}, {s['contaminated']} "
+                   "flagged contaminated")
+    reasons = ", ".join(f"{k} {n}" for k, n in sorted(dropped.items()))
+    click.echo(f"{len(flags)} flags ({reasons or 'none'} dropped) -> {output}")

@@ -32,6 +32,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.tsguessing import BenchmarkItem, Probe, prepare_probes
 
 from ..common import FilterOptions, echo
@@ -39,7 +40,7 @@ from ..detection import Detection, DetectOptions, ts_guess_probes
 from .mc_task import read_mc_task
 
 __all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "probes_for_run",
-           "reusing", "run_model_name"]
+           "probes_for_tasks", "reusing", "run_model_name"]
 
 #: Hub datasets holding MMLU's questions (lm-eval's ``mmlu_*`` tasks read the first two).
 MMLU_DATASETS = frozenset({"cais/mmlu", "hails/mmlu_no_train", "lighteval/mmlu", "tasksource/mmlu"})
@@ -117,7 +118,7 @@ def _no_probe_reason(dropped: Mapping[str, int]) -> str:
 
 
 def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
-                   indices: Mapping[str, Sequence[int]]
+                   indices: Mapping[str, Sequence[int]], *, seed: int = 0, hints: bool = True
                    ) -> tuple[dict[str, str | None], list[Probe], dict[str, int], dict[str, str]]:
     """Per task its benchmark (``None``: no detector), the probes for exactly the evaluated
     documents (each instance once, in run order), the items the filters dropped per reason, and
@@ -147,7 +148,7 @@ def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
                     continue
                 benchmark, items = reading.benchmark, list(reading.items)
             assert benchmark is not None
-            prep = prepare_probes(items, "multichoice")
+            prep = prepare_probes(items, "multichoice", seed=seed, hints=hints)
             task_dropped = {reason.value: n for reason, n in prep.dropped.items()}
             if generic and items and not prep.probes:
                 benchmarks[name], why[name] = None, _no_probe_reason(task_dropped)
@@ -159,6 +160,31 @@ def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
         for p in made:
             probes.setdefault((p.benchmark, p.instance_id, p.mode.value), p)
     return benchmarks, list(probes.values()), dropped, why
+
+
+def probes_for_tasks(names: Sequence[str], include_path: str | None = None,
+                     metadata: Mapping[str, Any] | None = None, *, seed: int = 0,
+                     hints: bool = True
+                     ) -> tuple[dict[str, str | None], list[Probe], dict[str, int], dict[str, str]]:
+    """:func:`probes_for_run` on every document of lm-eval tasks or groups ``names``, loaded by
+    lm-eval's own ``TaskManager`` (``include_path`` as lm-eval's ``--include_path``; only that
+    folder is indexed when it holds every name)."""
+    from lm_eval.tasks import TaskManager
+
+    manager = None
+    if include_path:
+        local = TaskManager(include_path=include_path, include_defaults=False,
+                            metadata=dict(metadata or {}))
+        manager = local if all(local.match_tasks([n]) for n in names) else None
+    manager = manager or TaskManager(include_path=include_path, metadata=dict(metadata or {}))
+    unknown = [n for n in names if not manager.match_tasks([n])]
+    if unknown:
+        raise InputError(f"--task {', '.join(unknown)}: no such lm-eval task or group"
+                         + (f" (in {include_path} or lm-eval's own tasks)" if include_path else ""))
+    tasks = dict(manager.load(list(names))["tasks"])
+    docs = {name: list(task.eval_docs) for name, task in tasks.items()}
+    return probes_for_run(tasks, docs, {n: range(len(d)) for n, d in docs.items()}, seed=seed,
+                          hints=hints)
 
 
 class LMEvalTextModel:
