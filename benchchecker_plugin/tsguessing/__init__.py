@@ -3,11 +3,13 @@
 A model that reproduces a hidden *wrong* option of a multiple-choice question (multichoice mode),
 or a hidden content word of the question (question mode), has probably seen the item. Modules:
 ``data`` (MMLU, TruthfulQA loaders and instance ids), ``filters`` (which items are usable),
-``masking`` (what to hide), ``prompts`` (templates and hints), ``scoring`` (EM, Rouge-L and
-thresholds), ``probes`` (item -> probe -> flag) and ``guess`` (:func:`ts_guess` through the model
-layer).
+``masking`` (what to hide), ``prompts`` (templates and hints), ``rules`` (per-benchmark wording
+and probe rules, data in ``task_rules.yaml``), ``choices`` (any multiple-choice document, read from
+what its task shows the model), ``scoring`` (EM, Rouge-L and thresholds), ``probes`` (item -> probe
+-> flag) and ``guess`` (:func:`ts_guess` through the model layer).
 """
 
+from .choices import answer_index, mc_item, option_texts
 from .controlled import ControlledResult, controlled_check, train_tiny_lm
 from .data import BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_items, load_mmlu, load_truthfulqa
 from .filters import (
@@ -16,6 +18,7 @@ from .filters import (
                    SIMILARITY_THRESHOLD,
                    DropReason,
                    option_filter,
+                   option_in_question,
                    question_filter,
                    similar,
 )
@@ -32,6 +35,7 @@ from .masking import (
 )
 from .probes import Preparation, Probe, prepare_probes, probe_flag
 from .prompts import LETTERS, Mode, benchmark_hint, multichoice_prompt, question_prompt
+from .rules import TaskRules, task_rules
 from .scoring import (
                    MULTICHOICE_THRESHOLD,
                    GuessScore,
@@ -65,6 +69,8 @@ __all__ = [
     "STOP_WORDS",
     "TRUTHFULQA_HUB",
     "TSGuessResult",
+    "TaskRules",
+    "answer_index",
     "benchmark_hint",
     "clean_answer",
     "content_words",
@@ -76,9 +82,12 @@ __all__ = [
     "load_truthfulqa",
     "mask_option",
     "mask_word",
+    "mc_item",
     "multichoice_prompt",
     "normalize",
     "option_filter",
+    "option_in_question",
+    "option_texts",
     "prepare_probes",
     "probe_flag",
     "question_filter",
@@ -88,6 +97,7 @@ __all__ = [
     "score_guess",
     "select_options",
     "similar",
+    "task_rules",
     "train_tiny_lm",
     "ts_guess",
 ]

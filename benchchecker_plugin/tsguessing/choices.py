@@ -33,6 +33,7 @@ from .rules import task_rules
 __all__ = ["answer_index", "mc_item", "option_texts"]
 
 _LABEL = re.compile(r"^\(?(?:[A-J]|10|[1-9])\)?[.:]?$")
+_TRAILING_LABEL = re.compile(r"\s\(?(?:[A-J]|10|[1-9])\)?[.:)]?\s*$")
 
 
 def _is_labels(choices: Sequence[str]) -> bool:
@@ -88,7 +89,7 @@ def _question(doc: Mapping[str, Any] | None, prompt: str, options: Sequence[str]
         return max(fields, key=lambda v: len(v.strip()))   # the first of the longest
     # options listed in the prompt (label choices): the question is what comes before them
     cut = min((prompt.find(o) for o in options if o and o in prompt), default=-1) if listed else -1
-    text = prompt[:cut] if cut > 0 else prompt
+    text = _TRAILING_LABEL.sub("", prompt[:cut]) if cut > 0 else prompt
     return text.strip()
 
 

@@ -132,14 +132,15 @@ def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
     dropped: dict[str, int] = {}
     why: dict[str, str] = {}
     for name, task in tasks.items():
-        benchmark = benchmark_of_task(task, docs[name])
+        known = benchmark_of_task(task, docs[name])
         chosen = [docs[name][i] for i in indices[name]]
-        if benchmark is not None and chosen and "probe_json" in chosen[0]:
+        if known is not None and chosen and "probe_json" in chosen[0]:
+            benchmark = known
             made = [Probe.from_dict(json.loads(d["probe_json"])) for d in chosen]
         else:
-            generic = benchmark is None
-            if not generic:
-                items = list({(it := item_of(benchmark, i, docs[name][i], task_name=name, task=task))
+            if known is not None:
+                benchmark = known
+                items = list({(it := item_of(known, i, docs[name][i], task_name=name, task=task))
                               .instance_id: it for i in indices[name]}.values())
             else:
                 reading = read_mc_task(name, task, docs[name], indices[name])
@@ -147,10 +148,9 @@ def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
                     benchmarks[name], why[name] = None, str(reading.why)
                     continue
                 benchmark, items = reading.benchmark, list(reading.items)
-            assert benchmark is not None
             prep = prepare_probes(items, "multichoice", seed=seed, hints=hints)
             task_dropped = {reason.value: n for reason, n in prep.dropped.items()}
-            if generic and items and not prep.probes:
+            if known is None and items and not prep.probes:
                 benchmarks[name], why[name] = None, _no_probe_reason(task_dropped)
                 continue
             made = list(prep.probes)
