@@ -5,9 +5,11 @@ A harness reads the task's own definition (lm-eval: ``doc_to_text``, ``doc_to_ch
 ``target``) and hands :func:`mc_item` the rendered prompt, the choice list, the target and the
 document. The item keeps the options in the task's order and the task's correct one:
 
-- **options**: the choices, unless they are labels (``A``..``J``, ``1``..``10``, as lm-eval's
-  MMLU scores letters): then the option texts are the document's list of strings (also one level
-  down, such as ARC's ``choices.text``) of that length whose every entry the prompt shows;
+- **options**: the choices, unless they are labels (the first letters or numbers in order,
+  ``A B C D`` or ``1 2 3 4``, as lm-eval's MMLU scores letters): then the option texts are the
+  document's list of strings (also one level down, such as ARC's ``choices.text``) of that length,
+  not labels themselves, whose every entry the prompt shows (an MMLU item whose options are
+  ``2 4 6 10``); label choices that are the document's own option list are texts after all;
 - **answer**: an integer target is the index; a text target is the choice it equals (lm-eval's own
   rule: ``"2"`` with a choice list is an index);
 - **question**: the longest text field of the document that the prompt shows (MMLU's
@@ -32,12 +34,16 @@ from .rules import task_rules
 
 __all__ = ["answer_index", "mc_item", "option_texts"]
 
-_LABEL = re.compile(r"^\(?(?:[A-J]|10|[1-9])\)?[.:]?$")
+_LABEL_MARKS = re.compile(r"^\(?(.*?)\)?[.:]?$")
 _TRAILING_LABEL = re.compile(r"\s\(?(?:[A-J]|10|[1-9])\)?[.:)]?\s*$")
 
 
 def _is_labels(choices: Sequence[str]) -> bool:
-    return all(_LABEL.match(c.strip()) for c in choices)
+    """Whether ``choices`` are the first letters or numbers in order (``A B C D``, ``(a) (b)``,
+    ``1 2 3``), as a task scoring letters shows them."""
+    marks = [_LABEL_MARKS.sub(r"\1", c.strip()) for c in choices]
+    n = len(marks)
+    return marks in ([*"ABCDEFGHIJ"][:n], [*"abcdefghij"][:n], [str(i) for i in range(1, n + 1)])
 
 
 def answer_index(target: Any, choices: Sequence[str]) -> int:
@@ -72,10 +78,15 @@ def option_texts(choices: Sequence[str], doc: Mapping[str, Any] | None, prompt: 
     prompt shows (see the module docstring)."""
     if not _is_labels(choices):
         return choices if isinstance(choices, list) else list(choices)
-    for values in _lists(doc or {}):
-        if (len(values) == len(choices) and all(isinstance(v, str) and v.strip() for v in values)
-                and [v.strip() for v in values] != [c.strip() for c in choices]
-                and all(v in prompt for v in values)):
+    lists = [v for v in _lists(doc or {}) if len(v) == len(choices) and v != list(choices)
+             and all(isinstance(x, str) and x.strip() for x in v)]
+    for values in lists:
+        if not _is_labels(values) and all(v in prompt for v in values):
+            return values
+    if list(choices) in _lists(doc or {}):   # the document's own options are "1", "2", ...
+        return list(choices)
+    for values in lists:   # options that are themselves "1", "2", ...: shown as whole words
+        if all(re.search(rf"(?<!\w){re.escape(v)}(?!\w)", prompt) for v in values):
             return values
     raise DataError(f"the choices are labels ({', '.join(choices)}) and no list of option texts in "
                     "the document appears in its prompt")

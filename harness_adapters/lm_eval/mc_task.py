@@ -24,6 +24,7 @@ from benchchecker_plugin.errors import DataError
 from benchchecker_plugin.tsguessing import BenchmarkItem
 from benchchecker_plugin.tsguessing.choices import mc_item
 
+from .compat import compiled_templates
 from .plan import instance_id_of
 
 __all__ = ["TaskReading", "declared_benchmark", "read_mc_task", "shared_context"]
@@ -80,6 +81,12 @@ def read_mc_task(name: str, task: Any, docs: Sequence[Any], indices: Sequence[in
     if kind != "multiple_choice":
         return TaskReading(None, why=f"output_type {kind}, not multiple_choice")
     benchmark = declared_benchmark(name, task)
+    with compiled_templates():
+        return _read_all(name, task, docs, indices, benchmark)
+
+
+def _read_all(name: str, task: Any, docs: Sequence[Any], indices: Sequence[int],
+              benchmark: str) -> TaskReading:
     items: dict[str, BenchmarkItem] = {}
     for i in indices:
         doc = docs[i]

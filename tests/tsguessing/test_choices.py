@@ -34,6 +34,14 @@ def test_label_choices_take_the_option_texts_the_prompt_shows() -> None:
         "yes it is", "no"]
     # options that look like labels themselves ("2", "4") are still texts of the document
     assert option_texts(["A", "B"], {"c": ["2", "10"]}, "Q\nA. 2\nB. 10") == ["2", "10"]
+    # MMLU's "1 2 3 4" options behind letter choices: shown as whole words
+    numbers = {"choices": ["1", "2", "3", "4"]}
+    assert option_texts(["A", "B", "C", "D"], numbers, "Q?\nA. 1\nB. 2\nC. 3\nD. 4\nAnswer:") == [
+        "1", "2", "3", "4"]
+    # ARC-shaped "1 2 3 4" option texts (text choices) beside its A-D label list: the texts
+    arc = {"choices": {"text": ["1", "2", "3", "4"], "label": ["A", "B", "C", "D"]}}
+    assert option_texts(["1", "2", "3", "4"], arc, "Question: A B C D?\nAnswer:") == [
+        "1", "2", "3", "4"]
 
 
 @pytest.mark.parametrize(("target", "index"), [(2, 2), ("2", 2), ("the stomach", 2), (" 0", 0)])
