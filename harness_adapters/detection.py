@@ -9,7 +9,8 @@ goes.
 Options (the same on every wrapped command):
 
 ``--contamination-detect``
-    make flags in this run (TS-Guessing through the run's own model for MMLU / TruthfulQA tasks;
+    make flags in this run (TS-Guessing through the run's own model for MMLU / TruthfulQA and
+    any multiple-choice task;
     Stage II at the model's cutoff for SWE-bench). Combinable with ``--contamination-filter``
     (flags made elsewhere): both sets are merged per instance.
 ``--dry-run``
@@ -47,7 +48,8 @@ __all__ = [
 ]
 
 DETECT_HELP = ("Make contamination flags in this run: TS-Guessing through the run's own model for "
-               "MMLU / TruthfulQA documents (Stage II at the model's cutoff for SWE-bench), "
+               "MMLU / TruthfulQA and any multiple-choice task (Stage II at the model's cutoff for "
+               "SWE-bench), "
                "written beside the harness's results and used to score clean / contaminated "
                "groups. Combinable with --contamination-filter (flags are merged).")
 DRY_RUN_HELP = ("With --contamination-detect: print how many model calls detection would add "

@@ -88,7 +88,8 @@ def inspect_group() -> None:
         [--contamination-cache-dir DIR | --contamination-no-cache]
 
     Makes the flags first: TS-Guessing through the run's own model on the samples it evaluates
-    of MMLU / TruthfulQA tasks (others are listed as having no detector), written to
+    of MMLU / TruthfulQA tasks and of any task whose samples carry choices (others are listed
+    as having no detector, with the reason), written to
     benchchecker_flags_<time>.jsonl in the log dir and merged with FLAGS.
 
     \b

@@ -55,7 +55,7 @@ if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--he
 __all__ = ["instance_id_of", "lm_eval"]
 
 EPILOG = """\
-benchchecker contamination detection (flags made in this run, MMLU / TruthfulQA tasks):
+benchchecker contamination detection (flags made in this run, any multiple_choice task):
   $ benchchecker lm-eval run --model hf --model_args pretrained=$(benchchecker models path \
         hf/smollm2-135m) --include_path tasks/lm_eval --tasks mmlu_local_astronomy \
         --metadata '{"data": "../shared/data/mmlu"}' --output_path out/ --contamination-detect
@@ -92,8 +92,9 @@ def run(args: tuple[str, ...]) -> None:
     """Run `lm-eval run ARGS`, detecting contamination and/or filtered by contamination flags.
 
     Reads: every lm-eval `run` argument, a flags file or folder (--contamination-filter).
-    With --contamination-detect, the run's MMLU / TruthfulQA docs are first asked as
-    TS-Guessing probes through the run's own model (through the response cache).
+    With --contamination-detect, the run's MMLU / TruthfulQA docs and those of any other
+    multiple_choice task (read through its own definition) are first asked as TS-Guessing
+    probes through the run's own model (through the response cache).
     Writes: lm-eval's own output (with a filter, --log_samples is turned on and --output_path is
     required), plus benchchecker_<date>.json (and benchchecker_flags_<date>.jsonl with
     --contamination-detect) beside its results_<date>.json and a "benchchecker" object on each

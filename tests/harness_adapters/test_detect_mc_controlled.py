@@ -138,6 +138,17 @@ def test_lm_eval_run_flags_the_trained_half(cli: Any, setup: dict[str, Any], tmp
               "-o", alone)
     assert res.exit_code == 0, res.output
     assert comparable_flags(read_flags(alone)) == comparable_flags(flags)
+    # the emitted flags filter a later run: only the unseen half is evaluated
+    again = tmp_path / "again"
+    res = cli("lm-eval", "run", "--model", "hf", "--model_args", f"pretrained={setup['model']}",
+              "--device", "cpu", "--batch_size", "1", "--include_path", setup["tasks"],
+              "--tasks", TASK, "--output_path", again, "--contamination-filter", flags_file,
+              "--contamination-mode", "clean")
+    assert res.exit_code == 0, res.output
+    [samples] = sorted(again.rglob(f"samples_{TASK}_*.jsonl"))
+    done = [json.loads(x) for x in samples.read_text().splitlines()]
+    assert {str(x["doc_id"]) for x in done} == UNSEEN
+    assert {x["benchchecker"]["group"] for x in done} == {"clean"}
 
 
 @pytest.mark.slow
@@ -159,3 +170,12 @@ def test_inspect_eval_flags_the_trained_half(cli: Any, setup: dict[str, Any], tm
     assert groups == {**dict.fromkeys(SEEN, "contaminated"), **dict.fromkeys(UNSEEN, "clean")}
     assert annotated.results.metadata["benchchecker"]["counts"] == {
         "clean": len(UNSEEN), "contaminated": len(SEEN), "undecided": 0, "unflagged": 0}
+    # the emitted flags filter a later run: only the seen half is evaluated
+    again = tmp_path / "again"
+    res = cli("inspect", "eval", f"{setup['inspect']}@{TASK}", "--model",
+              f"benchchecker/hf/{setup['model']}", "--max-tokens", "4", "--log-dir", again,
+              "--display", "none", "--contamination-filter", flags_file,
+              "--contamination-mode", "contaminated")
+    assert res.exit_code == 0, res.output
+    [log] = sorted(again.glob("*.eval"))
+    assert {str(s.id) for s in read_eval_log(str(log)).samples} == SEEN
