@@ -80,7 +80,7 @@ def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
     reads it; a task that cannot be probed is one line saying why.
 
     \b
-    Examples:
+    Example:
       benchchecker ts-guess --benchmark mmlu --mode multichoice \\
           --model hf/HuggingFaceTB/SmolLM2-135M-Instruct --data ../shared/data/mmlu \\
           --limit 200 -o out/tsg_mmlu.jsonl

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import read_flags
 from tests.helpers import SHARED_DATA
+from tests.helpers.mc_tasks import ARC, write_lm_eval_tasks
 
 HELPER = Path(__file__).resolve().parents[1] / "tsguessing" / "tiny_lm.py"
 _spec = importlib.util.spec_from_file_location("tsguessing_tiny_lm_cli", HELPER)
@@ -97,3 +98,38 @@ def test_bad_inputs_exit_non_zero_with_one_line(tmp_path: Path) -> None:
                                "-o", str(tmp_path / "o.jsonl")])
     if TQA.exists():
         assert res.exit_code == 2 and "model spec 'nope/x' is not recognised" in res.output
+
+
+# ---- --task NAME --include_path DIR: any lm-eval multiple-choice task (issue 30) ----------
+
+def _invoke(*args: object):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, ["ts-guess", *[str(a) for a in args]])
+
+
+@pytest.mark.parametrize(("args", "line"), [
+    ((), "Error: give one of --benchmark or --task"),
+    (("--benchmark", "mmlu", "--task", "x"), "Error: give one of --benchmark or --task"),
+    (("--benchmark", "mmlu", "--include_path", "x"), "Error: --include_path and --metadata need --task"),
+    (("--task", "x", "--mode", "question"), "Error: --task probes multichoice only and reads the "
+                                             "task's own data (no --mode question, --data or --subject)"),
+    (("--task", "x", "--metadata", "{no"), "Error: --metadata '{no': not JSON (Expecting property "
+                                           "name enclosed in double quotes: line 1 column 2 (char 1))"),
+])
+def test_task_option_errors(args: tuple, line: str, tmp_path: Path) -> None:
+    res = _invoke(*args, "-o", tmp_path / "x.jsonl")
+    assert res.exit_code != 0
+    assert res.stderr.strip().splitlines()[-1] == line
+
+
+@pytest.mark.slow
+def test_task_dry_run_counts_every_probe_of_the_group(tmp_path: Path) -> None:
+    tasks = write_lm_eval_tasks(tmp_path / "tasks")
+    res = _invoke("--task", "arc_group,winogrande_local", "--include_path", tasks, "--model",
+                  "hf/never-loaded", "--dry-run", "--cache-dir", tmp_path / "cache", "-o",
+                  tmp_path / "x.jsonl")
+    assert res.exit_code == 0, res.output
+    assert ("no detector for this task: winogrande_local (no option can be hidden in any of its "
+            "items (option_in_question 2))") in res.stderr
+    assert (f"arc_group,winogrande_local: {2 * len(ARC)} probes; dry run: {2 * len(ARC)} model "
+            "calls (0 cached) for hf/never-loaded; nothing written") in res.stdout
+    assert not (tmp_path / "x.jsonl").exists()
