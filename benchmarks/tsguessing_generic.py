@@ -11,11 +11,13 @@ one flag per probe:
 - ``arc``: the same rows as an ARC-shaped JSON task (lm-eval's ARC definition: Jinja choice list,
   Jinja integer target), read the generic way.
 
-The model is a stub that answers at once (the question is the cost of *our* path; a real model's
-time per probe is the same on every path), so a probe's time is reading, filtering, masking,
-prompting and scoring. Rounds are interleaved; the median round counts. Run on an idle machine:
+``--model stub`` (default) answers at once, so a probe's time is only our path: reading,
+filtering, masking, prompting and scoring. ``--model tiny`` asks an untrained 2-layer GPT-2
+through the ``hf/`` backend (32 greedy tokens per probe, batches of 16, one torch thread): the
+cheapest real model, so the reading's share of a run is an upper bound for any real one. Rounds
+are interleaved; the median round counts. Run on an idle machine:
 
-    python benchmarks/tsguessing_generic.py [--items 1000] [--rounds 5] [--data ../shared/data/mmlu]
+    python benchmarks/tsguessing_generic.py [--items 1000] [--rounds 5] [--model stub|tiny]
 """
 
 from __future__ import annotations
@@ -54,6 +56,7 @@ def main() -> None:
     p.add_argument("--items", type=int, default=1000)
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--data", type=Path, default=DATA)
+    p.add_argument("--model", choices=("stub", "tiny"), default="stub")
     args = p.parse_args()
 
     import os
@@ -97,7 +100,20 @@ def main() -> None:
         return list(read_mc_task("arc_local", arc_tasks["arc_local"], arc_docs["arc_local"],
                                  arc_idx).items)
 
-    model = _Instant()
+    model: object = _Instant()
+    if args.model == "tiny":
+        import torch
+
+        from benchchecker_plugin.models import get_model
+        from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+
+        torch.set_num_threads(1)
+        texts = [d["question"] + " " + " ".join(d["choices"]) for d in rows]
+        tok = train_tokenizer(texts, 1000, roles=("eos", "pad"))
+        tiny = folder / "tiny"
+        tok.save_pretrained(tiny)
+        tiny_gpt2(tok, n_positions=1024, n_embd=64, n_layer=2, n_head=2, seed=0).save_pretrained(tiny)
+        model = get_model(f"hf/{tiny}", batch_size=16, prefill_cache_mb=0)
     paths = {"mmlu": mmlu_items, "generic": generic_items, "arc": arc_items}
     times: dict[str, list[float]] = {k: [] for k in paths}
     probes: dict[str, int] = {}
@@ -109,7 +125,7 @@ def main() -> None:
             times[name].append(time.process_time() - start)
             probes[name] = len(flags)
     base = statistics.median(times["mmlu"])
-    print(f"{len(rows)} items, {args.rounds} rounds (median CPU seconds), stub model")
+    print(f"{len(rows)} items, {args.rounds} rounds (median CPU seconds), model {args.model}")
     print("path | probes | CPU s | probes/s | vs mmlu")
     for name in paths:
         t = statistics.median(times[name])

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from ..errors import DataError
@@ -41,6 +42,13 @@ _TRAILING_LABEL = re.compile(r"\s\(?(?:[A-J]|10|[1-9])\)?[.:)]?\s*$")
 def _is_labels(choices: Sequence[str]) -> bool:
     """Whether ``choices`` are the first letters or numbers in order (``A B C D``, ``(a) (b)``,
     ``1 2 3``), as a task scoring letters shows them."""
+    if any(len(c) > 6 for c in choices):   # the common case, decided without a pattern
+        return False
+    return _labels(tuple(choices))
+
+
+@lru_cache(maxsize=64)
+def _labels(choices: tuple[str, ...]) -> bool:
     marks = [_LABEL_MARKS.sub(r"\1", c.strip()) for c in choices]
     n = len(marks)
     return marks in ([*"ABCDEFGHIJ"][:n], [*"abcdefghij"][:n], [str(i) for i in range(1, n + 1)])
