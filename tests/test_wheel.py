@@ -52,6 +52,7 @@ def test_the_wheel_carries_the_tasks_and_types(wheel: Path) -> None:
     assert "benchchecker_plugin/tasks/lm_eval/mmlu_local/_default_template_yaml" in names
     assert "benchchecker_plugin/tasks/lm_eval/ts_guessing/utils.py" in names
     assert "benchchecker_plugin/py.typed" in names and "harness_adapters/py.typed" in names
+    assert "benchchecker_plugin/tsguessing/task_rules.yaml" in names   # TS-Guessing's wording
     assert not [n for n in names if n.startswith(("tasks/", "tests/"))]
     meta = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
     requires = [ln.split(":", 1)[1].strip() for ln in meta.splitlines() if ln.startswith("Requires-Dist:")]
