@@ -64,6 +64,12 @@ class Preparation:
     def n_items(self) -> int:
         return len(self.probes) + sum(self.dropped.values())
 
+    def no_probe_reason(self) -> str:
+        """The line saying why no item gave a probe (the reasons, counted)."""
+        reasons = ", ".join(f"{r.value} {n}" for r, n in sorted(self.dropped.items(),
+                                                                key=lambda kv: kv[0].value))
+        return f"no option can be hidden in any of its items ({reasons or 'no items'})"
+
 
 def _multichoice(item: BenchmarkItem, seed: int, hints: bool) -> Probe | DropReason:
     rules = task_rules(item.benchmark)

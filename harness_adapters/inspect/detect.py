@@ -273,27 +273,25 @@ def probes_for_run(tasks: Sequence[Any], evaluated: Sequence[Sequence[Any]], ref
     for task, chosen in zip(tasks, evaluated):
         every = list(task.dataset)
         benchmark = benchmark_of_task(task, every)
-        if benchmark is None:
-            generic, items_read, reason = read_mc_samples(task, chosen)
-            prep = prepare_probes(items_read, "multichoice") if generic else None
-            if prep is not None and items_read and not prep.probes:
-                reason = "no option can be hidden in any of its items (" + ", ".join(
-                    f"{r.value} {n}" for r, n in sorted(prep.dropped.items(),
-                                                        key=lambda kv: kv[0].value)) + ")"
+        if benchmark is None:   # any task whose samples carry choices
+            generic, read, reason = read_mc_samples(task, chosen)
+            prep = prepare_probes(read, "multichoice") if generic is not None else None
+            if prep is not None and read and not prep.probes:
+                reason = prep.no_probe_reason()
             if generic is None or prep is None or reason is not None:
-                benchmarks[task.name], why[task.name] = None, str(reason or "no samples")
+                benchmarks[task.name], why[task.name] = None, str(reason)
                 continue
             benchmarks[task.name] = generic
-            made = list(prep.probes)
             dropped.update({r.value: n for r, n in prep.dropped.items()})
-            for p in made:
+            for p in prep.probes:
                 probes.setdefault((p.benchmark, p.instance_id, p.mode.value), p)
             continue
         index, items = plan_task(benchmark, every, reference)
         if not items and index:   # MMLU / TruthfulQA shape, but none of it is in the reference
             warn(f"task '{task.name}': its samples have the shape of {benchmark} but none of "
                  f"them is in {reference.source(benchmark)}")
-            benchmarks[task.name], why[task.name] = None, f"none of its samples is in the {benchmark} reference"
+            benchmarks[task.name] = None
+            why[task.name] = f"none of its samples is in the {benchmark} reference"
             continue
         benchmarks[task.name] = benchmark
         indexes.setdefault(benchmark, {}).update(index)

@@ -112,11 +112,6 @@ def item_of(benchmark: str, doc_id: int, doc: Mapping[str, Any], *, task_name: s
     return BenchmarkItem("truthfulqa", str(doc_id), question, options, 0, meta)
 
 
-def _no_probe_reason(dropped: Mapping[str, int]) -> str:
-    reasons = ", ".join(f"{k} {n}" for k, n in sorted(dropped.items()))
-    return f"no option can be hidden in any of its items ({reasons})"
-
-
 def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
                    indices: Mapping[str, Sequence[int]], *, seed: int = 0, hints: bool = True
                    ) -> tuple[dict[str, str | None], list[Probe], dict[str, int], dict[str, str]]:
@@ -149,13 +144,12 @@ def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
                     continue
                 benchmark, items = reading.benchmark, list(reading.items)
             prep = prepare_probes(items, "multichoice", seed=seed, hints=hints)
-            task_dropped = {reason.value: n for reason, n in prep.dropped.items()}
             if known is None and items and not prep.probes:
-                benchmarks[name], why[name] = None, _no_probe_reason(task_dropped)
+                benchmarks[name], why[name] = None, prep.no_probe_reason()
                 continue
             made = list(prep.probes)
-            for reason, n in task_dropped.items():
-                dropped[reason] = dropped.get(reason, 0) + n
+            for reason, n in prep.dropped.items():
+                dropped[reason.value] = dropped.get(reason.value, 0) + n
         benchmarks[name] = benchmark
         for p in made:
             probes.setdefault((p.benchmark, p.instance_id, p.mode.value), p)
