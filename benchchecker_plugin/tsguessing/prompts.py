@@ -69,6 +69,8 @@ _QUESTION = (
     "replaced by {mask}. Reply with the hidden word only.\n\n"
     "Question: {question}\nHidden word:"
 )
+
+
 def benchmark_hint(item: BenchmarkItem) -> str:
     """One line naming the benchmark and its metadata, ending in a newline. The name and the
     metadata fields come from ``task_rules.yaml`` (MMLU: subject; TruthfulQA: type, category,
