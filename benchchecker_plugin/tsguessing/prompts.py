@@ -80,7 +80,7 @@ def benchmark_hint(item: BenchmarkItem) -> str:
     if rules.spaces_for_underscores:
         fields = [(k, v.replace("_", " ")) for k, v in fields]
     details = ", ".join(f"{k}: {v}" for k, v in fields if v)
-    return f"This question is from the {rules.name} benchmark" + (f" ({details})" if details else "") + ".\n"
+    return rules.hint.format(name=rules.name, details=f" ({details})" if details else "") + "\n"
 
 
 def multichoice_prompt(item: BenchmarkItem, shown: Sequence[int], masked: int, *, hints: bool = True) -> str:

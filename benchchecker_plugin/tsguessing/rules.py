@@ -19,13 +19,14 @@ from ..errors import DataError
 __all__ = ["TaskRules", "task_rules"]
 
 _FILE = "task_rules.yaml"
-_KEYS = ("name", "hint_fields", "spaces_for_underscores", "min_wrong", "max_hidden_words")
+_KEYS = ("hint", "name", "hint_fields", "spaces_for_underscores", "min_wrong", "max_hidden_words")
 
 
 @dataclass(frozen=True)
 class TaskRules:
     """How one benchmark's items are shown and which of them are asked (see the data file)."""
 
+    hint: str
     name: str
     hint_fields: tuple[str, ...]
     spaces_for_underscores: bool
@@ -54,7 +55,7 @@ def task_rules(benchmark: str) -> TaskRules:
     """The rules of ``benchmark`` (its entry over ``default``)."""
     default, benchmarks = _table()
     entry = {**default, **(benchmarks.get(benchmark) or {})}
-    return TaskRules(str(entry["name"]).replace("{task}", benchmark),
+    return TaskRules(str(entry["hint"]), str(entry["name"]).replace("{task}", benchmark),
                      tuple(str(f) for f in entry["hint_fields"]),
                      bool(entry["spaces_for_underscores"]), int(entry["min_wrong"]),
                      int(entry["max_hidden_words"]))
