@@ -92,8 +92,12 @@ def drop_over_time_svg(table: pd.DataFrame, summary: pd.DataFrame | None = None)
     if clipped.any():
         ax.scatter(when[clipped], shown[clipped], s=30, marker="v", color="#a50f15", zorder=3,
                    label=f"beyond +-{CLIP:.0%} (clipped)")
+    left, right = rows["when"].min(), rows["when"].max()
     if summary is not None:
         years = summary[(summary["tier"] == "all") & summary["group"].astype(str).str.fullmatch(r"\d{4}")]
+        if len(years):
+            left = min(left, pd.Timestamp(f"{years['group'].min()}-01-01"))
+            right = max(right, pd.Timestamp(f"{years['group'].max()}-12-31"))
         for _, r in years.iterrows():
             start, end = pd.Timestamp(f"{r['group']}-01-01"), pd.Timestamp(f"{r['group']}-12-31")
             label = f"{r['group']}: {int(r['n_submissions'])} subs, clean n={int(r['n_clean'])}"
@@ -107,6 +111,7 @@ def drop_over_time_svg(table: pd.DataFrame, summary: pd.DataFrame | None = None)
                 ax.text(start, 0.04, f"{label}: too few", fontsize=7, color="#a50f15")
     ax.axhline(0, color="#444", lw=0.8)
     ax.set_ylim(-CLIP * 1.1, CLIP * 1.1)
+    ax.set_xlim(left - pd.Timedelta(days=20), right + pd.Timedelta(days=20))
     ax.xaxis.set_major_locator(mdates.AutoDateLocator())
     ax.xaxis.set_major_formatter(mdates.DateFormatter("%Y-%m"))
     ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")

@@ -146,6 +146,12 @@ def test_every_pooled_figure_equals_the_recomputation(data: Data):
     groups = {"all submissions": subs}
     for year in sorted({d[:4] for d in data.dates.values()}):
         groups[year] = [s for s in subs if data.dates[s][:4] == year]
+    every = sorted((p.name for p in EXPERIMENTS.iterdir() if (p / "results" / "results.json").is_file()),
+                   key=lambda s: (-len(_resolved(s)), s))
+    groups["top 10 (by resolved of 500)"] = [s for s in every[:10] if s in data.models]
+    groups["Claude 4 family"] = [s for s in subs if re.search(r"claude-(4|sonnet-4|opus-4)",
+                                                               ";".join(data.models[s]), re.I)]
+    assert set(data.summary["group"]) == set(groups)
     for group, members in groups.items():
         for tier in ["all", *tiers]:
             strata = [data.stratum(s, t) for s in members for t in (tiers if tier == "all" else [tier])]
@@ -166,6 +172,7 @@ def test_every_pooled_figure_equals_the_recomputation(data: Data):
             assert _close(row["relative_drop"], drop if ok else math.nan), (group, tier)
             if not ok:
                 assert str(row["note"]).startswith(
+                    "no clean instance" if not clean_ids else
                     f"too few (clean n={len(clean_ids)}, resolved n={len(res_clean)})")
 
 
