@@ -29,7 +29,11 @@ from .tables import (
     write_csv,
 )
 
-__all__ = ["DROP_SENTENCE", "CVC_SENTENCE", "describe_flags", "write_leaderboard_report"]
+__all__ = ["CVC_SENTENCE", "DROP_SENTENCE", "LEADERBOARD_FILES", "describe_flags",
+           "write_leaderboard_report"]
+
+#: the files :func:`write_leaderboard_report` writes into its folder
+LEADERBOARD_FILES = ("README.md", "index.html", "leaderboard.csv", "leaderboard.md", "summary.csv")
 
 DROP_SENTENCE = ("Drop: how much lower the clean resolution rate is than the original one, "
                  "1 - clean / original, compared within each difficulty tier and pooled "

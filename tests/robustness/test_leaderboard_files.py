@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
 from benchchecker_plugin.leaderboard import load_submissions
 
@@ -55,3 +57,56 @@ def test_a_lone_results_json_run_report_is_named_after_its_folder(tmp_path: Path
     assert [(s.name, s.model) for s in load_submissions(run / "results.json")] == [("my_run", "")]
     assert [(s.name, s.model) for s in load_submissions(tmp_path / "gpt-4.run1.json")] == [
         ("gpt-4.run1", "gpt-4")]
+
+
+def _refused(argv: list[str], *inputs: Path, expect: str) -> None:
+    before = {p: _sha(p) for p in inputs}
+    res = CliRunner().invoke(main, argv)
+    assert res.exit_code == 2, (res.output, res.exception)
+    errors = [ln for ln in res.output.splitlines() if ln.startswith("Error:")]
+    assert len(errors) == 1 and expect in errors[0], res.output
+    assert {p: _sha(p) for p in inputs} == before
+
+
+def test_out_inside_the_submissions_is_refused(board: dict[str, Path]) -> None:
+    readme = board["sub"] / "README.md"
+    _refused(_argv(board, board["root"], board["sub"]), readme,
+             expect=f"--out {board['sub']}: is inside the input folder {board['root']}")
+    _refused(_argv(board, board["root"], board["sub"] / "published"), readme,
+             expect=f"--out {board['sub'] / 'published'}: is inside the input folder {board['root']}")
+    assert sorted(p.name for p in board["sub"].iterdir()) == ["README.md", "metadata.yaml", "results"]
+
+
+@pytest.mark.parametrize("name", ["leaderboard.csv", "summary.csv", "leaderboard.md", "README.md",
+                                  "index.html"])
+def test_out_never_overwrites_an_input_it_holds(board: dict[str, Path], tmp_path: Path, name: str) -> None:
+    """Every file the leaderboard writes is checked, not only the folder: an input the folder
+    holds under one of those names is refused (here a model map named like an output)."""
+    out = tmp_path / "published"
+    out.mkdir()
+    model_map = out / name
+    model_map.write_text("submission,model\n20240101_agent,m\n")
+    _refused([*_argv(board, board["root"], out), "--model-map", str(model_map)], model_map,
+             expect=f"--out {out / name}: is the input {model_map}")
+
+
+def test_out_holding_inputs_it_does_not_overwrite_is_fine(board: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "published"
+    out.mkdir()
+    flags = out / "flags.jsonl"
+    flags.write_bytes(board["flags"].read_bytes())
+    before = _sha(flags)
+    res = CliRunner().invoke(main, [*_argv(board, board["root"], out)[:-4], "--flags", str(flags),
+                                    "--n-boot", "20", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert _sha(flags) == before
+    written = sorted(p.name for p in out.iterdir())
+    assert written == ["README.md", "flags.jsonl", "index.html", "leaderboard.csv", "leaderboard.md",
+                       "summary.csv"]
+
+
+def test_the_cli_declares_every_file_the_report_writes() -> None:
+    from benchchecker_plugin.cli.score_cmd import _LEADERBOARD_FILES
+    from benchchecker_plugin.report.leaderboard import LEADERBOARD_FILES
+
+    assert _LEADERBOARD_FILES == LEADERBOARD_FILES
