@@ -71,14 +71,14 @@ def check_folder_output(option: str, folder: str | os.PathLike[str], names: Iter
                         inputs: Iterable[str | os.PathLike[str] | None]) -> None:
     """Raise :class:`InputError` when ``folder`` is, or is inside, an input folder, or when one
     of the files ``names`` it would receive is an input (see :func:`check_outputs`)."""
-    inputs = [p for p in inputs if p is not None and str(p) and Path(p).exists()]
+    given = [Path(p) for p in inputs if p is not None and str(p) and Path(p).exists()]
     where = Path(folder).resolve()
-    for source in inputs:
+    for source in given:
         src = Path(source)
         if src.is_dir() and (where == src.resolve() or src.resolve() in where.parents):
             raise InputError(f"{option} {folder}: is inside the input folder {source}; writing there "
                              "would change it, choose a folder outside it")
-    check_outputs([(option, Path(folder) / name) for name in names], inputs)
+    check_outputs([(option, Path(folder) / name) for name in names], given)
 
 
 def _paths(value: Any) -> list[str | os.PathLike[str]]:

@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from benchchecker_plugin.atomic import atomic_file_set
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
 from benchchecker_plugin.leaderboard import load_submissions
+from benchchecker_plugin.report.html import HtmlPage
 
 IDS = [f"a__b-{i}" for i in range(30)]
 
@@ -110,3 +114,61 @@ def test_the_cli_declares_every_file_the_report_writes() -> None:
     from benchchecker_plugin.report.leaderboard import LEADERBOARD_FILES
 
     assert _LEADERBOARD_FILES == LEADERBOARD_FILES
+
+
+def _set(folder: Path) -> dict[str, str]:
+    """Each file's hash; the page's without its plots (matplotlib's SVG holds a date, random ids)."""
+    return {p.name: hashlib.sha256(re.sub(r"<svg.*?</svg>", "", p.read_text(), flags=re.S).encode())
+            .hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+def _killed_while(argv: list[str], when: str) -> None:
+    """Run the leaderboard in a child process that dies (``os._exit``, no cleanup: as SIGKILL)
+    while writing the page (``"rendering"``) or after two files of the set moved into place
+    (``"renaming"``)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        try:
+            if when == "rendering":
+                HtmlPage.write = lambda self, path: os._exit(9)  # type: ignore[method-assign]
+            else:
+                moved, real = [], os.replace
+
+                def replace(src: object, dst: object) -> None:
+                    staged = [Path(str(p)).parent.name.startswith(".leaderboard.staging-")
+                              for p in (src, dst)]
+                    if staged == [True, False]:   # a file of the set moving into place
+                        moved.append(dst)
+                        if len(moved) > 2:
+                            os._exit(9)
+                    real(src, dst)   # type: ignore[arg-type]
+                os.replace = replace  # type: ignore[assignment]
+            CliRunner().invoke(main, argv)
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 9
+
+
+@pytest.mark.parametrize("when", ["rendering", "renaming"])
+def test_a_leaderboard_killed_while_writing_never_mixes_two_runs(
+        board: dict[str, Path], tmp_path: Path, when: str) -> None:
+    out, ref = tmp_path / "published", tmp_path / "reference"
+    assert CliRunner().invoke(main, _argv(board, board["root"], out)).exit_code == 0
+    old = _set(out)
+    write_flags(board["flags"], [ContaminationFlag("swe-bench-verified", iid, "m", "test", False, 1.0)
+                                 for iid in IDS])   # new flags: every file of the set changes
+    assert CliRunner().invoke(main, _argv(board, board["root"], ref)).exit_code == 0
+    new = _set(ref)
+    assert all(old[name] != new[name] for name in new if name != "README.md")
+    _killed_while(_argv(board, board["root"], out), when)
+    now = _set(out)
+    if when == "rendering":   # not committed: the old set, whole
+        assert now == old
+    else:                     # committed, cut mid-rename: marked, and finished by the next write
+        assert (out / ".leaderboard.commit").is_file() and now != old
+        with pytest.raises(RuntimeError), atomic_file_set(out, tag="leaderboard"):
+            raise RuntimeError("a later run that fails")
+        assert _set(out) == new
+    assert CliRunner().invoke(main, _argv(board, board["root"], out)).exit_code == 0
+    assert _set(out) == new and sorted(p.name for p in out.iterdir()) == sorted(new)
