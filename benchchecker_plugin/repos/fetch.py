@@ -92,11 +92,17 @@ class FetchResult:
 
 def repo_dir_name(repo: str) -> str:
     """``owner__name`` for ``owner/name``; :class:`InputError` naming ``repo`` when it is not
-    exactly two parts of letters, digits, ``.``, ``_`` and ``-`` (no ``..``, no other slash)."""
+    exactly two parts of letters, digits, ``.``, ``_`` and ``-`` (no ``..``, no other slash), or
+    when its owner holds ``__`` or ends in ``_``: the folder name would be ambiguous (``a__x/b``
+    and ``a/x__b`` shared one clone). Without them the first ``__`` splits the folder name back,
+    so two repositories never share a folder (GitHub owners have no ``_`` at all)."""
     owner, _, name = repo.partition("/")
     if not all(_PART.fullmatch(p) and ".." not in p and p != "." for p in (owner, name)):
         raise InputError(f"invalid repository name {repo!r}: expected owner/name made of letters, "
                          "digits, '.', '_' and '-' (no '..', no other '/')")
+    if "__" in owner or owner.endswith("_"):
+        raise InputError(f"invalid repository name {repo!r}: an owner with '__' or ending in '_' "
+                         "makes the clone folder owner__name ambiguous")
     return f"{owner}__{name}"
 
 
