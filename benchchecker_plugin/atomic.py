@@ -167,7 +167,10 @@ def _folder_lock(folder: Path) -> Iterator[None]:
     with _as_input_error(folder):
         fd = os.open(folder, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:   # a file system without locks (some NFS): writers are not serialised
+            pass
         yield
     finally:
         os.close(fd)   # releases the lock
