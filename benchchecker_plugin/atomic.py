@@ -4,13 +4,24 @@ The text goes to a temporary file in the target's folder, is flushed and fsynced
 over the target: a crash, a SIGKILL or a full disk leaves the old file or the complete new one,
 never a torn one (a harness sidecar was once left as 1,024 bytes of invalid JSON). A target that
 exists and is not a regular file (``/dev/null``, a FIFO) is written through, never replaced.
+
+A set of files that belong together (a leaderboard's CSV, page and README) lands together with
+:func:`atomic_file_set`: each is written whole into a hidden staging folder beside them, then a
+journal naming the set is written (the commit point), the files are renamed into place and the
+journal removed. A run killed before the journal leaves the old set untouched; one killed during
+the renames (microseconds, not the seconds spent rendering) leaves the journal, and the next
+write into that folder finishes the renames first. Only the named files are replaced: the
+folder's other files stay, so it need not be the set's alone.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
+import secrets
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +29,7 @@ from typing import IO
 
 from .errors import InputError
 
-__all__ = ["atomic_open", "write_text_atomic"]
+__all__ = ["atomic_file_set", "atomic_open", "write_text_atomic"]
 
 
 @contextlib.contextmanager
@@ -89,3 +100,77 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     with atomic_open(path) as fh:
         fh.write(text)
     return Path(path)
+
+
+@contextlib.contextmanager
+def atomic_file_set(folder: str | os.PathLike[str], *, tag: str) -> Iterator[Path]:
+    """A staging folder: the files written into it replace their namesakes in ``folder``
+    together when the block ends without error (see the module doc); on error, or a kill before
+    the end, ``folder`` keeps its old files. ``tag`` names the set's hidden files
+    (``.{tag}.staging-*``, ``.{tag}.commit``); writers of one folder take turns."""
+    target = Path(folder)
+    with _as_input_error(target):
+        target.mkdir(parents=True, exist_ok=True)
+    with _folder_lock(target):
+        _finish_sets(target, tag)   # a set a killed run had committed; dead staging folders
+        with _as_input_error(target):
+            stage = target / f".{tag}.staging-{secrets.token_hex(4)}"
+            stage.mkdir()
+        try:
+            yield stage
+            names = sorted(p.name for p in stage.iterdir())
+            write_text_atomic(target / f".{tag}.commit",
+                              json.dumps({"staging": stage.name, "files": names}) + "\n")
+        except BaseException:
+            shutil.rmtree(stage, ignore_errors=True)
+            raise
+        _finish_sets(target, tag)
+
+
+def _finish_sets(target: Path, tag: str) -> None:
+    """Move a committed set's files into place (its journal names them), then remove the
+    journal and every staging folder of ``tag`` (the caller holds the folder's lock)."""
+    journal = target / f".{tag}.commit"
+    with _as_input_error(target):
+        if journal.is_file():
+            try:
+                data = json.loads(journal.read_text(encoding="utf-8"))
+                stage, names = target / str(data["staging"]), [str(n) for n in data["files"]]
+            except (ValueError, KeyError, TypeError) as exc:
+                raise InputError(f"{journal}: not a journal of benchchecker's ({exc}); "
+                                 "remove it if the folder's files are as they should be") from None
+            for name in names:
+                if (stage / name).exists():
+                    os.replace(stage / name, target / name)
+            _fsync_folder(target)
+            journal.unlink()
+        for leftover in target.glob(f".{tag}.staging-*"):
+            if leftover.is_dir() and not leftover.is_symlink():
+                shutil.rmtree(leftover)
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _folder_lock(folder: Path) -> Iterator[None]:
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX: no lock
+        yield
+        return
+    with _as_input_error(folder):
+        fd = os.open(folder, os.O_RDONLY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:   # a file system without locks (some NFS): writers are not serialised
+            pass
+        yield
+    finally:
+        os.close(fd)   # releases the lock

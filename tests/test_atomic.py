@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.atomic import atomic_open, write_text_atomic
+from benchchecker_plugin.atomic import atomic_file_set, atomic_open, write_text_atomic
 
 
 def test_a_failed_write_keeps_the_old_file(tmp_path: Path) -> None:
@@ -61,3 +61,22 @@ def test_os_errors_on_outputs_are_one_line(case: str, tmp_path: Path) -> None:
     assert res.exit_code == 2, res.output
     [line] = [ln for ln in res.stderr.splitlines() if ln.startswith("Error:")]
     assert line.startswith(f"Error: {out}:") and "Traceback" not in res.output
+
+
+def test_a_file_set_lands_together_and_leaves_other_files(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "mine.txt").write_text("the user's")
+    (out / "a.csv").write_text("old a")
+    (out / ".set.staging-dead").mkdir()   # a killed run's, never committed
+    with atomic_file_set(out, tag="set") as stage:
+        (stage / "a.csv").write_text("new a")
+        (stage / "b.md").write_text("new b")
+        assert not (out / "b.md").exists() and (out / "a.csv").read_text() == "old a"
+    assert {p.name: p.read_text() for p in out.iterdir()} == {
+        "mine.txt": "the user's", "a.csv": "new a", "b.md": "new b"}
+    with pytest.raises(KeyError), atomic_file_set(out, tag="set") as stage:
+        (stage / "a.csv").write_text("newer a")
+        raise KeyError("failed while writing")
+    assert sorted(p.name for p in out.iterdir()) == ["a.csv", "b.md", "mine.txt"]
+    assert (out / "a.csv").read_text() == "new a"

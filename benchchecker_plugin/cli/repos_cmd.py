@@ -44,8 +44,9 @@ def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: b
     DIR/.owner__name.partial-* folder and renamed only once git succeeded and the clone checks
     out, so a killed run never leaves a half-written clone under the real name; the next run
     removes the leftovers and clones again. A folder already at DIR/owner__name is skipped when
-    it is a valid full clone (--update fetches into it); one that is not is moved aside to
-    DIR/owner__name.aside-<time> (never deleted unless this command made it) and cloned again.
+    it is a valid full clone (--update fetches into it); a git repository of the same remote
+    that misses history (shallow, no commit) is fetched into; anything else fails, naming it,
+    and is left as it is: a folder in the way is never deleted nor moved aside.
     One line per repository on stdout; a failing one (bad name, git error) is reported with
     git's message on stderr, the others go on, and the exit code is 4. A warning names base
     commits of the instances that a clone does not hold.

@@ -13,6 +13,7 @@ import click
 
 from ..errors import DataError, InputError
 from ..flags import read_flags
+from .outputs import writes_into
 
 if TYPE_CHECKING:  # pandas is imported where used: `--help` stays fast
     import pandas as pd
@@ -198,6 +199,12 @@ def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
 
 
 # ----------------------------------------------------------------------------------- leaderboard
+#: = report.leaderboard.LEADERBOARD_FILES (tests/robustness/test_leaderboard_files.py); a copy so
+#: that `--help` does not import pandas
+_LEADERBOARD_FILES = ("README.md", "index.html", "leaderboard.csv", "leaderboard.md", "summary.csv")
+
+
+@writes_into("out_dir", _LEADERBOARD_FILES)
 @click.command()
 @click.option("--submissions", "submissions_path", required=True,
               type=click.Path(exists=True, path_type=Path),

@@ -102,7 +102,9 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
     benchchecker.stage2): contaminated true (present), false (the snapshot holds the buggy lines),
     null (gone or refactored: inconclusive, or an error, in evidence.error); score = the least
     matched-line similarity. A failing instance does not stop the run; a summary line goes to
-    stderr.
+    stderr. The flags are written once, when every instance is done: a killed run leaves the
+    previous output as it was and the next run does all the work again (split a long --cutoffs
+    run with --instance-id or a smaller cutoffs file).
 
     \b
     Examples:

@@ -48,6 +48,11 @@ class BugInstance:
             # the name becomes a folder under --repos-dir: "x/../outside/secret" must not escape it
             raise DataError(f"instance {self.instance_id!r}: repository {self.repo!r} is not "
                             "'owner/name' (letters, digits, '.', '_', '-')")
+        owner, slash, _ = self.repo.partition("/")
+        if slash and ("__" in owner or owner.endswith("_")):
+            # the clone folder is owner__name (repos.fetch.repo_dir_name): "a__x/b" read "a/x__b"'s
+            raise DataError(f"instance {self.instance_id!r}: repository {self.repo!r}: an owner with "
+                            "'__' or ending in '_' makes the clone folder owner__name ambiguous")
         object.__setattr__(self, "fail_to_pass", tuple(self.fail_to_pass))
         object.__setattr__(self, "pass_to_pass", tuple(self.pass_to_pass))
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))

@@ -41,6 +41,8 @@ def detect_format(path: str | Path) -> str:
     if not p.exists():
         raise InputError(f"{p}: no such results file or folder")
     if p.is_file():
+        if p.name == "results.json" and p.parent.name == "results":
+            return "swebench-experiments"   # <submission>/results/results.json: named by its folder
         if p.name == "final_report.json":
             return "multi-swe-bench"
         if p.name.startswith("samples_") and p.suffix == ".jsonl":
@@ -55,7 +57,8 @@ def detect_format(path: str | Path) -> str:
                 return "inspect"
         raise DataError(f"{p}: unrecognised results file (expected a swebench run report, "
                         "final_report.json, samples_*.jsonl or an Inspect log)")
-    if (p / "results" / "results.json").is_file() or any(p.glob("*/results/results.json")):
+    if ((p / "results" / "results.json").is_file() or any(p.glob("*/results/results.json"))
+            or (p.name == "results" and (p / "results.json").is_file())):
         return "swebench-experiments"
     if (p / "final_report.json").is_file() or any(p.glob("*/final_report.json")):
         return "multi-swe-bench"

@@ -140,8 +140,13 @@ def _load_experiment(folder: Path) -> Submission:
 
 
 def load_experiments(path: str | Path) -> list[Submission]:
-    """Every submission under an experiments folder (or the one submission folder given)."""
-    root = Path(path)
+    """Every submission under an experiments folder (or the one submission folder given, its
+    ``results`` folder or its ``results/results.json``: named after the submission's folder)."""
+    root = Path(path).absolute()
+    if root.is_file() and root.name == "results.json" and root.parent.name == "results":
+        root = root.parent.parent
+    elif root.name == "results" and (root / "results.json").is_file():
+        root = root.parent
     if (root / "results" / "results.json").is_file():
         return [_load_experiment(root)]
     folders = sorted(p for p in root.iterdir() if (p / "results" / "results.json").is_file()) \
@@ -152,14 +157,17 @@ def load_experiments(path: str | Path) -> list[Submission]:
 
 
 def load_run_report(path: str | Path) -> Submission:
-    """A swebench run report ``<model>.<run_id>.json`` (the model's ``/`` written as ``__``); a
-    file named otherwise (``results.json``) names no model: ``model`` is empty."""
+    """A swebench run report ``<model>.<run_id>.json`` (the model's ``/`` written as ``__``),
+    named by its file stem; a file named otherwise names no model (``model`` is empty), and one
+    named ``results.json`` is named after its folder ("results" would name nothing)."""
     file = Path(path)
     data = read_json(file)
     resolved, submitted = resolved_from_results(data, file)
     errors = tuple(f"{iid}: evaluation error" for iid in data.get("error_ids", []) or [])
     stem = file.stem
     model = stem.rsplit(".", 1)[0] if "." in stem else ""
+    if stem == "results" and file.absolute().parent.name:
+        stem = file.absolute().parent.name
     return Submission(name=stem, resolved=resolved, submitted=submitted,
                       model=model.replace("__", "/"), display_name=stem, source=str(file),
                       format="swebench-run-report", errors=errors)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..atomic import write_text_atomic
+from ..atomic import atomic_file_set, write_text_atomic
 from ..flags import MERGED_METHOD, ContaminationFlag
 from .html import HtmlPage
 from .plots import drop_by_tier_svg, drop_over_time_svg
@@ -29,7 +29,11 @@ from .tables import (
     write_csv,
 )
 
-__all__ = ["DROP_SENTENCE", "CVC_SENTENCE", "describe_flags", "write_leaderboard_report"]
+__all__ = ["CVC_SENTENCE", "DROP_SENTENCE", "LEADERBOARD_FILES", "describe_flags",
+           "write_leaderboard_report"]
+
+#: the files :func:`write_leaderboard_report` writes into its folder
+LEADERBOARD_FILES = ("README.md", "index.html", "leaderboard.csv", "leaderboard.md", "summary.csv")
 
 DROP_SENTENCE = ("Drop: how much lower the clean resolution rate is than the original one, "
                  "1 - clean / original, compared within each difficulty tier and pooled "
@@ -107,16 +111,25 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
                              excluded: Sequence[tuple[str, str]] = (),
                              cutoffs: dict[str, str] | None = None,
                              extra: Sequence[tuple[str, pd.DataFrame | str]] = ()) -> dict[str, Path]:
-    """Write the files of a rate table (and its pooled ``summary``) into ``out_dir``; returns
-    ``{kind: path}``.
+    """Write the files of a rate table (and its pooled ``summary``) into ``out_dir``, all
+    together (:func:`~benchchecker_plugin.atomic.atomic_file_set`: a run killed while writing
+    leaves the previous set whole); returns ``{kind: path}``.
 
     ``flags_line`` (e.g. from :func:`describe_flags`) says which methods' flags the rates rest on;
     it heads the Markdown, the HTML page and the README. ``excluded``: ``(submission, reason)`` of
     the submissions not scored; ``cutoffs``: ``{submission: cutoff}`` for the main table;
     ``extra``: ``(heading, table or paragraph)`` sections after the pooled summary.
     """
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    with atomic_file_set(out_dir, tag="leaderboard") as stage:
+        staged = _write_files(stage, table, title=title, notes=notes, flags_line=flags_line,
+                              summary=summary, excluded=excluded, cutoffs=cutoffs, extra=extra)
+    return {kind: Path(out_dir) / path.name for kind, path in staged.items()}
+
+
+def _write_files(out: Path, table: pd.DataFrame, *, title: str, notes: Sequence[str],
+                 flags_line: str, summary: pd.DataFrame | None,
+                 excluded: Sequence[tuple[str, str]], cutoffs: dict[str, str] | None,
+                 extra: Sequence[tuple[str, pd.DataFrame | str]]) -> dict[str, Path]:
     head = [flags_line, ""] if flags_line else []
     method = _method_text(table)
     paths = {"csv": write_csv(table, out / "leaderboard.csv")}

@@ -15,10 +15,14 @@ existing ``DIR/owner__name`` is
 * ours (has the marker) and valid: skipped; ``update=True`` fetches new commits, re-reads the
   remote's default branch (``refs/remotes/origin/HEAD``, what :meth:`Snapshot.at` follows) and
   moves the local default branch to it;
-* ours but no longer valid: cloned again, then replaced;
 * not ours (no marker) but a valid full clone: kept and used as is (``update=True`` fetches into it);
-* not ours and not valid (not a repository, shallow, blob-less, no commit): moved aside to
-  ``DIR/owner__name.aside-<UTC time>`` (nothing that is not ours is deleted) and cloned again.
+* a git repository whose ``origin`` is the source but that misses history (shallow, or neither
+  ``HEAD`` nor ``origin``'s default branch a commit): fetched into;
+* anything else (not a git repository, another remote, blob-less, ours for another repository):
+  a failure naming it, the folder left as it is.
+
+It is never deleted nor moved aside: the user may have worked in it (a clone with an orphan
+branch and a notes file was once deleted and cloned again).
 
 Why not a blob-less clone (``--filter=blob:none``), checked on flask: Stage II works on one only
 while the remote answers. ``rev-list``/``ls-tree`` need no blob, but ``git cat-file --batch``
@@ -92,11 +96,17 @@ class FetchResult:
 
 def repo_dir_name(repo: str) -> str:
     """``owner__name`` for ``owner/name``; :class:`InputError` naming ``repo`` when it is not
-    exactly two parts of letters, digits, ``.``, ``_`` and ``-`` (no ``..``, no other slash)."""
+    exactly two parts of letters, digits, ``.``, ``_`` and ``-`` (no ``..``, no other slash), or
+    when its owner holds ``__`` or ends in ``_``: the folder name would be ambiguous (``a__x/b``
+    and ``a/x__b`` shared one clone). Without them the first ``__`` splits the folder name back,
+    so two repositories never share a folder (GitHub owners have no ``_`` at all)."""
     owner, _, name = repo.partition("/")
     if not all(_PART.fullmatch(p) and ".." not in p and p != "." for p in (owner, name)):
         raise InputError(f"invalid repository name {repo!r}: expected owner/name made of letters, "
                          "digits, '.', '_' and '-' (no '..', no other '/')")
+    if "__" in owner or owner.endswith("_"):
+        raise InputError(f"invalid repository name {repo!r}: an owner with '__' or ending in '_' "
+                         "makes the clone folder owner__name ambiguous")
     return f"{owner}__{name}"
 
 
@@ -143,6 +153,10 @@ def _rev(path: Path, rev: str) -> str | None:
     return _run(path, ("rev-parse", "--verify", "-q", f"{rev}^{{commit}}")).stdout.decode().strip() or None
 
 
+_SHALLOW = "a shallow clone (history missing)"
+_NO_COMMIT = "neither HEAD nor origin's default branch is a commit (an empty or half-written clone)"
+
+
 def _problem(path: Path, *, ours: bool) -> str | None:
     """Why ``path`` is not a usable full clone, or ``None`` when it is."""
     if not path.is_dir():
@@ -155,13 +169,39 @@ def _problem(path: Path, *, ours: bool) -> str | None:
     if Path(gitdir).resolve() not in (path.resolve(), (path / ".git").resolve()):
         return "not a git repository"
     if shallow == "true":
-        return "a shallow clone (history missing)"
+        return _SHALLOW
     if not ours and _run(path, ("config", "--get-regexp",
                                 r"^(extensions\.partialclone|remote\..*\.promisor)$")).stdout.strip():
         return "a blob-less/partial clone (its reads need the network)"
-    if _rev(path, "HEAD") is None:
-        return "HEAD is not a commit (an empty or half-written clone)"
+    if _rev(path, "HEAD") is None and _rev(path, "refs/remotes/origin/HEAD") is None:
+        return _NO_COMMIT   # HEAD on an orphan branch of the user's is fine: Snapshot follows origin
     return None
+
+
+def _same_url(a: str, b: str) -> bool:
+    def norm(url: str) -> str:
+        return url.strip().rstrip("/").removesuffix(".git").rstrip("/")
+    return norm(a) == norm(b)
+
+
+def _not_fetchable(path: Path, why: str, url: str) -> str | None:
+    """Why the folder ``path`` (which is ``why``) cannot be repaired by fetching into it from
+    ``url``; ``None`` when it can (a git repository of that remote that misses history)."""
+    if why not in (_SHALLOW, _NO_COMMIT):
+        return why
+    origin = _run(path, ("config", "--get", "remote.origin.url")).stdout.decode("utf-8", "replace").strip()
+    if not origin:
+        return f"{why}, with no 'origin' remote"
+    if not _same_url(origin, url):
+        return f"{why}, a clone of {origin}, not of {url}"
+    return None
+
+
+def _fetch_into(path: Path, why: str) -> None:
+    """Fetch what ``path`` misses from its ``origin`` (all of its history when shallow)."""
+    _git(path, "-c", "gc.auto=0", "fetch", "--quiet", "--tags",
+         *(["--unshallow"] if why == _SHALLOW else []), "origin")
+    _git(path, "remote", "set-head", "origin", "--auto")
 
 
 def _marker(path: Path) -> dict[str, str] | None:
@@ -240,9 +280,12 @@ def _fetch_one(repo: str, into: Path, template: str, update: bool, dry_run: bool
                 shutil.rmtree(p)
         notes.append(f"{'would remove' if dry_run else 'removed'} {len(partials)} half-written "
                      "clone(s) of an interrupted run")
-    ours = _marker(final) is not None
+    marker = _marker(final)
+    ours = marker is not None
     present = final.exists() or final.is_symlink()
     why = _problem(final, ours=ours) if present else None
+    if marker is not None and marker.get("repo", repo) != repo:
+        why = f"benchchecker's clone of {marker.get('repo')!r}"
 
     def done(status: FetchStatus, *more: str, missing: tuple[str, ...] = ()) -> FetchResult:
         return FetchResult(repo, status, final, url, "; ".join([*notes, *more]),
@@ -256,20 +299,23 @@ def _fetch_one(repo: str, into: Path, template: str, update: bool, dry_run: bool
             return done(FetchStatus.WOULD_UPDATE, *filter(None, [kept]))
         summary = _update(final, ours, repo)
         return done(FetchStatus.UPDATED, summary, missing=_missing_commits(final, commits))
-    if present:
-        fate = "replaced" if ours else f"moved aside to {final.name}.aside-<time>"
+    if present and why is not None:   # never deleted nor moved aside: the user may have worked there
+        refused = _not_fetchable(final, why, url)
+        if refused is not None:
+            return done(FetchStatus.FAILED, f"{final}: {refused}; left as it is (move it away to "
+                                            "clone afresh)")
         if dry_run:
-            return done(FetchStatus.WOULD_CLONE, f"{final} is {why}: would be {fate}")
-    elif dry_run:
+            return done(FetchStatus.WOULD_UPDATE, f"{final} is {why}: would fetch into it")
+        _fetch_into(final, why)
+        still = _problem(final, ours=ours)
+        if still is not None:
+            return done(FetchStatus.FAILED, f"{final}: still {still} after fetching into it; left "
+                                            "as it is (move it away to clone afresh)")
+        return done(FetchStatus.UPDATED, f"{final} was {why}: fetched into it",
+                    missing=_missing_commits(final, commits))
+    if dry_run:
         return done(FetchStatus.WOULD_CLONE)
     partial = _clone(url, into, dirname, repo)
-    if present and ours:
-        shutil.rmtree(final)
-        notes.append(f"replaced an invalid clone ({why})")
-    elif present:
-        aside = final.with_name(f"{final.name}.aside-{datetime.now(UTC):%Y%m%dT%H%M%S%fZ}")
-        final.rename(aside)
-        notes.append(f"moved {final} ({why}) aside to {aside}")
     partial.rename(final)
     return done(FetchStatus.CLONED, missing=_missing_commits(final, commits))
 

@@ -140,7 +140,12 @@ def _task_manager(cfg: Any) -> Any:
         if all(local.match_tasks([n]) for n in names):
             cfg.tasks = [m for n in names for m in local.match_tasks([n])]
             return local
-    return cfg.process_tasks(cfg.metadata)
+    try:
+        return cfg.process_tasks(cfg.metadata)
+    except ValueError as exc:   # lm-eval's "Tasks not found: x": one line naming the task
+        where = f" or under --include_path {cfg.include_path}" if cfg.include_path else ""
+        raise InputError(f"--tasks {','.join(names)}: {exc} (no such task in lm-eval{where}; "
+                         "`lm_eval ls tasks` lists them)") from None
 
 
 def _load_tasks(namespace: argparse.Namespace) -> tuple[Any, dict[str, Any]]:

@@ -122,9 +122,9 @@ def test_dry_run_changes_nothing(sources: dict[str, Any], tmp_path: Path) -> Non
     (into / "own__two" / "notes.txt").write_text("mine")
     before = listing(into)
     results = fetch_repos(["own/one", "own/two"], into, source=sources["template"], dry_run=True, update=True)
-    assert [r.status for r in results] == [FetchStatus.WOULD_UPDATE, FetchStatus.WOULD_CLONE]
+    assert [r.status for r in results] == [FetchStatus.WOULD_UPDATE, FetchStatus.FAILED]
     assert results[1].detail.startswith("would remove 1 half-written clone(s) of an interrupted run; ")
-    assert "would be moved aside" in results[1].detail
+    assert results[1].detail.endswith("; left as it is (move it away to clone afresh)")
     again = fetch_repos(["own/one"], into, source=sources["template"], dry_run=True)
     assert again[0].status is FetchStatus.SKIPPED
     assert listing(into) == before
@@ -142,7 +142,7 @@ def test_half_written_partial_folder_is_removed_and_the_clone_redone(
     assert not partial.exists() and (into / "own__one" / ".git" / MARKER).is_file()
 
 
-def test_existing_folders_kept_replaced_or_moved_aside(sources: dict[str, Any], tmp_path: Path) -> None:
+def test_existing_folders_kept_or_fetched_into_never_replaced(sources: dict[str, Any], tmp_path: Path) -> None:
     into = tmp_path / "repos"
     into.mkdir()
     url = source_url(sources["template"], "own/one")
@@ -152,22 +152,31 @@ def test_existing_folders_kept_replaced_or_moved_aside(sources: dict[str, Any], 
     assert results[0].status is FetchStatus.SKIPPED
     assert results[0].detail == "a clone without benchchecker's marker, kept as is"
     assert not (into / "own__one" / ".git" / MARKER).exists()
-    assert results[1].status is FetchStatus.CLONED
-    assert "a shallow clone (history missing)" in results[1].detail
-    aside = [p for p in into.iterdir() if p.name.startswith("own__two.aside-")]
-    assert len(aside) == 1 and str(aside[0]) in results[1].detail
-    assert git(aside[0], ["rev-parse", "--is-shallow-repository"]).strip() == b"true"  # kept, not deleted
+    assert results[1].status is FetchStatus.UPDATED
+    assert results[1].detail == f"{into / 'own__two'} was a shallow clone (history missing): fetched into it"
     assert git(into / "own__two", ["rev-list", "--count", "HEAD"]).strip() == b"3"
 
-    # a clone of ours that broke (its branch ref lost) is ours to replace
-    ours = into / "own__two"
-    for ref in (ours / ".git" / "packed-refs", ours / ".git" / "refs" / "heads" / "main"):
-        ref.unlink(missing_ok=True)
-    res = fetch_repos(["own/two"], into, source=sources["template"])[0]
-    assert res.status is FetchStatus.CLONED
-    assert "replaced an invalid clone (HEAD is not a commit" in res.detail
-    assert git(ours, ["rev-list", "--count", "HEAD"]).strip() == b"3"
-    assert len([p for p in into.iterdir() if ".aside-" in p.name]) == 1
+    # a clone of ours that broke (every ref lost) is fetched into, not replaced
+    fetch_repos(["own/two"], tmp_path / "ours", source=sources["template"])
+    ours = tmp_path / "ours" / "own__two"
+    (ours / "scratch.txt").write_text("kept")
+    (ours / ".git" / "packed-refs").unlink(missing_ok=True)
+    for ref in (ours / ".git" / "refs").rglob("*"):
+        if ref.is_file():
+            ref.unlink()
+    res = fetch_repos(["own/two"], tmp_path / "ours", source=sources["template"])[0]
+    assert res.status is FetchStatus.UPDATED, res
+    assert "neither HEAD nor origin's default branch is a commit" in res.detail
+    assert git(ours, ["rev-list", "--count", "refs/remotes/origin/HEAD"]).strip() == b"3"
+    assert (ours / "scratch.txt").read_text() == "kept"
+
+    # benchchecker's clone of another repository in the folder is refused, not read
+    marker = json.loads((ours / ".git" / MARKER).read_text())
+    (ours / ".git" / MARKER).write_text(json.dumps({**marker, "repo": "own__x/two"}))
+    res = fetch_repos(["own/two"], tmp_path / "ours", source=sources["template"])[0]
+    assert res.status is FetchStatus.FAILED
+    assert res.detail == (f"{ours}: benchchecker's clone of 'own__x/two'; left as it is (move it "
+                          "away to clone afresh)")
 
 
 def test_missing_commits_are_reported(sources: dict[str, Any], tmp_path: Path) -> None:
