@@ -19,13 +19,15 @@ def pyplot():
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
+    matplotlib.rcParams["svg.hashsalt"] = "benchchecker"   # the same figure, the same SVG ids
+
     return plt
 
 
 def figure_to_svg(fig) -> str:
     """A matplotlib figure as inline SVG markup (closed afterwards)."""
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight")
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     pyplot().close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]  # drop the XML prolog and doctype: inline in HTML
