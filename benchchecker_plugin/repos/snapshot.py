@@ -40,6 +40,8 @@ def parse_cutoff(cutoff: str | date | datetime | CutoffPeriod) -> datetime:
     if isinstance(cutoff, date):
         return datetime.combine(cutoff, time(23, 59, 59), tzinfo=UTC)
     text = str(cutoff).strip()
+    if CutoffPeriod.matches(text) and int(text[:4]) < EARLIEST_CUTOFF.year:
+        return _plausible(datetime(max(int(text[:4]), 1), 1, 1, tzinfo=UTC), cutoff)
     try:   # (the plausibility check stays outside: its InputError is a ValueError too)
         if CutoffPeriod.matches(text):  # 2023, 2023-10, 2023-10-31: the end of that period
             parsed = CutoffPeriod.parse(text).last_moment
