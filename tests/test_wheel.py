@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import site
 import subprocess
 import sys
 import venv
@@ -13,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import SHARED_DATA, needs_shared_data
+
 ROOT = Path(__file__).resolve().parents[1]
-MMLU = ROOT.parent / "shared" / "data" / "mmlu"
+MMLU = SHARED_DATA / "mmlu"
 
 pytestmark = pytest.mark.slow
 
@@ -28,9 +31,25 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return whl
 
 
-def _venv(path: Path, *, system: bool) -> Path:
-    venv.EnvBuilder(system_site_packages=system, with_pip=True).create(path)
-    return path / "bin" / "python"
+def _site_dirs() -> list[str]:
+    """The running interpreter's site-packages folders (a venv's, or the system's), in its order."""
+    dirs = site.getsitepackages() + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])
+    return [d for d in dirs if d in sys.path]
+
+
+def _venv(path: Path) -> Path:
+    """A new venv that sees, after its own packages, the packages of the interpreter running the
+    tests, as ``--system-site-packages`` does for the system Python: the tests run in a venv as
+    well as in the system interpreter (``--system-site-packages`` would reach the base interpreter
+    under the test venv, not the venv itself)."""
+    venv.EnvBuilder(with_pip=True).create(path)
+    py = path / "bin" / "python"
+    own = subprocess.run([py, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    # a .pth line starting with "import" runs: each folder is added with its own .pth files
+    Path(own, "_running_interpreter.pth").write_text(
+        "".join(f"import site; site.addsitedir({d!r})\n" for d in _site_dirs()), encoding="utf-8")
+    return py
 
 
 def _fake_torch(dest: Path, version: str) -> Path:
@@ -64,7 +83,7 @@ def test_the_wheel_carries_the_tasks_and_types(wheel: Path) -> None:
 
 def test_a_users_own_torch_is_kept(wheel: Path, tmp_path: Path) -> None:
     """pip, asked to install the wheel where a torch 2.5 is already installed, keeps it."""
-    py = _venv(tmp_path / "venv", system=True)   # the rest of the dependencies: already there
+    py = _venv(tmp_path / "venv")   # the rest of the dependencies: already there
     subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", _fake_torch(tmp_path, "2.5.0")], check=True)
     report = tmp_path / "report.json"
     subprocess.run([py, "-m", "pip", "install", "-q", "--dry-run", "--report", report, wheel], check=True,
@@ -77,9 +96,9 @@ def test_a_users_own_torch_is_kept(wheel: Path, tmp_path: Path) -> None:
     assert out.stdout.strip() == "2.5.0"
 
 
-@pytest.mark.skipif(not MMLU.is_dir(), reason=f"shared data not present: {MMLU}")
+@needs_shared_data("mmlu")
 def test_the_lm_eval_task_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:
-    py = _venv(tmp_path / "venv", system=True)   # lm-eval (the [lm-eval] extra) comes from the system
+    py = _venv(tmp_path / "venv")   # lm-eval (the [lm-eval] extra) comes from the running interpreter
     subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", wheel], check=True)
     work = tmp_path / "elsewhere"   # not the checkout: nothing can come from tasks/ here
     work.mkdir()

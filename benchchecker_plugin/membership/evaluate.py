@@ -32,7 +32,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from ..atomic import write_text_atomic
 from ..baselines import METHODS, baseline_flags, repo_logit_scores
@@ -153,6 +152,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 @contextlib.contextmanager
 def _torch_threads(n: int) -> Iterator[None]:
+    import torch   # imported by the run, not by importing this module
+
     old = torch.get_num_threads()
     torch.set_num_threads(n)
     try:

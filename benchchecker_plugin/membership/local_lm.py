@@ -10,9 +10,10 @@ checkpoint with ``gguf_file=``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..models.hf import HFModel
+if TYPE_CHECKING:   # the hf backend imports torch and transformers: only when a model is built
+    from ..models.hf import HFModel
 
 __all__ = ["LocalCausalLM"]
 
@@ -21,5 +22,7 @@ def LocalCausalLM(model: Any, tokenizer: Any, spec: str, *, batch_size: int = 16
                   prefill_cache_mb: int = 256) -> HFModel:
     """``model`` (a transformers causal LM in memory) and its ``tokenizer`` as an ``hf`` backend
     named ``spec``; kept under the name the membership code and its tests have always used."""
+    from ..models.hf import HFModel
+
     return HFModel.from_model(model, tokenizer, spec, batch_size=batch_size,
                               prefill_cache_mb=prefill_cache_mb)

@@ -18,16 +18,17 @@ import copy
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 from ..errors import InputError
-from ..models.hf import HFModel
 from ..models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 from ..progress import progress
 from .local_lm import LocalCausalLM
+
+if TYPE_CHECKING:   # torch and transformers are imported when a model is trained, not before
+    from ..models.hf import HFModel
 
 __all__ = ["TrainConfig", "Trained", "lr_factor", "train_gpt2", "train_tokenizer"]
 
@@ -78,6 +79,7 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
     The membership evaluation passes members *and* non-members as ``tokenizer_texts``: a tokenizer
     fitted to the members alone splits non-member code into rarer pieces, which by itself gives
     every loss-based score a large, spurious gap. See the module docstring for the schedule."""
+    import torch
     from transformers import GPT2LMHeadModel
 
     if not texts:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 import pytest
-import torch
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
@@ -14,17 +13,23 @@ from benchchecker_plugin.cli.options import threads_option
 @click.command()
 @threads_option
 def _report() -> None:
+    import torch
+
     click.echo(f"threads={torch.get_num_threads()}")
 
 
 @pytest.fixture()
 def restore_threads():
+    import torch
+
     before = torch.get_num_threads()
     yield before
     torch.set_num_threads(before)
 
 
 def test_threads_sets_torch_threads(restore_threads) -> None:
+    import torch
+
     target = 1 if restore_threads != 1 else 2
     res = CliRunner().invoke(_report, ["--threads", str(target)])
     assert res.exit_code == 0 and res.output.strip() == f"threads={target}"

@@ -6,9 +6,14 @@ would then shadow installed packages of the same name).
 - ``flags``: ``comparable_flags``, flags compared without their creation time.
 - ``scripted_model``: ``ScriptedModel``, a stand-in ``TextModel`` answering from a script.
 - ``git_history``: ``commit_all`` (a dated commit) and the shared ``calc.py`` fix texts.
+- ``optional``: ``needs_module``, skip unless a package is installed, without importing it.
+- ``sampling``: ``SWEEP`` and ``sweep``, a whole real-data sweep in the slow tier and a seeded
+  sample of it in the fast tier.
 """
 
 from .flags import comparable_flags
+from .optional import has_module, needs_module
+from .sampling import SWEEP, seeded_sample, sweep
 from .scripted_model import Answer, ScriptedModel
 from .shared_data import ENV_VARS, SHARED_DATA, needs_shared_data, require_shared_data, shared_data_dir
 
@@ -16,9 +21,14 @@ __all__ = [
     "Answer",
     "ENV_VARS",
     "SHARED_DATA",
+    "SWEEP",
     "ScriptedModel",
     "comparable_flags",
+    "has_module",
+    "needs_module",
     "needs_shared_data",
     "require_shared_data",
+    "seeded_sample",
     "shared_data_dir",
+    "sweep",
 ]

@@ -1,6 +1,5 @@
 import numpy as np
 import pytest
-import torch
 
 from benchchecker_plugin.membership import LocalCausalLM
 from benchchecker_plugin.models import GenerationParams, LogprobModel, TextModel
@@ -20,6 +19,8 @@ def lm():
 
 
 def _direct(lm, ids):
+    import torch
+
     with torch.no_grad():
         logits = lm.model(input_ids=torch.tensor([ids])).logits[0].double()
     logp = torch.log_softmax(logits[:-1], -1)
@@ -31,6 +32,8 @@ def test_protocols(lm):
 
 
 def test_token_scores_match_direct_computation_within_one_window(lm):
+    import torch
+
     text = "def add(a, b):"
     ids = lm.tokenizer(text, add_special_tokens=False)["input_ids"]
     assert len(ids) <= 16

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 
 from benchchecker_plugin.membership import EvalConfig, TrainConfig, run_membership
 
@@ -18,6 +17,8 @@ TINY = EvalConfig(n_repos=2, repo_bytes=2500, n_queries=6, n_samples=1,
 
 @pytest.fixture(scope="module")
 def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict, int]:
+    import torch
+
     old = torch.get_num_threads()
     torch.set_num_threads(2)
     try:

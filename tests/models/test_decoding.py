@@ -3,12 +3,14 @@ batching or on prefill reuse (a small GPT-2 built from config, and the real Smol
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-import torch
-from transformers import GPT2LMHeadModel
 
 from benchchecker_plugin.models import GenerationParams
-from benchchecker_plugin.models.decoding import PrefillCache, RowSampler, generate_ids, sample_seeds
+
+if TYPE_CHECKING:   # torch and transformers are imported by the tests, not at collection
+    from transformers import GPT2LMHeadModel
 
 
 @pytest.fixture(scope="module")
@@ -26,12 +28,16 @@ ROWS = [[5, 6, 7], [8, 9, 10, 11, 12, 13, 14], [20], [30, 31, 32, 33]]
 
 
 def _gen(model, tok, rows, params, seeds, prefill=None):
+    from benchchecker_plugin.models.decoding import generate_ids
+
     return generate_ids(model, tok, rows, params, seeds=seeds, pad_token_id=tok.pad_token_id or 0,
                         prefill=prefill)
 
 
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_output_does_not_depend_on_batching_or_prefill_reuse(tiny, temperature) -> None:
+    from benchchecker_plugin.models.decoding import PrefillCache
+
     model, tok = tiny
     params = GenerationParams(max_tokens=10, temperature=temperature, seed=3)
     seeds = [11, 12, 13, 14]
@@ -46,6 +52,10 @@ def test_output_does_not_depend_on_batching_or_prefill_reuse(tiny, temperature) 
 
 def test_greedy_equals_transformers_own_generate(tiny) -> None:
     """Our KV cache (grown in place, prefill computed apart, rows repeated) changes no token."""
+    import torch
+
+    from benchchecker_plugin.models.decoding import PrefillCache, generate_ids
+
     model, tok = tiny
     pad = tok.pad_token_id or 0
     width = max(len(r) for r in ROWS)
@@ -60,6 +70,8 @@ def test_greedy_equals_transformers_own_generate(tiny) -> None:
 
 
 def test_samples_differ_by_seed_and_repeat_by_seed(tiny) -> None:
+    from benchchecker_plugin.models.decoding import PrefillCache
+
     model, tok = tiny
     params = GenerationParams(max_tokens=8, temperature=1.0)
     cache = PrefillCache()
@@ -71,6 +83,10 @@ def test_samples_differ_by_seed_and_repeat_by_seed(tiny) -> None:
 
 
 def test_row_sampler_draws_each_row_from_its_own_generator() -> None:
+    import torch
+
+    from benchchecker_plugin.models.decoding import RowSampler
+
     torch.manual_seed(0)
     scores = torch.randn(3, 50)
     together = RowSampler([1, 2, 3], 1.0)(None, scores)
@@ -82,6 +98,10 @@ def test_row_sampler_draws_each_row_from_its_own_generator() -> None:
 
 
 def test_row_sampler_matches_the_softmax_distribution() -> None:
+    import torch
+
+    from benchchecker_plugin.models.decoding import RowSampler
+
     scores = torch.tensor([[2.0, 1.0, 0.0, -1.0]])
     n = 4000
     counts = torch.zeros(4)
@@ -94,6 +114,10 @@ def test_row_sampler_matches_the_softmax_distribution() -> None:
 
 
 def test_top_p_keeps_only_the_nucleus() -> None:
+    import torch
+
+    from benchchecker_plugin.models.decoding import RowSampler
+
     scores = torch.log(torch.tensor([[0.5, 0.3, 0.15, 0.05]]))
     seen = {int(RowSampler([s], 1.0, top_p=0.7)(None, scores).argmax()) for s in range(300)}
     assert seen == {0, 1}  # 0.5 + 0.3 reaches 0.7; the tail is never drawn
@@ -101,11 +125,19 @@ def test_top_p_keeps_only_the_nucleus() -> None:
 
 
 def test_zero_probability_tokens_are_never_drawn() -> None:
+    import torch
+
+    from benchchecker_plugin.models.decoding import RowSampler
+
     scores = torch.tensor([[float("-inf"), 0.0, float("-inf"), 0.0, float("-inf")]])
     assert {int(RowSampler([s], 1.0)(None, scores).argmax()) for s in range(200)} == {1, 3}
 
 
 def test_row_sampler_validates() -> None:
+    import torch
+
+    from benchchecker_plugin.models.decoding import RowSampler
+
     with pytest.raises(ValueError, match="temperature > 0"):
         RowSampler([1], 0.0)
     with pytest.raises(ValueError, match="top_p"):
@@ -115,6 +147,8 @@ def test_row_sampler_validates() -> None:
 
 
 def test_prefill_cache_is_lru_within_its_byte_budget(tiny) -> None:
+    from benchchecker_plugin.models.decoding import PrefillCache
+
     model, tok = tiny
     params = GenerationParams(max_tokens=2)
     probe = PrefillCache()
@@ -134,6 +168,8 @@ def test_prefill_cache_is_lru_within_its_byte_budget(tiny) -> None:
 
 
 def test_generate_ids_validates(tiny) -> None:
+    from benchchecker_plugin.models.decoding import PrefillCache, generate_ids
+
     model, tok = tiny
     with pytest.raises(ValueError, match="at least one token"):
         _gen(model, tok, [[1], []], GenerationParams(max_tokens=2), [0, 0])
@@ -145,6 +181,8 @@ def test_generate_ids_validates(tiny) -> None:
 
 
 def test_sample_seeds_are_stable_per_prompt_or_random_without_a_seed() -> None:
+    from benchchecker_plugin.models.decoding import sample_seeds
+
     fixed = GenerationParams(temperature=1.0, seed=4)
     assert sample_seeds("a", fixed, 3) == sample_seeds("a", fixed, 3)
     assert sample_seeds("a", fixed, 3)[1] == sample_seeds("a", GenerationParams(temperature=1.0, seed=5))[0]

@@ -4,6 +4,7 @@ same model (the folder loads in under a second; the GGUF needs tens of seconds).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -12,7 +13,9 @@ from benchchecker_plugin.errors import ModelSpecError
 from benchchecker_plugin.models import GenerationParams, get_model
 from benchchecker_plugin.models import gguf as gguf_module
 from benchchecker_plugin.models.gguf import export_dir_for, shipped_gguf_path
-from benchchecker_plugin.models.hf import HFModel
+
+if TYPE_CHECKING:   # the hf backend imports torch and transformers: not at collection
+    from benchchecker_plugin.models.hf import HFModel
 
 
 def test_missing_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pytest
 
 from benchchecker_plugin.models import GenerationParams
-from benchchecker_plugin.models.hf import HFModel, prompt_seed
+
+if TYPE_CHECKING:   # the hf backend imports torch and transformers: not at collection
+    from benchchecker_plugin.models.hf import HFModel
 
 pytestmark = pytest.mark.model
 
@@ -38,6 +42,8 @@ def test_stop_string_ends_the_answer(smollm2_model: HFModel) -> None:
 
 
 def test_sampling_is_seeded_per_prompt(smollm2_model: HFModel) -> None:
+    from benchchecker_plugin.models.hf import prompt_seed
+
     params = GenerationParams(max_tokens=6, temperature=1.0, seed=7)
     first = smollm2_model.generate(["Tell me a joke", "Name a color"], params)
     again = smollm2_model.generate(["Name a color", "Tell me a joke"], params)
@@ -92,6 +98,7 @@ def test_token_scores_follow_the_token_budget_and_chunks(smollm2_model: HFModel,
     vocabulary scores in memory (20 GB on six 6,000-token files). Batches now respect a token
     budget and statistics are computed in chunks of positions; neither changes a score."""
     import benchchecker_plugin.models.hf as hf
+    from benchchecker_plugin.models.hf import HFModel
 
     texts = ["def f(x):\n    return x * 2\n" * k for k in (1, 3, 9, 2)]
     reference = smollm2_model.token_scores(texts)
@@ -116,6 +123,7 @@ def test_prompt_longer_than_the_context_keeps_its_end(tmp_path, smollm2_folder) 
     embeddings; the prompt is now cut from the left, as the continuation depends on its end."""
     from transformers import AutoTokenizer
 
+    from benchchecker_plugin.models.hf import HFModel
     from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2
 
     tok = AutoTokenizer.from_pretrained(smollm2_folder)

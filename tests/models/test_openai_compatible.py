@@ -10,13 +10,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from benchchecker_plugin.models import GenerationParams, ResponseCache, get_model
-from benchchecker_plugin.models.hf import HFModel
 from tests.helpers import require_shared_data
+
+if TYPE_CHECKING:   # the hf backend imports torch and transformers: not at collection
+    from benchchecker_plugin.models.hf import HFModel
 
 pytestmark = [pytest.mark.server, pytest.mark.model]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-import torch
 
 from benchchecker_plugin.models.tiny_gpt2 import EOS, tiny_gpt2, train_tokenizer
 
@@ -22,6 +21,8 @@ def test_tokenizer_has_one_special_token_in_the_given_roles() -> None:
 
 
 def test_model_follows_tokenizer_sizes_options_and_seed() -> None:
+    import torch
+
     tok = train_tokenizer(TEXTS, 280)
     a = tiny_gpt2(tok, n_positions=16, n_embd=32, n_layer=1, n_head=2, dropout=0.0, seed=5)
     b = tiny_gpt2(tok, n_positions=16, n_embd=32, n_layer=1, n_head=2, dropout=0.0, seed=5)

@@ -14,13 +14,13 @@ import click
 import pytest
 
 from benchchecker_plugin.errors import MissingExtraError
+from harness_adapters.inspect import compat
+from tests.helpers import has_module, needs_module
 
-pytest.importorskip("inspect_ai")
-
-from harness_adapters.inspect import compat  # noqa: E402
+pytestmark = needs_module("inspect_ai")
 
 PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
-INSTALLED = importlib.metadata.version("inspect-ai")
+INSTALLED = importlib.metadata.version("inspect-ai") if has_module("inspect_ai") else ""
 ACCESSORS = {"eval_command": lambda: compat.eval_command(),
              "parse_cli_config": lambda: compat.parse_cli_config(None, None),
              "load_tasks": lambda: compat.load_tasks(["(a task file)"]),  # see test_load_tasks

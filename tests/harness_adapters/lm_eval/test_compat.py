@@ -10,18 +10,27 @@ import re
 import sys
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from benchchecker_plugin.errors import InputError, MissingExtraError
+from harness_adapters.lm_eval import compat
+from harness_adapters.private_api import Harness
+from tests.helpers import has_module, needs_module
 
-lm_eval_cli = pytest.importorskip("lm_eval._cli")
-
-from harness_adapters.lm_eval import compat  # noqa: E402
-from harness_adapters.private_api import Harness  # noqa: E402
+pytestmark = needs_module("lm_eval")
 
 PYPROJECT = Path(__file__).resolve().parents[3] / "pyproject.toml"
-INSTALLED = importlib.metadata.version("lm-eval")
+INSTALLED = importlib.metadata.version("lm-eval") if has_module("lm_eval") else ""
+
+
+@pytest.fixture
+def lm_eval_cli() -> Any:
+    """lm-eval's private CLI module (imported by the tests that use it, not at collection)."""
+    import lm_eval._cli
+
+    return lm_eval._cli
 
 
 def test_supported_range_is_the_extras() -> None:
@@ -29,7 +38,7 @@ def test_supported_range_is_the_extras() -> None:
     assert extras["lm-eval"] == [f"{compat.LM_EVAL.dist}{compat.LM_EVAL.supported}"]
 
 
-def test_installed_version_is_supported_and_has_the_private_api() -> None:
+def test_installed_version_is_supported_and_has_the_private_api(lm_eval_cli: Any) -> None:
     assert compat.LM_EVAL.version() == INSTALLED
     assert compat.LM_EVAL.in_range() is True
     cli = compat.harness_cli()
@@ -48,7 +57,7 @@ def _one_line(err: pytest.ExceptionInfo[MissingExtraError]) -> str:
     return text
 
 
-def test_missing_class_names_harness_version_and_range(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_class_names_harness_version_and_range(monkeypatch: pytest.MonkeyPatch, lm_eval_cli: Any) -> None:
     monkeypatch.delattr(lm_eval_cli, "HarnessCLI")
     with pytest.raises(MissingExtraError) as err:
         compat.harness_cli()
@@ -81,7 +90,7 @@ def test_missing_private_module_is_not_reported_as_not_installed(monkeypatch: py
     assert "not installed" not in text and f"lm-eval {INSTALLED} lacks" in text
 
 
-def test_version_outside_the_range_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_version_outside_the_range_says_what_to_install(monkeypatch: pytest.MonkeyPatch, lm_eval_cli: Any) -> None:
     """The same lookup under a range the installed version is outside of."""
     older = Harness("lm_eval", "lm-eval", f"<{INSTALLED}")
     monkeypatch.delattr(lm_eval_cli, "HarnessCLI")
@@ -90,7 +99,7 @@ def test_version_outside_the_range_says_what_to_install(monkeypatch: pytest.Monk
     assert _one_line(err).endswith(f"supports lm-eval<{INSTALLED}: pip install 'lm-eval<{INSTALLED}'")
 
 
-def test_cli_without_the_private_api_is_one_error_line(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_without_the_private_api_is_one_error_line(monkeypatch: pytest.MonkeyPatch, lm_eval_cli: Any) -> None:
     from click.testing import CliRunner
 
     from benchchecker_plugin.cli import main
