@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import ContaminationFlag, read_flags, write_flags
-from tests.helpers import SHARED_DATA, needs_shared_data
+from tests.helpers import SHARED_DATA, SWEEP, needs_shared_data, sweep
 
 
 def _flags(method: str, values) -> list[ContaminationFlag]:
@@ -173,25 +173,33 @@ DATA = SHARED_DATA
 
 
 @needs_shared_data("swebench_verified")
-def test_patch_dates_on_swebench_verified(tmp_path: Path) -> None:
+@SWEEP
+def test_patch_dates_on_swebench_verified(tmp_path: Path, whole: bool) -> None:
     """The command on the real composite (no created_at) dated from the full-fields subset equals
-    the rows read by hand (the demo's former reader)."""
+    the rows read by hand (the demo's former reader); the fast tier takes a seeded sample of it."""
     from benchchecker_plugin.patch_dates import fix_dates, patch_date_flags, read_model_cutoffs
 
     data = DATA
     folder = data / "swebench_verified"
+    composite = folder / "swebench_verified_composite.jsonl"
+    lines = composite.read_text().splitlines()
+    if not whole:
+        lines = sweep(lines, whole, k=25)
+        composite = tmp_path / "composite_sample.jsonl"
+        composite.write_text("".join(ln + "\n" for ln in lines))
     dated = {}
     for line in (folder / "swebench_verified_fullfields_subset.jsonl").read_text().splitlines():
         row = json.loads(line)
         dated[row["instance_id"]] = row.get("created_at")
     rows = []
-    for line in (folder / "swebench_verified_composite.jsonl").read_text().splitlines():
+    for line in lines:
         row = json.loads(line)
         rows.append({"instance_id": row["instance_id"], "repo": row["repo"],
                      "created_at": row.get("created_at") or dated.get(row["instance_id"])})
+    assert len(rows) == (500 if whole else 25)
     out = tmp_path / "pd.jsonl"
     res = CliRunner().invoke(main, [
-        "flags", "patch-dates", str(data / "swebench_verified" / "swebench_verified_composite.jsonl"),
+        "flags", "patch-dates", str(composite),
         "--dates", str(data / "swebench_verified" / "swebench_verified_fullfields_subset.jsonl"),
         "--cutoffs", str(data / "model_cutoffs" / "model_cutoffs.csv"), "-o", str(out)])
     assert res.exit_code == 0, res.output

@@ -10,18 +10,46 @@ from click.testing import CliRunner
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.demo import DemoContext, StepResult, run_step
 from benchchecker_plugin.errors import DataError
-from tests.helpers import SHARED_DATA, needs_shared_data
+from tests.helpers import SHARED_DATA, SWEEP, needs_shared_data, seeded_sample
 
 DATA = SHARED_DATA
+N_SAMPLED = 6   # submissions in the fast tier's data folder
+NOT_SCORED = {"20250720_mini-v0.0.0-claude-3-7-sonnet-20250219"}   # its list disagrees with the board
+
+
+def _submissions(runs: Path) -> list[Path]:
+    return sorted(p for p in runs.iterdir() if p.is_dir() and not p.name.startswith("_"))
+
+
+def _sampled_data(folder: Path) -> Path:
+    """The shared data folder seen through links, with a seeded sample of the submissions."""
+    folder.mkdir()
+    for entry in DATA.iterdir():
+        if entry.name != "swebench_experiments":
+            (folder / entry.name).symlink_to(entry)
+    runs = folder / "swebench_experiments"
+    runs.mkdir()
+    every = _submissions(DATA / "swebench_experiments")
+    for entry in DATA.joinpath("swebench_experiments").iterdir():
+        if entry not in every:   # index files, _raw/
+            (runs / entry.name).symlink_to(entry)
+    for entry in seeded_sample(every, N_SAMPLED):
+        (runs / entry.name).symlink_to(entry)
+    return folder
 
 
 @needs_shared_data("swebench_experiments")
-def test_leaderboard_step_rescores_the_real_submissions(tmp_path: Path) -> None:
-    res = CliRunner().invoke(main, ["demo", "--only", "leaderboard", "-o", str(tmp_path),
-                                    "--data-dir", str(DATA)])
+@SWEEP
+def test_leaderboard_step_rescores_the_real_submissions(tmp_path: Path, whole: bool) -> None:
+    data = DATA if whole else _sampled_data(tmp_path / "data")
+    res = CliRunner().invoke(main, ["demo", "--only", "leaderboard", "-o", str(tmp_path / "o"),
+                                    "--data-dir", str(data)])
     assert res.exit_code == 0, res.output
+    tmp_path = tmp_path / "o"
     table = pd.read_csv(tmp_path / "leaderboard" / "leaderboard.csv")
-    assert table["submission"].nunique() == 81   # one is not scored: its list disagrees with the board
+    submissions = {p.name for p in _submissions(data / "swebench_experiments")}
+    assert len(submissions) == (82 if whole else N_SAMPLED)
+    assert set(table["submission"]) == submissions - NOT_SCORED
     assert "pooled drop, all (clean n=" in res.output
     assert "mean" not in res.output.lower()           # no mean of per-submission ratios
     html = (tmp_path / "index.html").read_text()

@@ -13,6 +13,7 @@ import os
 import secrets
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -239,7 +240,9 @@ def test_head_and_worker_started_with_ray_start(grid, tmp_path: Path) -> None:  
     """A head and a worker node (`ray start`, 127.0.0.1); the grid runs in a separate driver,
     one task per instance, and gives the local flags."""
     root, insts = grid
-    port = 6391
+    with socket.socket() as s:   # a free port: another cluster (an xdist worker's) may hold Ray's default
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
     temp = Path(tempfile.mkdtemp(prefix="bcray"))  # short: Ray's socket paths live under it
     nodes = []
     env = _node_env(secrets.token_hex(32))
