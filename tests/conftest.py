@@ -63,8 +63,11 @@ def _cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """A temporary response cache for the whole session (never the user's), whose ``models``
     folder is the user's model store (exports are reused across sessions)."""
     folder = tmp_path_factory.mktemp("benchchecker-cache")
-    MODEL_STORE.mkdir(parents=True, exist_ok=True)
-    (folder / "models").symlink_to(MODEL_STORE, target_is_directory=True)
+    try:
+        MODEL_STORE.mkdir(parents=True, exist_ok=True)
+        (folder / "models").symlink_to(MODEL_STORE, target_is_directory=True)
+    except OSError:   # a read-only home: exports go to the session's folder instead
+        (folder / "models").mkdir(exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BENCHCHECKER_CACHE_DIR", str(folder))
         yield folder
@@ -181,14 +184,14 @@ def shared_data() -> Path:
 
 
 @pytest.fixture(scope="session")
-def smollm2_folder() -> Path:
+def smollm2_folder(_cache_dir: Path) -> Path:
     """A plain transformers folder of SmolLM2-135M-Instruct (exported from the shipped GGUF)."""
     import torch
 
     from benchchecker_plugin.models import ensure_exported, shipped_gguf_path
 
     torch.set_num_threads(1)
-    return ensure_exported(shipped_gguf_path(), MODEL_STORE)
+    return ensure_exported(shipped_gguf_path(), _cache_dir / "models")
 
 
 @pytest.fixture(scope="session")
