@@ -152,7 +152,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 @contextlib.contextmanager
 def _torch_threads(n: int) -> Iterator[None]:
-    import torch   # imported by the run, not by importing this module
+    import torch  # imported by the run, not by importing this module
 
     old = torch.get_num_threads()
     torch.set_num_threads(n)

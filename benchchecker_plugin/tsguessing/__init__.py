@@ -25,13 +25,13 @@ from .filters import (
 from .guess import DEFAULT_PARAMS, MAX_TOKENS, TSGuessResult, generation_params, run_probes, ts_guess
 from .masking import (
                    MASK,
-                   STOP_WORDS,
                    MaskedOption,
                    MaskedWord,
                    content_words,
                    mask_option,
                    mask_word,
                    select_options,
+                   stop_words,
 )
 from .probes import Preparation, Probe, prepare_probes, probe_flag
 from .prompts import LETTERS, Mode, benchmark_hint, multichoice_prompt, question_prompt
@@ -97,7 +97,15 @@ __all__ = [
     "score_guess",
     "select_options",
     "similar",
+    "stop_words",
     "task_rules",
     "train_tiny_lm",
     "ts_guess",
 ]
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """``STOP_WORDS`` (:func:`stop_words`): scikit-learn is imported on first use, not with the package."""
+    if name == "STOP_WORDS":
+        return stop_words()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

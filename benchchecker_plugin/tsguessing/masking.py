@@ -16,14 +16,13 @@ the question); otherwise the longest word (ties: the first), a frequency proxy f
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
-
-from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 from ..errors import DataError
 from .data import BenchmarkItem
@@ -34,12 +33,12 @@ if TYPE_CHECKING:
 __all__ = [
     "MASK",
     "MaskedOption",
-    "STOP_WORDS",
     "MaskedWord",
     "content_words",
     "mask_option",
     "mask_word",
     "select_options",
+    "stop_words",
 ]
 
 MASK = "[MASK]"
@@ -51,7 +50,24 @@ _EXTRA_STOP = frozenset({
     "there", "that", "this", "these", "those", "one", "two", "many", "much", "most", "more",
     "some", "any", "also", "happens", "happen", "people", "really", "why", "how",
 })
-STOP_WORDS = frozenset(ENGLISH_STOP_WORDS) | _EXTRA_STOP
+
+
+@functools.cache
+def stop_words() -> frozenset[str]:
+    """scikit-learn's ``ENGLISH_STOP_WORDS`` plus question words of benchmarks; scikit-learn (about
+    a second to import) is imported on the first call, not with this module."""
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS) | _EXTRA_STOP
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """``STOP_WORDS``: :func:`stop_words`, built on first use."""
+    if name == "STOP_WORDS":
+        return stop_words()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 _WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*[A-Za-z]|[A-Za-z]")
 _SENTENCE_ENDS = ".!?:\"(\n"
 _GROUP = re.Match.group
@@ -137,7 +153,7 @@ def _maskable(question: str) -> tuple[list[str], list[re.Match[str]], list[int]]
     lows = " ".join(words).lower().split(" ")
     counts = Counter(lows)
     keep = [k for k, low in enumerate(lows)
-            if len(low) >= 3 and counts[low] == 1 and "'" not in low and low not in STOP_WORDS]
+            if len(low) >= 3 and counts[low] == 1 and "'" not in low and low not in stop_words()]
     return words, matches, keep
 
 
