@@ -45,6 +45,7 @@ from benchchecker_plugin.tsguessing import BENCHMARKS, BenchmarkItem, Probe, loa
 
 from ..common import warn
 from .mc_samples import read_mc_samples
+from .samples import fallback_id, input_text
 
 __all__ = ["NOT_IN_REFERENCE", "Reference", "TaskIds", "benchmark_of_task", "evaluated_samples",
            "fallback_id", "parse_data_option", "plan_task", "probes_for_run", "sample_key"]
@@ -67,17 +68,6 @@ def _hash(parts: Any) -> str:
     return hashlib.sha1(json.dumps(parts, ensure_ascii=False).encode("utf-8")).hexdigest()[:20]
 
 
-def _input_text(sample: Any) -> str | None:
-    """The sample's question: its ``input`` text, or the text of its last user message."""
-    value = getattr(sample, "input", None)
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        users = [m for m in value if getattr(m, "role", None) == "user"]
-        return str(users[-1].text) if users else None
-    return None
-
-
 def _letters(sample: Any) -> list[str]:
     target = getattr(sample, "target", None)
     values = target if isinstance(target, list) else [target]
@@ -88,14 +78,14 @@ def _is_mmlu_sample(sample: Any) -> bool:
     choices = getattr(sample, "choices", None) or []
     letters = _letters(sample)
     subject = (getattr(sample, "metadata", None) or {}).get("subject")
-    return (_input_text(sample) is not None and len(choices) == 4 and len(letters) == 1
+    return (input_text(sample) is not None and len(choices) == 4 and len(letters) == 1
             and letters[0] in _LETTERS[:4] and isinstance(subject, str) and bool(subject))
 
 
 def _is_truthfulqa_sample(sample: Any) -> bool:
     choices = getattr(sample, "choices", None) or []
     letters = _letters(sample)
-    return (_input_text(sample) is not None and len(choices) >= 2 and bool(letters)
+    return (input_text(sample) is not None and len(choices) >= 2 and bool(letters)
             and all(x in _LETTERS[:len(choices)] for x in letters))
 
 
@@ -129,7 +119,7 @@ def benchmark_of_task(task: Any, samples: Sequence[Any]) -> str | None:
 
 def sample_key(benchmark: str, sample: Any) -> str:
     """The content key a sample is looked up by in the reference (see :meth:`Reference.index`)."""
-    text = _input_text(sample) or ""
+    text = input_text(sample) or ""
     if benchmark == "mmlu":
         subject = str((getattr(sample, "metadata", None) or {}).get("subject") or "")
         return _hash([subject, _norm(text), sorted(_norm(c) for c in sample.choices or [])])
@@ -184,15 +174,6 @@ class Reference:
                 index.setdefault(_item_key(item), []).append(item)
             self._index[benchmark] = index
         return self._index[benchmark]
-
-
-def fallback_id(sample: Any, position: int) -> str:
-    """The id of a sample that is not in the reference: ``metadata["instance_id"]``, its sample
-    id, or (no id: Inspect numbers such samples 1..N in run order) ``position + 1``."""
-    meta = getattr(sample, "metadata", None) or {}
-    if meta.get("instance_id") not in (None, ""):
-        return str(meta["instance_id"])
-    return str(sample.id) if getattr(sample, "id", None) is not None else str(position + 1)
 
 
 class TaskIds:

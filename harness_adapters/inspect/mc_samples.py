@@ -3,7 +3,7 @@ TS-Guessing items: the question is the sample's ``input``, the options its ``cho
 the correct one its ``target`` (a letter, as Inspect's ``choice()`` scorer reads it, or the
 choice's text). The benchmark is the task's ``metadata["benchmark"]``, else its name (without a
 registry prefix); the instance id is the sample's ``metadata["instance_id"]``, else its id
-(:func:`.detect.fallback_id`). A task without choices, or one sample that cannot be read, is one
+(:func:`.samples.fallback_id`). A task without choices, or one sample that cannot be read, is one
 line (``why``) and the task runs without flags.
 """
 
@@ -15,6 +15,8 @@ from typing import Any
 from benchchecker_plugin.errors import DataError
 from benchchecker_plugin.tsguessing import BenchmarkItem
 from benchchecker_plugin.tsguessing.choices import mc_item
+
+from .samples import fallback_id, input_text
 
 __all__ = ["read_mc_samples", "task_benchmark"]
 
@@ -41,8 +43,6 @@ def _target(sample: Any, choices: Sequence[str]) -> Any:
 def read_mc_samples(task: Any, chosen: Sequence[Any]
                     ) -> tuple[str | None, tuple[BenchmarkItem, ...], str | None]:
     """``(benchmark, items of the chosen samples, None)``, or ``(None, (), why)``."""
-    from .detect import _input_text, fallback_id
-
     if not any(getattr(s, "choices", None) is not None for s in task.dataset):
         return None, (), "its samples carry no choices (not a multiple_choice task)"
     benchmark = task_benchmark(task)
@@ -50,7 +50,7 @@ def read_mc_samples(task: Any, chosen: Sequence[Any]
     for position, sample in enumerate(chosen):
         iid = fallback_id(sample, position)
         choices = getattr(sample, "choices", None)
-        prompt = _input_text(sample)
+        prompt = input_text(sample)
         try:
             if prompt is None:
                 raise DataError("its input holds no user message")
