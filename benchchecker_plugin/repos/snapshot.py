@@ -26,7 +26,7 @@ from ..errors import DataError, InputError, RepositoryError
 from .git import BlobReader, git, is_shallow, resolve_commit, toplevel
 from .language import detect_language
 
-__all__ = ["Snapshot", "parse_cutoff"]
+__all__ = ["Snapshot", "default_ref", "parse_cutoff"]
 
 
 def parse_cutoff(cutoff: str | date | datetime | CutoffPeriod) -> datetime:
@@ -66,7 +66,8 @@ def _plausible(when: datetime, given: object) -> datetime:
     return when
 
 
-def _default_ref(repo: Path) -> str:
+def default_ref(repo: Path) -> str:
+    """The remote's default branch (``refs/remotes/origin/HEAD``) when the clone has one, else ``HEAD``."""
     head = git(repo, ["symbolic-ref", "-q", "refs/remotes/origin/HEAD"], check=False).strip()
     return head.decode() if head else "HEAD"
 
@@ -95,7 +96,7 @@ class Snapshot:
         if is_shallow(root):
             raise RepositoryError(f"{root}: shallow clone; the history before the cutoff is missing "
                                   "(run 'git fetch --unshallow' or clone with --filter=blob:none)")
-        ref = ref or _default_ref(root)
+        ref = ref or default_ref(root)
         resolve_commit(root, ref)
         out = git(root, ["rev-list", "-1", "--first-parent", f"--before={when.isoformat()}", ref]).strip().decode()
         if not out:

@@ -23,12 +23,14 @@ class Category(enum.Enum):
     GONE = "file-or-function-gone"           # the file or function is not in the snapshot
     VERIFIED = "verified-by-tests"           # the snapshot code passes the instance's tests
     REFUTED = "refuted-by-tests"             # in a trusted environment, the snapshot code fails them
+    MERGED_AFTER = "merged-after-cutoff"     # lines not found, and the fix was merged after the cutoff
     ERROR = "error"                          # the instance could not be processed
 
     @property
     def contaminated(self) -> bool | None:
         return {Category.PRESENT: True, Category.VERIFIED: True,
-                Category.PRE_PATCH_ONLY: False, Category.REFUTED: False}.get(self)
+                Category.PRE_PATCH_ONLY: False, Category.REFUTED: False,
+                Category.MERGED_AFTER: False}.get(self)
 
 
 @dataclass(frozen=True)

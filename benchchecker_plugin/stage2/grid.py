@@ -40,19 +40,19 @@ from typing import Any
 import numpy as np
 
 from ..cutoff import CutoffPeriod
-from ..errors import DataError, InputError, RepositoryError
+from ..errors import BenchcheckerError, DataError, InputError, RepositoryError
 from ..flags import ContaminationFlag
 from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
-from ..repos.clones import find_repo
 from ..repos.snapshot import Snapshot, parse_cutoff
 from ..testrun.outcome import VerifyOutcome
 from .decide import BlockResult, Category
 from .localize import IDENTIFIER, Location, SnapshotIndex, localize
 from .normalize import ParsedSource, Scope, parse_source
 from .patch import PatchBlock
-from .presence import PresenceConfig, judge_block, named, parse_instance, to_flag, verdict
+from .presence import PresenceConfig, judge_block, named, to_flag, verdict
 from .similarity import Similarity
+from .sources import adjust_for_dates, locate, read_base, snapshot_at
 from .subtree import SubtreeIndex
 
 __all__ = ["GridRun", "cutoff_when", "patch_presence_grid", "run_grid"]
@@ -191,6 +191,7 @@ class _Prepared:
     blocks: tuple[PatchBlock, ...]
     posts: dict[str, ParsedSource]
     parse_s: float
+    base_source: dict[str, Any]
     reusable: dict[tuple[int, str, str], BlockResult] = field(default_factory=dict)
     judged: dict[tuple[int, Location | None], BlockResult] = field(default_factory=dict)
     tested: dict[str, VerifyOutcome] = field(default_factory=dict)
@@ -223,6 +224,7 @@ class _RepoGrid:
         self.prepared: dict[int, _Prepared | Exception] = {}
         self.bases: dict[str, Snapshot] = {}
         self.anchor: Snapshot | None = None
+        self.others: dict[str, tuple[Snapshot, SnapshotIndex]] = {}  # release snapshots for the lag rule
 
     def prepare(self, i: int, inst: BugInstance) -> _Prepared:
         got = self.prepared.get(i)
@@ -230,20 +232,39 @@ class _RepoGrid:
             t0 = time.perf_counter()
             try:
                 assert self.anchor is not None
-                try:
-                    base = self.bases.get(inst.base_commit) or self.anchor.sibling(inst.base_commit)
-                    self.bases[inst.base_commit] = base
-                except RepositoryError as exc:
-                    raise RepositoryError(f"instance {inst.instance_id!r}: {exc}") from exc
+                anchor = self.anchor
                 posts: dict[str, ParsedSource] = {}
-                blocks = named(inst, lambda: parse_instance(inst, base, self.config, posts))
-                got = _Prepared(base, blocks, posts, round(time.perf_counter() - t0, 4))
+                base, blocks, source = named(inst, lambda: read_base(
+                    inst, anchor, preprocess=self.config.preprocess, posts=posts, bases=self.bases))
+                got = _Prepared(base, blocks, posts, round(time.perf_counter() - t0, 4), source)
             except Exception as exc:  # the same failure at every cutoff; re-raised, never dropped
                 got = exc
             self.prepared[i] = got
         if isinstance(got, Exception):
             raise got
         return got
+
+    def dated(self, i: int, inst: BugInstance, res: ItemResult, snap: Snapshot, when: datetime) -> ItemResult:
+        """``res`` (the verdict at ``snap``) with the date rules of the cutoff ``when`` applied
+        (:func:`~.sources.adjust_for_dates`), on its own copy of the evidence."""
+        if not res.ok or res.value is None:
+            return res
+        category, score, evidence = res.value
+
+        def category_at(other: Snapshot) -> tuple[Category, float]:
+            if other.commit not in self.others:
+                self.others[other.commit] = (other, _SharedIndex(other, self.blobs, preprocess=self.config.preprocess,
+                                                                 max_files=self.config.max_files))
+            got = self.at(i, inst, *self.others[other.commit])
+            return got[0], got[1]
+
+        try:
+            value = adjust_for_dates(inst, category, score, copy.deepcopy(evidence), snap, when,
+                                     lag_margin_days=self.config.lag_margin_days,
+                                     merge_dates=self.config.merge_dates, category_at=category_at)
+        except (BenchcheckerError, OSError) as exc:
+            return ItemResult(res.index, None, f"instance {inst.instance_id!r}: {exc}")
+        return ItemResult(res.index, value)
 
     def at(self, i: int, inst: BugInstance, snap: Snapshot, index: SnapshotIndex
            ) -> tuple[Category, float, dict[str, Any]]:
@@ -276,6 +297,7 @@ class _RepoGrid:
 
         category, score, evidence = verdict(inst, snap, prep.base, results, self.config, self.sim.name,
                                             run_tests)
+        evidence["base_source"] = prep.base_source
         evidence["timings_s"] = {"parse": prep.parse_s, "match": round(t1 - t0, 4),
                                  "total": round(time.perf_counter() - t0, 4), "blocks_reused": reused,
                                  "alignments_reused": realigned}
@@ -300,11 +322,13 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
     unfound: list[int] = []
     for i, inst in enumerate(instances):
         try:
-            by_repo.setdefault(find_repo(repos_dir, inst), []).append(i)
+            by_repo.setdefault(locate(repos_dir, inst, source=config.snapshot_source,
+                                      releases_dir=config.releases_dir), []).append(i)
         except RepositoryError:
             unfound.append(i)
     if unfound:
-        missing = executor.map(lambda i: find_repo(repos_dir, instances[i]), unfound, desc="patch presence")
+        missing = executor.map(lambda i: locate(repos_dir, instances[i], source=config.snapshot_source,
+                                                releases_dir=config.releases_dir), unfound, desc="patch presence")
         outcomes.update({(i, w): res for i, res in zip(unfound, missing) for w in distinct})
     snapshots = computed = reused = realigned = 0
     for path, idxs in by_repo.items():
@@ -315,7 +339,7 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
         try:
             for when in distinct:
                 try:
-                    snap = Snapshot.at(path, when)
+                    snap = snapshot_at(path, when)
                 except RepositoryError as exc:
                     failed[when] = exc
                     continue
@@ -343,10 +367,10 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
                         realigned += timings["alignments_reused"]
                         computed += len(res.value[2]["blocks"]) - timings["blocks_reused"] - timings["alignments_reused"]
                     for when in group:
-                        outcomes[(i, when)] = res
+                        outcomes[(i, when)] = grid.dated(i, instances[i], res, snap, when)
                 del index
         finally:
-            for snap in opened:
+            for snap in opened + [other for other, _ in grid.others.values()]:
                 snap.close()
     flags = []
     for i, inst in enumerate(instances):

@@ -24,7 +24,7 @@ from ..errors import BenchcheckerError, RepositoryError
 from ..flags import ANY_MODEL, ContaminationFlag
 from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
-from ..repos.clones import find_repo
+from ..repos.clones import find_repo  # noqa: F401 (re-exported)
 from ..repos.snapshot import Snapshot, parse_cutoff
 from ..testrun.outcome import TestRunner, VerifyOutcome
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, decide
@@ -32,6 +32,7 @@ from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
 from .patch import PatchBlock, parse_patch
 from .similarity import LexicalSimilarity, Similarity, get_similarity
+from .sources import adjust_for_dates, locate, read_base, snapshot_at
 from .splice import SpliceError, splice_patch
 
 T = TypeVar("T")
@@ -55,13 +56,20 @@ METHOD = "benchchecker.stage2"
 
 @dataclass(frozen=True)
 class PresenceConfig:
-    """Knobs of stage II. ``similarity``: a :class:`Similarity` or a name for ``get_similarity``."""
+    """Knobs of stage II. ``similarity``: a :class:`Similarity` or a name for ``get_similarity``.
+    ``snapshot_source`` (``auto``, ``git``, ``releases``), ``releases_dir`` (default: the repos
+    folder), ``lag_margin_days`` (``None``: no lag correction) and ``merge_dates``: see
+    :mod:`.sources`."""
 
     threshold: float = DEFAULT_THRESHOLD
     preprocess: bool = True
     similarity: Any = "difflib+minilm"
     runner: TestRunner | None = None
     max_files: int = 10
+    snapshot_source: str = "auto"
+    releases_dir: str | os.PathLike[str] | None = None
+    lag_margin_days: float | None = None
+    merge_dates: bool = True
 
     def resolved_similarity(self) -> Similarity:
         return get_similarity(self.similarity) if isinstance(self.similarity, str) else self.similarity
@@ -121,18 +129,14 @@ def instance_presence(inst: BugInstance, state: _RepoState, config: PresenceConf
                       sim: Similarity) -> tuple[Category, float, dict[str, Any]]:
     """Category, score and evidence of one instance against one repository snapshot."""
     t0 = time.perf_counter()
-    try:
-        base = state.base.get(inst.base_commit) or state.snapshot.sibling(inst.base_commit)
-    except RepositoryError as exc:
-        raise RepositoryError(f"instance {inst.instance_id!r}: {exc}") from exc
-    state.base[inst.base_commit] = base
-
     posts: dict[str, ParsedSource] = {}
-    blocks = parse_instance(inst, base, config, posts)
+    base, blocks, base_source = read_base(inst, state.snapshot, preprocess=config.preprocess, posts=posts,
+                                          bases=state.base)
     t1 = time.perf_counter()
     results = [block_presence(block, state.index, base.commit, posts, config, sim) for block in blocks]
     t2 = time.perf_counter()
     category, score, evidence = verdict(inst, state.snapshot, base, results, config, sim.name)
+    evidence["base_source"] = base_source
     evidence["timings_s"] = {"parse": round(t1 - t0, 4), "match": round(t2 - t1, 4),
                              "total": round(time.perf_counter() - t0, 4)}
     return category, score, evidence
@@ -267,10 +271,10 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
     states: dict[Path, _RepoState | RepositoryError] = {}
 
     def state_for(inst: BugInstance) -> _RepoState:
-        path = find_repo(repos_dir, inst)
+        path = locate(repos_dir, inst, source=config.snapshot_source, releases_dir=config.releases_dir)
         if path not in states:
             try:
-                snap = Snapshot.at(path, when)
+                snap = snapshot_at(path, when)
                 states[path] = _RepoState(snap, SnapshotIndex(snap, preprocess=config.preprocess,
                                                               max_files=config.max_files))
             except RepositoryError as exc:
@@ -281,7 +285,22 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
         return st
 
     def one(inst: BugInstance) -> tuple[Category, float, dict[str, Any]]:
-        return named(inst, lambda: instance_presence(inst, state_for(inst), config, sim))
+        def run() -> tuple[Category, float, dict[str, Any]]:
+            state = state_for(inst)
+            category, score, evidence = instance_presence(inst, state, config, sim)
+
+            def category_at(other: Snapshot) -> tuple[Category, float]:
+                try:
+                    index = SnapshotIndex(other, preprocess=config.preprocess, max_files=config.max_files)
+                    got = instance_presence(inst, _RepoState(other, index, {}), config, sim)
+                finally:
+                    other.close()
+                return got[0], got[1]
+
+            return adjust_for_dates(inst, category, score, evidence, state.snapshot, when,
+                                    lag_margin_days=config.lag_margin_days, merge_dates=config.merge_dates,
+                                    category_at=category_at)
+        return named(inst, run)
 
     runs = (executor or LocalExecutor()).map(one, list(instances), desc="patch presence")
     flags = [to_flag(inst, model, res, when) for inst, res in zip(instances, runs)]

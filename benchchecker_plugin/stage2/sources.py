@@ -1,0 +1,276 @@
+"""Where Stage II's snapshots and base files come from, and what dates add to a verdict.
+
+Snapshot sources: a git clone (``DIR/owner__name``, the reference) or release snapshots
+(``DIR/owner__name.releases``, :mod:`~benchchecker_plugin.repos.releases`); with ``auto`` git is
+preferred where both exist. Every flag names its source in ``evidence.snapshot_source``
+(``{"kind": "git", "commit": …}`` or ``{"kind": "release", "release": …, "uploaded_at": …}``)
+and its base files in ``evidence.base_source``.
+
+Base files without the base commit (release snapshots): the gold patch is read against the
+releases of :func:`~benchchecker_plugin.repos.releases.base_candidates` in turn; the first that
+holds every file the patch changes and to which every hunk applies the way ``git apply`` would
+(at an offset when lines moved) is the stand-in base (``how``: ``applies`` or
+``applies-at-offset``). When none applies, the patch's own pre-image is read (each hunk parsed on
+its own, its scope from the hunk's function context; ``how``: ``pre-image``) against the first
+candidate holding the files. An instance whose files no fetched release holds is an error naming
+the file.
+
+Dates:
+
+* **lag correction** (release snapshots, ``lag_margin_days``): a release says the fix is absent,
+  yet the fix was merged before the cutoff and only released after it. When the PR was created
+  before the cutoff, the first higher-version release after the cutoff was uploaded within the
+  margin, and the fix is present there, the verdict becomes present; ``evidence.lag_correction``
+  says whether and why.
+* **merge dates** (git): the fix's first-parent commit on the default branch (a subject naming
+  the PR: ``Merge pull request #N``, ``… (#N)``). Merged after the cutoff and its lines not found
+  (inconclusive, gone) → clean, category ``merged-after-cutoff``; found although merged after the
+  cutoff (a regression fix restoring earlier code) → stays present, ``evidence.present_before_fix``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
+from ..errors import DataError, InputError, RepositoryError
+from ..instances.bug import BugInstance
+from ..repos.clones import find_repo
+from ..repos.git import git
+from ..repos.releases import ReleaseHistory, base_candidates, find_releases, is_release_repo
+from ..repos.snapshot import Snapshot, default_ref
+from .decide import Category
+from .normalize import ParsedSource
+from .patch import PatchBlock, parse_patch
+
+__all__ = ["SNAPSHOT_SOURCES", "adjust_for_dates", "describe", "locate", "read_base", "snapshot_at"]
+
+SNAPSHOT_SOURCES = ("auto", "git", "releases")
+_lock = threading.Lock()
+_histories: dict[tuple[Path, float], ReleaseHistory] = {}
+_merges: dict[Path, dict[int, tuple[str, datetime]]] = {}
+
+
+def locate(repos_dir: str | os.PathLike[str], inst: BugInstance, *, source: str = "auto",
+           releases_dir: str | os.PathLike[str] | None = None) -> Path:
+    """The clone (``git``), the release repository (``releases``) or, with ``auto``, the clone
+    when there is one, else the release repository; :class:`RepositoryError` naming both."""
+    if source not in SNAPSHOT_SOURCES:
+        raise InputError(f"snapshot source {source!r}: expected one of {', '.join(SNAPSHOT_SOURCES)}")
+    git_err: RepositoryError | None = None
+    if source in ("auto", "git"):
+        try:
+            return find_repo(repos_dir, inst)
+        except RepositoryError as exc:
+            if source == "git":
+                raise
+            git_err = exc
+    try:
+        return find_releases(releases_dir if releases_dir is not None else repos_dir, inst.repo)
+    except RepositoryError as exc:
+        if git_err is not None:
+            raise RepositoryError(f"{git_err}; and {exc}") from exc
+        raise RepositoryError(f"instance {inst.instance_id!r}: {exc}") from exc
+
+
+def history(path: Path) -> ReleaseHistory:
+    """The release repository at ``path`` (its marker read once per change)."""
+    marker = path / ".git" / "benchchecker-releases.json"
+    key = (path, marker.stat().st_mtime if marker.exists() else 0.0)
+    with _lock:
+        if key not in _histories:
+            _histories[key] = ReleaseHistory.open(path)
+        return _histories[key]
+
+
+def snapshot_at(path: Path, when: datetime) -> Snapshot:
+    """The snapshot of a clone or of a release repository at the cutoff ``when``."""
+    if is_release_repo(path):
+        hist = history(path)
+        return hist.snapshot(hist.at(when), when)
+    return Snapshot.at(path, when)
+
+
+def describe(snapshot: Snapshot) -> dict[str, Any]:
+    """``evidence.snapshot_source`` of a flag made on ``snapshot``."""
+    if is_release_repo(snapshot.repo):
+        hist = history(snapshot.repo)
+        rel = hist.of_commit(snapshot.commit)
+        if rel is not None:
+            return rel.to_evidence(hist.package)
+    return {"kind": "git", "commit": snapshot.commit, "committed_at": snapshot.committed_at.isoformat()}
+
+
+def _created(inst: BugInstance) -> datetime | None:
+    if not inst.created_at:
+        return None
+    try:
+        return datetime.fromisoformat(inst.created_at.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+def _patched_sources(inst: BugInstance) -> list[str]:
+    try:
+        files = PatchSet(inst.patch)
+    except UnidiffParseError as exc:
+        raise DataError(f"instance {inst.instance_id!r}: gold patch is not a unified diff ({exc})") from None
+    out = []
+    for f in files:
+        src = f.source_file
+        if src and src != "/dev/null" and not f.is_added_file:
+            out.append(src[2:] if src.startswith(("a/", "b/")) else src)
+    return out
+
+
+def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool, posts: dict[str, ParsedSource],
+              bases: dict[str, Snapshot]) -> tuple[Snapshot, tuple[PatchBlock, ...], dict[str, Any]]:
+    """The base snapshot, the gold patch's blocks and ``evidence.base_source`` of ``inst``
+    (``posts`` receives the post-patch files); ``bases`` caches snapshots by commit."""
+
+    def sibling(commit: str) -> Snapshot:
+        if commit not in bases:
+            bases[commit] = anchor.sibling(commit)
+        return bases[commit]
+
+    def parse(base: Snapshot | None, into: dict[str, ParsedSource] | None) -> tuple[PatchBlock, ...]:
+        return parse_patch(inst.patch, instance_id=inst.instance_id,
+                           read_pre=None if base is None else base.read_if_exists, posts=into,
+                           preprocess=preprocess)
+
+    if not is_release_repo(anchor.repo):
+        try:
+            base = sibling(inst.base_commit)
+        except RepositoryError as exc:
+            raise RepositoryError(f"instance {inst.instance_id!r}: {exc}") from exc
+        return base, parse(base, posts), {"kind": "git", "commit": base.commit}
+    hist = history(anchor.repo)
+    cands = base_candidates(hist.fetched, version=inst.extra.get("version"), created_at=_created(inst))
+    if not cands:
+        raise RepositoryError(f"instance {inst.instance_id!r}: package {hist.package!r} has no fetched "
+                              "release to stand in for the base commit")
+    sources = _patched_sources(inst)
+    tried: list[str] = []
+    holding: list[tuple[Snapshot, Any]] = []
+    for rel in cands:
+        assert rel.commit
+        base = sibling(rel.commit)
+        missing = [p for p in sources if not base.exists(p)]
+        if missing:
+            tried.append(f"{rel.version}: no {missing[0]}")
+            continue
+        holding.append((base, rel))
+        got: dict[str, ParsedSource] = {}
+        try:
+            blocks = parse(base, got)
+        except DataError as exc:
+            tried.append(f"{rel.version}: {str(exc).partition(': ')[2] or exc}")
+            continue
+        posts.update(got)
+        shift = max((abs(b.offset) for b in blocks), default=0)
+        return base, blocks, {**rel.to_evidence(hist.package), "how": "applies-at-offset" if shift else "applies",
+                              "max_offset": shift, "tried": tried}
+    if not holding:
+        raise DataError(f"instance {inst.instance_id!r}: no fetched release of {hist.package!r} holds "
+                        f"the patched file(s) ({'; '.join(tried)})")
+    base, rel = holding[0]
+    return base, parse(None, None), {**rel.to_evidence(hist.package), "how": "pre-image", "tried": tried}
+
+
+# ------------------------------------------------------------------------------------- dates
+_PR = re.compile(r"(?:Merge pull request #|\(#|\bPR #)(\d+)\b")
+
+
+def _merge_table(repo: Path) -> dict[int, tuple[str, datetime]]:
+    """PR number -> its earliest first-parent commit on the default branch naming it."""
+    with _lock:
+        if repo not in _merges:
+            out = git(repo, ["log", "--first-parent", "--format=%H%x00%cI%x00%s", default_ref(repo)])
+            table: dict[int, tuple[str, datetime]] = {}
+            for line in out.decode("utf-8", "replace").splitlines():
+                sha, _, rest = line.partition("\0")
+                stamp, _, subject = rest.partition("\0")
+                for m in _PR.finditer(subject):
+                    when = datetime.fromisoformat(stamp).astimezone(UTC)
+                    num = int(m.group(1))
+                    if num not in table or when < table[num][1]:
+                        table[num] = (sha, when)
+            _merges[repo] = table
+        return _merges[repo]
+
+
+def _pr_number(inst: BugInstance) -> int | None:
+    m = re.search(r"-(\d+)$", inst.instance_id)
+    return int(m.group(1)) if m else None
+
+
+def adjust_for_dates(inst: BugInstance, category: Category, score: float, evidence: dict[str, Any],
+                     snapshot: Snapshot, when: datetime, *, lag_margin_days: float | None,
+                     merge_dates: bool, category_at: Callable[[Snapshot], tuple[Category, float]]
+                     ) -> tuple[Category, float, dict[str, Any]]:
+    """The verdict of ``inst`` at the cutoff ``when`` with the date rules applied (module doc);
+    ``evidence`` is changed in place. ``category_at`` decides the instance on another snapshot
+    of the same repository (the release after the cutoff)."""
+    evidence["snapshot_source"] = describe(snapshot)
+    if is_release_repo(snapshot.repo):
+        if lag_margin_days is not None and category.contaminated is False:
+            category, score = _lag(inst, category, score, evidence, snapshot, when, lag_margin_days, category_at)
+        return category, score, evidence
+    if not merge_dates:
+        return category, score, evidence
+    num = _pr_number(inst)
+    hit = _merge_table(snapshot.repo).get(num) if num is not None else None
+    if hit is None:
+        return category, score, evidence
+    sha, merged = hit
+    info = {"commit": sha, "merged_at": merged.isoformat(), "after_cutoff": merged > when}
+    evidence["fix_merged"] = info
+    if merged > when and category in (Category.INCONCLUSIVE, Category.GONE):
+        info["rule"] = f"merged after the cutoff and its lines are not present (was {category.value})"
+        category, score = Category.MERGED_AFTER, 0.0
+        evidence["category"] = category.value
+    elif merged > when and category.contaminated is True:
+        evidence["present_before_fix"] = ("the fixed lines are in the snapshot although the fix was "
+                                          "merged after the cutoff (earlier code restored by the fix?)")
+    return category, score, evidence
+
+
+def _lag(inst: BugInstance, category: Category, score: float, evidence: dict[str, Any], snapshot: Snapshot,
+         when: datetime, margin: float, category_at: Callable[[Snapshot], tuple[Category, float]]
+         ) -> tuple[Category, float]:
+    hist = history(snapshot.repo)
+    rel = hist.of_commit(snapshot.commit)
+    info: dict[str, Any] = {"applied": False, "margin_days": margin}
+    evidence["lag_correction"] = info
+    created = _created(inst)
+    nxt = hist.after(when, rel) if rel is not None else None
+    if nxt is not None:
+        info.update(next_release=nxt.version, next_uploaded_at=nxt.uploaded_at.isoformat())
+    if created is None:
+        info["why"] = "no PR creation date (created_at)"
+    elif created > when:
+        info.update(pr_created_at=created.isoformat(), why="PR created after the cutoff")
+    elif nxt is None:
+        info["why"] = "no later release"
+    elif nxt.uploaded_at > when + timedelta(days=margin):
+        info["why"] = f"the next release came more than {margin:g} days after the cutoff"
+    elif not nxt.commit:
+        info["why"] = f"release {nxt.version} was not fetched"
+    else:
+        info["pr_created_at"] = created.isoformat()
+        later, later_score = category_at(hist.snapshot(nxt, when))
+        if later.contaminated is True:
+            info.update(applied=True, was=category.value,
+                        why=f"fix present in {nxt.version}, the first release after the cutoff")
+            evidence["category"] = Category.PRESENT.value
+            return Category.PRESENT, later_score
+        info["why"] = f"fix not present in {nxt.version} either ({later.value})"
+    return category, score
