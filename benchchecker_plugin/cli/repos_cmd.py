@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..errors import RepositoryError
+from ..errors import InputError, RepositoryError
 from ..instances import load_instances
 from ..repos.fetch import DEFAULT_SOURCE
 from .options import instances_options
+
+if TYPE_CHECKING:
+    from ..instances import BugInstance
 
 __all__ = ["repos"]
 
@@ -36,7 +41,21 @@ def repos() -> None:
                    "branch); without it they are skipped.")
 @click.option("--dry-run", is_flag=True,
               help="List what would be cloned, updated or skipped; change nothing.")
-def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: bool, dry_run: bool) -> None:
+@click.option("--from-releases", "packages", multiple=True, metavar="PACKAGE",
+              help="Instead of cloning, store the released sdists of PACKAGE (repeatable) as release "
+                   "snapshots in DIR/owner__name.releases (one commit per release, dated with its "
+                   "exact upload time). PACKAGE is matched to the instances' repository by name "
+                   "(django -> django/django), or give OWNER/NAME=PACKAGE.")
+@click.option("--cutoffs", "cutoffs_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              default=None, metavar="FILE",
+              help="With --from-releases: fetch only the releases these model cutoffs need (the one "
+                   "at each cutoff and the next, for --lag-margin) plus the instances' stand-in "
+                   "bases; without it every sdist of the package.")
+@click.option("--index-url", default=None, metavar="URL",
+              help="With --from-releases: the simple index (PEP 691 JSON) to read; default: the "
+                   "one pip reads (PIP_INDEX_URL, pip's index-url, else PyPI).")
+def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: bool, dry_run: bool,
+          packages: tuple[str, ...], cutoffs_file: Path | None, index_url: str | None) -> None:
     """Clone every repository the instances name, with its full history, into DIR/owner__name.
 
     Clones are full (every commit, branch and tag; no working files: --no-checkout), never
@@ -60,6 +79,9 @@ def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: b
     from ..repos import FetchStatus, fetch_repos
 
     instances = load_instances(source, fmt)
+    if packages:
+        _fetch_releases(instances, packages, into, cutoffs_file, index_url)
+        return
     commits: dict[str, set[str]] = {}
     for inst in instances:
         commits.setdefault(inst.repo, set()).add(inst.base_commit)
@@ -83,4 +105,55 @@ def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: b
     failed = [r.repo for r in results if r.failed]
     if failed:
         raise RepositoryError(f"{len(failed)} of {len(results)} repositories could not be fetched: "
+                              f"{', '.join(failed)}")
+
+
+def _package_repo(package: str, repos: list[str]) -> tuple[str, str]:
+    """``(package, owner/name)`` for ``--from-releases`` PACKAGE or OWNER/NAME=PACKAGE."""
+    if "=" in package:
+        repo, _, name = package.partition("=")
+        return name.strip(), repo.strip()
+    norm = package.lower().replace("_", "-")
+    hits = [r for r in repos if r.partition("/")[2].lower().replace("_", "-") == norm]
+    if len(hits) != 1:
+        found = "no repository" if not hits else f"{len(hits)} repositories ({', '.join(hits)})"
+        raise InputError(f"--from-releases {package!r}: {found} of the instances is named "
+                         f"{package!r}; give OWNER/NAME={package}")
+    return package, hits[0]
+
+
+def _fetch_releases(instances: Sequence[BugInstance], packages: tuple[str, ...], into: Path,
+                    cutoffs_file: Path | None, index_url: str | None) -> None:
+    from datetime import UTC, datetime
+
+    from ..errors import BenchcheckerError
+    from ..repos.index import SimpleIndex
+    from ..repos.releases import fetch_releases
+
+    cutoffs = None
+    if cutoffs_file is not None:
+        from ..cutoffs_file import read_cutoffs
+
+        cutoffs = list(dict.fromkeys(read_cutoffs(cutoffs_file).cutoffs.values()))
+    index = SimpleIndex(index_url)
+    repos = sorted({i.repo for i in instances})
+    failed = []
+    for package in packages:
+        try:
+            name, repo = _package_repo(package, repos)
+            bases = []
+            for inst in instances:
+                if inst.repo == repo:
+                    created = (datetime.fromisoformat(inst.created_at.replace("Z", "+00:00")).astimezone(UTC)
+                               if inst.created_at else None)
+                    bases.append((inst.extra.get("version"), created))
+            res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs, bases=bases)
+        except (BenchcheckerError, OSError) as exc:
+            click.echo(f"failed {package}: {exc}", err=True)
+            failed.append(package)
+            continue
+        click.echo(f"releases     {res.repo} <- {res.package}: {len(res.added)} added, {len(res.kept)} kept "
+                   f"of {res.listed} on the index -> {res.path}")
+    if failed:
+        raise RepositoryError(f"{len(failed)} of {len(packages)} package(s) could not be fetched: "
                               f"{', '.join(failed)}")

@@ -30,6 +30,22 @@ __all__ = ["patch_presence"]
 @click.option("--repos-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), required=True,
               help="Folder of full git clones; repository owner/name is looked up as owner__name/, "
                    "then name/. Shallow clones are refused.")
+@click.option("--snapshot-source", type=click.Choice(["auto", "git", "releases"]), default="auto",
+              show_default=True,
+              help="Where snapshots come from: git clones (DIR/owner__name), release snapshots "
+                   "(DIR/owner__name.releases, made by 'repos fetch --from-releases'), or auto: the "
+                   "clone where there is one, else the releases. Each flag names its source in "
+                   "evidence.snapshot_source.")
+@click.option("--releases-dir", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="Folder of the release snapshots (default: --repos-dir).")
+@click.option("--lag-margin", type=click.FloatRange(min=0), default=None, metavar="DAYS",
+              help="Release snapshots: correct the release lag. A fix absent from the release at the "
+                   "cutoff counts as present when its PR was created before the cutoff and it is in "
+                   "the first higher release after the cutoff, uploaded within DAYS of it "
+                   "(evidence.lag_correction). Off unless given.")
+@click.option("--no-merge-dates", is_flag=True,
+              help="Git clones: do not use the fix's merge date (first-parent commit naming the PR) "
+                   "to settle 'merged after the cutoff' instances clean.")
 @click.option("--cutoff", default=None, metavar="DATE",
               help="The model's training cutoff, YYYY-MM-DD (end of that day, UTC) or an ISO datetime "
                    "(or give --cutoffs).")
@@ -86,7 +102,8 @@ __all__ = ["patch_presence"]
 @executor_options
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
-def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, model: str,
+def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str, releases_dir: Path | None,
+                   lag_margin: float | None, no_merge_dates: bool, cutoff: str | None, model: str,
                    cutoffs_file: Path | None, similarity: str, no_preprocess: bool, threshold: float,
                    verify: str, env_specs: Path | None, env_constraints: Path | None, envs_dir: Path | None,
                    test_cmd: str | None,
@@ -145,7 +162,8 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, cutoff: str | None, m
                          allow_unsandboxed=allow_unsandboxed, env_specs=env_specs, envs_dir=envs_dir,
                          env_constraints=env_constraints)
     config = PresenceConfig(threshold=threshold, preprocess=not no_preprocess, similarity=similarity,
-                            runner=runner)
+                            runner=runner, snapshot_source=snapshot_source, releases_dir=releases_dir,
+                            lag_margin_days=lag_margin, merge_dates=not no_merge_dates)
     executor = executor_opts.build(workers)
     if table is not None:
         _run_grid(instances, repos_dir, table, config, executor, output)
