@@ -23,7 +23,8 @@ Dates:
   margin, and the fix is present there, the verdict becomes present; ``evidence.lag_correction``
   says whether and why.
 * **merge dates** (git): the fix's first-parent commit on the default branch (a subject naming
-  the PR: ``Merge pull request #N``, ``… (#N)``). Merged after the cutoff and its lines not found
+  the PR, followed to where the default branch first holds it, and the gold patch un-applies there:
+  :func:`~benchchecker_plugin.repos.fixes.fix_landed`). Merged after the cutoff and its lines not found
   (inconclusive, gone) → clean, category ``merged-after-cutoff``; found although merged after the
   cutoff (a regression fix restoring earlier code) → stays present, ``evidence.present_before_fix``.
 """
@@ -31,7 +32,6 @@ Dates:
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -44,9 +44,9 @@ from unidiff.errors import UnidiffParseError
 from ..errors import DataError, InputError, RepositoryError
 from ..instances.bug import BugInstance
 from ..repos.clones import find_repo
-from ..repos.git import git
+from ..repos.fixes import fix_landed
 from ..repos.releases import ReleaseHistory, base_candidates, find_releases, is_release_repo
-from ..repos.snapshot import Snapshot, default_ref
+from ..repos.snapshot import Snapshot
 from .decide import Category
 from .normalize import ParsedSource
 from .patch import PatchBlock, parse_patch
@@ -56,7 +56,6 @@ __all__ = ["SNAPSHOT_SOURCES", "adjust_for_dates", "describe", "locate", "read_b
 SNAPSHOT_SOURCES = ("auto", "git", "releases")
 _lock = threading.Lock()
 _histories: dict[tuple[Path, float], ReleaseHistory] = {}
-_merges: dict[Path, dict[int, tuple[str, datetime]]] = {}
 
 
 def locate(repos_dir: str | os.PathLike[str], inst: BugInstance, *, source: str = "auto",
@@ -186,32 +185,6 @@ def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool, posts: d
 
 
 # ------------------------------------------------------------------------------------- dates
-_PR = re.compile(r"(?:Merge pull request #|\(#|\bPR #)(\d+)\b")
-
-
-def _merge_table(repo: Path) -> dict[int, tuple[str, datetime]]:
-    """PR number -> its earliest first-parent commit on the default branch naming it."""
-    with _lock:
-        if repo not in _merges:
-            out = git(repo, ["log", "--first-parent", "--format=%H%x00%cI%x00%s", default_ref(repo)])
-            table: dict[int, tuple[str, datetime]] = {}
-            for line in out.decode("utf-8", "replace").splitlines():
-                sha, _, rest = line.partition("\0")
-                stamp, _, subject = rest.partition("\0")
-                for m in _PR.finditer(subject):
-                    when = datetime.fromisoformat(stamp).astimezone(UTC)
-                    num = int(m.group(1))
-                    if num not in table or when < table[num][1]:
-                        table[num] = (sha, when)
-            _merges[repo] = table
-        return _merges[repo]
-
-
-def _pr_number(inst: BugInstance) -> int | None:
-    m = re.search(r"-(\d+)$", inst.instance_id)
-    return int(m.group(1)) if m else None
-
-
 def adjust_for_dates(inst: BugInstance, category: Category, score: float, evidence: dict[str, Any],
                      snapshot: Snapshot, when: datetime, *, lag_margin_days: float | None,
                      merge_dates: bool, category_at: Callable[[Snapshot], tuple[Category, float]]
@@ -226,12 +199,11 @@ def adjust_for_dates(inst: BugInstance, category: Category, score: float, eviden
         return category, score, evidence
     if not merge_dates:
         return category, score, evidence
-    num = _pr_number(inst)
-    hit = _merge_table(snapshot.repo).get(num) if num is not None else None
-    if hit is None:
+    fix = fix_landed(snapshot.repo, inst.instance_id, inst.base_commit, inst.patch)
+    if fix is None:
         return category, score, evidence
-    sha, merged = hit
-    info = {"commit": sha, "merged_at": merged.isoformat(), "after_cutoff": merged > when}
+    merged = fix.landed_at
+    info: dict[str, Any] = {**fix.to_evidence(), "after_cutoff": merged > when}
     evidence["fix_merged"] = info
     if merged > when and category in (Category.INCONCLUSIVE, Category.GONE):
         info["rule"] = f"merged after the cutoff and its lines are not present (was {category.value})"

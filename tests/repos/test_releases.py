@@ -106,3 +106,38 @@ def test_base_candidates_by_date_then_by_version(tmp_path: Path) -> None:
     assert [f.version for f in by_date] == ["1.1", "1.0", "2.0", "1.0.1"]
     by_version = base_candidates(files, version="1.0", created_at=None)
     assert [f.version for f in by_version] == ["1.0", "1.0.1"]
+
+
+def test_cli_fetch_from_releases_then_patch_presence(tmp_path: Path) -> None:
+    """A bad package is one line naming it; the other package is fetched and Stage II reads it."""
+    import json
+
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from tests.helpers.git_history import PATCH
+
+    idx = LocalIndex(tmp_path / "index")
+    idx.add("calc", "1.0", "2022-01-10T10:00:00Z", {"calc.py": BUGGY})
+    idx.add("calc", "2.0", "2023-02-10T10:00:00Z", {"calc.py": FIXED})
+    insts = tmp_path / "insts.jsonl"
+    rows = [{"instance_id": "o__calc-7", "repo": "o/calc", "base_commit": "0" * 40, "patch": PATCH,
+             "created_at": "2021-12-01T00:00:00Z"},
+            {"instance_id": "o__calc-8", "repo": "o/other", "base_commit": "0" * 40, "patch": PATCH}]
+    insts.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    repos = tmp_path / "repos"
+    res = CliRunner().invoke(main, ["repos", "fetch", "--instances", str(insts), "--into", str(repos),
+                                    "--from-releases", "calc", "--from-releases", "nosuch",
+                                    "--index-url", idx.file_url])
+    assert res.exit_code != 0
+    assert "failed nosuch: --from-releases 'nosuch': no repository of the instances is named 'nosuch'" in res.output
+    assert "releases     o/calc <- calc: 2 added, 0 kept of 2 on the index" in res.output
+    out = tmp_path / "flags.jsonl"
+    res = CliRunner().invoke(main, ["patch-presence", "--instances", str(insts), "--repos-dir", str(repos),
+                                    "--snapshot-source", "releases", "--cutoff", "2023-06",
+                                    "--similarity", "difflib", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    flags = [json.loads(line) for line in out.read_text().splitlines()]
+    assert flags[0]["contaminated"] is True
+    assert flags[0]["evidence"]["snapshot_source"]["release"] == "2.0"
+    assert "no release snapshots of o/other" in flags[1]["evidence"]["error"]

@@ -1,0 +1,111 @@
+"""When an instance's fix reached the default branch: its first-parent commit there.
+
+>>> fix = fix_landed("repos/psf__requests", "psf__requests-2317", base_commit, gold_patch)  # doctest: +SKIP
+>>> fix.commit, fix.landed_at                                                                 # doctest: +SKIP
+
+A SWE-bench id ``owner__name-N`` names pull request ``N``. A commit whose message names the PR
+(``Merge pull request #N``, a squash ``… (#N)``), on any branch, is followed to the first commit
+of the default branch's first-parent history that contains it (a fix merged into a stable branch
+lands on the default branch with that branch's next merge). It counts only when that commit is
+dated after the base commit and the gold patch un-applies there (``git apply -R --check``: the
+fixed lines are in its tree), so a commit that merely mentions the number is not taken for the
+fix. ``None`` when no commit qualifies (django merges without naming PRs, say).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..errors import RepositoryError
+from .git import git, resolve_commit
+from .snapshot import default_ref
+
+__all__ = ["FixCommit", "fix_landed"]
+
+_lock = threading.Lock()
+_chains: dict[tuple[Path, str], list[str]] = {}
+_found: dict[tuple[Path, str], FixCommit | None] = {}
+
+
+@dataclass(frozen=True)
+class FixCommit:
+    """The first-parent commit of the default branch where the fix landed, and its date."""
+
+    commit: str
+    landed_at: datetime
+    named_in: str  # the commit whose message names the PR
+
+    def to_evidence(self) -> dict[str, str]:
+        return {"commit": self.commit, "merged_at": self.landed_at.isoformat(), "named_in": self.named_in}
+
+
+def _date(repo: Path, rev: str) -> datetime:
+    return datetime.fromisoformat(git(repo, ["show", "-s", "--format=%cI", rev]).decode().strip()).astimezone(UTC)
+
+
+def _landed(repo: Path, ref: str, commit: str) -> str | None:
+    key = (repo, ref)
+    with _lock:
+        if key not in _chains:
+            _chains[key] = git(repo, ["rev-list", "--first-parent", "--reverse", ref]).decode().split()
+        chain = _chains[key]
+    lo, hi = 0, len(chain)
+    while lo < hi:  # once a first-parent commit contains it, every later one does
+        mid = (lo + hi) // 2
+        if _is_ancestor(repo, commit, chain[mid]):
+            hi = mid
+        else:
+            lo = mid + 1
+    return chain[lo] if lo < len(chain) else None
+
+
+def _is_ancestor(repo: Path, a: str, b: str) -> bool:
+    proc = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", a, b],
+                          capture_output=True, check=False, env={**os.environ, "LC_ALL": "C"})
+    return proc.returncode == 0
+
+
+def _unapplies(repo: Path, commit: str, patch: str) -> bool:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        git(repo, ["read-tree", commit], env=env)
+        try:
+            git(repo, ["apply", "--cached", "--check", "-R", "-"], input_bytes=patch.encode(), env=env)
+        except RepositoryError:  # it does not un-apply here
+            return False
+        return True
+
+
+def fix_landed(repo: str | os.PathLike[str], instance_id: str, base_commit: str, patch: str) -> FixCommit | None:
+    """Where the fix of ``instance_id`` landed on the default branch (module doc), or ``None``."""
+    root = Path(repo)
+    key = (root, instance_id)
+    with _lock:
+        if key in _found:
+            return _found[key]
+    m = re.search(r"-(\d+)$", instance_id)
+    got: FixCommit | None = None
+    if m:
+        number = m.group(1)
+        ref = default_ref(root)
+        base_date = _date(root, resolve_commit(root, base_commit))
+        out = git(root, ["log", "--all", "-E", f"--grep=(pull request #{number}\\b|\\(#{number}\\))",
+                         "--format=%H"]).decode().split()
+        for sha in reversed(out):  # oldest first
+            landed = _landed(root, ref, sha)
+            if landed is None:
+                continue
+            when = _date(root, landed)
+            if when >= base_date and _unapplies(root, landed, patch):
+                got = FixCommit(landed, when, sha)
+                break
+    with _lock:
+        _found[key] = got
+    return got
