@@ -78,7 +78,7 @@ class _Handler(SimpleHTTPRequestHandler):
 def serve(index: LocalIndex) -> Iterator[str]:
     """The index served on 127.0.0.1; yields its simple URL."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_Handler, directory=str(index.root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=partial(server.serve_forever, poll_interval=0.05), daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}/simple/"

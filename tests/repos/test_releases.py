@@ -25,6 +25,7 @@ def _index(tmp_path: Path) -> LocalIndex:
     return idx
 
 
+@pytest.mark.server
 def test_one_commit_per_release_dated_at_its_upload_time(tmp_path: Path) -> None:
     idx = _index(tmp_path)
     with serve(idx) as url:
@@ -63,11 +64,19 @@ def test_file_url_index_and_only_the_releases_cutoffs_need(tmp_path: Path) -> No
 
 def test_unknown_package_is_one_line_naming_it(tmp_path: Path) -> None:
     idx = _index(tmp_path)
+    with pytest.raises(InputError, match=r"package 'nosuch' on file://.*: no such package \(no .*nosuch/index.json\)"):
+        fetch_releases("nosuch", "o/nosuch", tmp_path / "repos", index=SimpleIndex(idx.file_url))
+
+
+@pytest.mark.server
+def test_unknown_package_on_a_served_index(tmp_path: Path) -> None:
+    idx = _index(tmp_path)
     with serve(idx) as url, pytest.raises(InputError, match=r"package 'nosuch' on http://.*: no such package \(404\)"):
         fetch_releases("nosuch", "o/nosuch", tmp_path / "repos", index=SimpleIndex(url))
     assert not (tmp_path / "repos").exists() or not any((tmp_path / "repos").iterdir())
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(("kind", "message"), [
     ("corrupt", r"package 'calc' 1.1: sdist calc-1.1.tar.gz is corrupt or not an archive"),
     ("missing", r"calc 1.1: sdist http://.*/files/calc-1.1.tar.gz answered HTTP 404"),
