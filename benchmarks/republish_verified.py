@@ -3,6 +3,7 @@ paper's findings.
 
     python benchmarks/republish_verified.py --repos-dir CLONES            # what is cloned there
     python benchmarks/republish_verified.py --repos-dir CLONES --fetch    # clone the missing first
+    python benchmarks/republish_verified.py --repos-dir CLONES --releases-dir RELEASES  # + release snapshots
 
 What it does, in order (library calls, no subprocess):
 
@@ -69,6 +70,12 @@ def _args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="folder holding swebench_verified/, swebench_experiments/, model_cutoffs/")
     p.add_argument("--repos-dir", type=Path, required=True, help="full clones as owner__name/")
     p.add_argument("--fetch", action="store_true", help="clone the missing repositories first")
+    p.add_argument("--releases-dir", type=Path, default=None, metavar="DIR",
+                   help="release snapshots (owner__name.releases/, 'benchchecker repos fetch "
+                        "--from-releases') for the projects not cloned under --repos-dir; a clone is "
+                        "preferred where both exist; each flag names its source")
+    p.add_argument("--lag-margin", type=float, default=None, metavar="DAYS",
+                   help="release snapshots: the lag correction with this margin (patch-presence --lag-margin)")
     p.add_argument("--source", default=None, help="URL template for --fetch (repos fetch --source)")
     p.add_argument("--out", type=Path, default=ROOT / "published" / "swebench-verified")
     p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the drop")
@@ -94,7 +101,7 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
     repositories without a cache file are returned as unfinished."""
     from benchchecker_plugin.flags import read_flags, write_flags
     from benchchecker_plugin.repos import repo_dir_name
-    from benchchecker_plugin.stage2 import run_grid
+    from benchchecker_plugin.stage2 import PresenceConfig, run_grid
 
     by_repo: dict[str, list[Any]] = {}
     for inst in covered:
@@ -116,7 +123,9 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
             unfinished.add(repo)
             continue
         t0 = time.perf_counter()
-        run = run_grid(insts, args.repos_dir, cutoffs)
+        config = PresenceConfig(releases_dir=args.releases_dir, lag_margin_days=args.lag_margin,
+                                snapshot_source="auto" if args.releases_dir else "git")
+        run = run_grid(insts, args.repos_dir, cutoffs, config=config)
         took += time.perf_counter() - t0
         snapshots += run.snapshots
         computed += len(insts)
@@ -188,6 +197,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     from benchchecker_plugin.repos import find_repo
     from benchchecker_plugin.scoring import UndefinedMetricWarning, pooled_summary, rate_table
+    from benchchecker_plugin.stage2.sources import locate
 
     args = _args(argv)
     started = time.perf_counter()
@@ -213,7 +223,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             missing_repos.add(inst.repo)
             continue
         try:
-            find_repo(args.repos_dir, inst)
+            if args.releases_dir is None:
+                find_repo(args.repos_dir, inst)
+            else:
+                locate(args.repos_dir, inst, releases_dir=args.releases_dir)
             covered.append(inst)
         except RepositoryError:
             missing_repos.add(inst.repo)
