@@ -135,8 +135,9 @@ def base_candidates(items: Sequence[D], *, version: str | None, created_at: date
     With the fix's creation date: the releases uploaded before it, newest version first (none
     can hold the fix), then the first ones after it. Else with the instance's version ``X.Y``
     (SWE-bench's ``version``: the package's version at the base commit): that line's releases,
-    oldest first (closest to its development), then the highest releases below it. Else the
-    newest releases."""
+    oldest first (closest to its development), the first release above the line (a development
+    tree labelled ``X.Y`` may hold files first released in the next line), then the highest
+    releases below it. Else the newest releases."""
     pool = list(items)
     out: list[D] = []
     if created_at is not None:
@@ -152,8 +153,9 @@ def base_candidates(items: Sequence[D], *, version: str | None, created_at: date
         floor = Version(".".join(map(str, line)) + ".dev0") if line else None
         below = sorted((r for r in pool if floor is not None and _version(r.version) < floor),
                        key=lambda r: _version(r.version), reverse=True)
-        out = same[:most - 2] + below[:2]
-        out += [r for r in same[most - 2:] + below[2:] if len(out) < most]
+        above = sorted((r for r in pool if r not in same and r not in below), key=lambda r: _version(r.version))
+        out = same[:most - 3] + above[:1] + below[:2]
+        out += [r for r in same[most - 3:] + below[2:] if len(out) < most]
     else:
         out = sorted(pool, key=lambda r: _version(r.version), reverse=True)[:most]
     return list(dict.fromkeys(out))[:most]
