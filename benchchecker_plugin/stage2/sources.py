@@ -10,9 +10,12 @@ Base files without the base commit (release snapshots): the gold patch is read a
 releases of :func:`~benchchecker_plugin.repos.releases.base_candidates` in turn; the first that
 holds every file the patch changes and to which every hunk applies the way ``git apply`` would
 (at an offset when lines moved) is the stand-in base (``how``: ``applies`` or
-``applies-at-offset``). When none applies, the patch's own pre-image is read (each hunk parsed on
-its own, its scope from the hunk's function context; ``how``: ``pre-image``) against the first
-candidate holding the files. An instance whose files no fetched release holds is an error naming
+``applies-at-offset``). When none applies, each hunk's pre-image is written into the first
+candidate's file where it fits best (every removed row and half of its rows found, whitespace
+aside; ``applies-with-fuzz``, with the rows that changed), so its scope comes from the release's
+code. When no hunk fits, the patch's own pre-image is read (each hunk parsed on its own, its scope
+from the hunk's function context; ``how``: ``pre-image``) against the first candidate holding the
+files. An instance whose files no fetched release holds is an error naming
 the file.
 
 Dates:
@@ -117,7 +120,8 @@ def _created(inst: BugInstance) -> datetime | None:
         return None
 
 
-def _patched_sources(inst: BugInstance) -> list[str]:
+def _patched_sources(inst: BugInstance) -> list[tuple[str, Any]]:
+    """``(path, unidiff PatchedFile)`` of every file the gold patch changes (not creates)."""
     try:
         files = PatchSet(inst.patch)
     except UnidiffParseError as exc:
@@ -126,8 +130,64 @@ def _patched_sources(inst: BugInstance) -> list[str]:
     for f in files:
         src = f.source_file
         if src and src != "/dev/null" and not f.is_added_file:
-            out.append(src[2:] if src.startswith(("a/", "b/")) else src)
+            out.append((src[2:] if src.startswith(("a/", "b/")) else src, f))
     return out
+
+
+def _overlay(texts: dict[str, str], base: Snapshot) -> Callable[[str], str | None]:
+    """``read_pre`` giving ``texts`` for their paths and ``base``'s files otherwise."""
+    return lambda path: texts[path] if path in texts else base.read_if_exists(path)
+
+
+def _fuzzed(text: str, pfile: Any) -> tuple[str, int] | None:
+    """``text`` with each hunk's pre-image written where it fits best, and how many rows that
+    changed; ``None`` when a hunk fits nowhere. A hunk fits where every removed row is found
+    (whitespace aside) and at least half of its pre-image rows are, nearest its stated line; the
+    rows between keep the release's text. The place obeys ``git apply``'s anchoring (a hunk at
+    line 1 with context fits only at the start, one without trailing context only at the end)."""
+    rows = text.split("\n")
+    ends = text.endswith("\n")
+    if ends:
+        rows.pop()
+    key = [r.strip() for r in rows]
+    start = changed = 0
+    for hunk in pfile:
+        lines = [ln for ln in hunk if ln.line_type in (" ", "-", "+")]
+        kinds = [ln.line_type for ln in lines]
+        pre = [ln.value.rstrip("\n").rstrip("\r") for ln in lines if ln.line_type != "+"]
+        pre_kinds = [k for k in kinds if k != "+"]
+        m = len(pre)
+        if m == 0:
+            return None
+        leading = next((i for i, k in enumerate(kinds) if k != " "), len(kinds))
+        trailing = next((i for i, k in enumerate(reversed(kinds)) if k != " "), len(kinds))
+        zero = leading == 0 and trailing == 0
+        spots = range(start, len(rows) - m + 1)
+        if hunk.source_start == 0 or (hunk.source_start == 1 and not zero):
+            spots = range(0, 1 if start == 0 and len(rows) >= m else 0)
+        elif not zero and trailing == 0:
+            spots = range(len(rows) - m, len(rows) - m + 1) if len(rows) - m >= start else range(0)
+        want = [p.strip() for p in pre]
+        best: tuple[int, int] | None = None
+        stated = max(hunk.source_start - 1, 0)
+        for at in spots:
+            score = 0
+            for k in range(m):
+                if key[at + k] == want[k]:
+                    score += 1
+                elif pre_kinds[k] == "-":
+                    score = -1
+                    break
+            if score >= max(1, (m + 1) // 2) and (best is None or (score, -abs(at - stated)) > (best[1], -abs(best[0] - stated))):
+                best = (at, score)
+        if best is None:
+            return None
+        at = best[0]
+        changed += sum(1 for k in range(m) if rows[at + k] != pre[k])
+        rows[at:at + m] = pre
+        key[at:at + m] = want
+        start = at + m
+    return "\n".join(rows) + ("\n" if ends and rows else ""), changed
 
 
 def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool, posts: dict[str, ParsedSource],
@@ -156,7 +216,8 @@ def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool, posts: d
     if not cands:
         raise RepositoryError(f"instance {inst.instance_id!r}: package {hist.package!r} has no fetched "
                               "release to stand in for the base commit")
-    sources = _patched_sources(inst)
+    patched = _patched_sources(inst)
+    sources = [p for p, _ in patched]
     tried: list[str] = []
     holding: list[tuple[Snapshot, Any]] = []
     for rel in cands:
@@ -180,6 +241,27 @@ def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool, posts: d
     if not holding:
         raise DataError(f"instance {inst.instance_id!r}: no fetched release of {hist.package!r} holds "
                         f"the patched file(s) ({'; '.join(tried)})")
+    for base, rel in holding:  # hunks placed where they fit best, the release's rows between kept
+        synth: dict[str, str] = {}
+        changed = 0
+        for path, pfile in patched:
+            fz = _fuzzed(base.read_if_exists(path) or "", pfile)
+            if fz is None:
+                break
+            synth[path], n = fz
+            changed += n
+        else:
+            fuzzed_posts: dict[str, ParsedSource] = {}
+            try:
+                blocks = parse_patch(inst.patch, instance_id=inst.instance_id,
+                                     read_pre=_overlay(synth, base), posts=fuzzed_posts, preprocess=preprocess)
+            except DataError as exc:
+                tried.append(f"{rel.version} with fuzz: {str(exc).partition(': ')[2] or exc}")
+                continue
+            posts.update(fuzzed_posts)
+            return base, blocks, {**rel.to_evidence(hist.package), "how": "applies-with-fuzz",
+                                  "fuzz_rows": changed, "tried": tried}
+        tried.append(f"{rel.version} with fuzz: a hunk fits nowhere")
     base, rel = holding[0]
     return base, parse(None, None), {**rel.to_evidence(hist.package), "how": "pre-image", "tried": tried}
 

@@ -84,11 +84,19 @@ def test_lag_correction_with_its_margin(releases: Path, margin: int, created: st
         assert flag.evidence["snapshot_source"]["release"] == "1.1"
 
 
-def test_pre_image_when_no_release_applies(releases: Path) -> None:
-    patch = REL_PATCH.replace(" def add_one(x):\n+", " def add_one(y):\n+")  # context no release holds
-    flag = run_grid([_inst(patch=patch)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
+def test_fuzz_then_pre_image_when_no_release_applies(releases: Path) -> None:
+    """A context row no release holds: the hunk is placed where it fits best in the newest
+    release before the PR; a removed row no release holds: the patch's own pre-image."""
+    fuzz = REL_PATCH.replace(" def add_one(x):\n+", " def add_one(y):\n+")
+    flag = run_grid([_inst(patch=fuzz)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
+    base = flag.evidence["base_source"]
+    assert (base["how"], base["release"], base["fuzz_rows"]) == ("applies-with-fuzz", "1.1", 1)
+    assert base["tried"][0] == "1.1: calc.py line 2 differs from the patch context (wrong base file?)"
+    assert flag.contaminated is True and flag.evidence["blocks"][0]["scope"] == "add_one"
+    gone = REL_PATCH.replace("     return int(x) + 1\n", "-    return float(x) + 1\n+    return int(x) + 1\n")
+    flag = run_grid([_inst(patch=gone)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     assert flag.evidence["base_source"]["how"] == "pre-image"
-    assert flag.evidence["base_source"]["tried"][0] == "1.1: calc.py line 2 differs from the patch context (wrong base file?)"
+    assert "1.1 with fuzz: a hunk fits nowhere" in flag.evidence["base_source"]["tried"]
     assert flag.contaminated is not None
 
 
