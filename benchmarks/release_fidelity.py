@@ -30,7 +30,7 @@ of every disagreement:
 
 ``--bases-only`` needs no clones: it reads every instance's gold patch against its project's
 release snapshots (the stand-in base of ``patch-presence --snapshot-source releases``) and counts
-how: ``applies`` (as ``git apply`` would, at the stated lines), ``applies-at-offset``,
+how: ``applies`` (as ``git apply`` would, at the stated lines), ``applies-at-offset``, ``applies-with-fuzz``,
 ``pre-image`` (no fetched release applies: the patch's own pre-image), or the one-line error.
 
 Goals (issue 28): >= 97% agreement at every cutoff from 2023-01 on, >= 93% before; release-side
@@ -53,9 +53,12 @@ DATA = ROOT.parent / "shared" / "data"
 CLASSES = ("P", "A", "U", "E")
 
 
-def verdict_class(flag: Any) -> str:
+def verdict_class(flag: Any, corrected: bool = True) -> str:
+    """P, A, U or E; ``corrected=False``: the release verdict before the lag correction."""
     if "error" in flag.evidence:
         return "E"
+    if not corrected and (flag.evidence.get("lag_correction") or {}).get("applied"):
+        return "A"
     return {True: "P", False: "A"}.get(flag.contaminated, "U")
 
 
@@ -66,7 +69,7 @@ def cause(git: Any, rel: Any, when: datetime) -> str:
         return f"release-error: {rel.evidence['error']}"
     if g == "E":
         return f"git-error: {git.evidence['error']}"
-    if r == "P" and (rel.evidence.get("lag_correction") or {}).get("applied"):
+    if r == "P" and (rel.evidence.get("lag_correction") or {}).get("applied") and g != "P":
         return "lag-corrected-wrongly"
     if rel.evidence.get("base_source", {}).get("how") == "pre-image" and g == "P":
         return "pre-image"
@@ -80,7 +83,8 @@ def cause(git: Any, rel: Any, when: datetime) -> str:
     return f"other: git {git.evidence.get('category')}, release {rel.evidence.get('category')}"
 
 
-def compare(git_flags: Sequence[Any], rel_flags: Sequence[Any], whens: dict[str, datetime]) -> dict[str, Any]:
+def compare(git_flags: Sequence[Any], rel_flags: Sequence[Any], whens: dict[str, datetime],
+            corrected: bool = True) -> dict[str, Any]:
     """Per cutoff: confusion table, agreement, release errors, and the causes of disagreements."""
     rel_by = {(f.instance_id, f.model): f for f in rel_flags}
     per: dict[str, dict[str, Any]] = defaultdict(lambda: {"table": Counter(), "pairs": 0, "agree": 0,
@@ -91,7 +95,7 @@ def compare(git_flags: Sequence[Any], rel_flags: Sequence[Any], whens: dict[str,
         if r is None:
             continue
         row = per[g.model]
-        gc, rc = verdict_class(g), verdict_class(r)
+        gc, rc = verdict_class(g), verdict_class(r, corrected)
         row["table"][(gc, rc)] += 1
         row["pairs"] += 1
         row["release_errors"] += rc == "E"
@@ -190,13 +194,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     result = compare(git_flags, rel_flags, whens)
     command = "python benchmarks/release_fidelity.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = markdown(result, command)
+    before = None
+    if args.lag_margin is not None:  # the same run, read without the correction
+        before = compare(git_flags, rel_flags, whens, corrected=False)
+        text = ("## With the lag correction (--lag-margin)\n\n" + text
+                + "\n## Without the lag correction\n\n" + markdown(before, command))
     if args.out:
         args.out.write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     if args.json:
-        args.json.write_text(json.dumps({"command": command, "instances": len(both), "cutoffs": result},
-                                        indent=1) + "\n", encoding="utf-8")
+        args.json.write_text(json.dumps({"command": command, "instances": len(both), "cutoffs": result,
+                                         "cutoffs_uncorrected": before}, indent=1) + "\n", encoding="utf-8")
     return 0
 
 
@@ -223,7 +232,7 @@ def bases_only(instances: Sequence[Any], args: argparse.Namespace) -> int:
             how = "error"
             rows.append({"instance_id": inst.instance_id, "how": how, "error": str(exc)})
         per[inst.repo][how] += 1
-    kinds = ("applies", "applies-at-offset", "pre-image", "error")
+    kinds = ("applies", "applies-at-offset", "applies-with-fuzz", "pre-image", "error")
     lines = ["| project | instances | " + " | ".join(kinds) + " | read |", "|---" * (len(kinds) + 3) + "|"]
     total: Counter = Counter()
     for repo, c in sorted(per.items()):

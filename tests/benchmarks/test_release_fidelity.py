@@ -66,3 +66,6 @@ def test_fidelity_table_and_causes(project: dict[str, Path], margin: str | None,
     assert "| 2022-12 | 1 |" in md
     if margin is None:
         assert "- o__calc-7: git P, release A: lag" in md
+    else:  # the same run read without the correction shows the lag
+        before = json.loads(project["out"].read_text())["cutoffs_uncorrected"]["2022-12"]
+        assert (before["agree"], before["causes"]) == (0, {"lag": 1})
