@@ -76,16 +76,19 @@ def default_index_url() -> str:
         return env
     try:
         from pip._internal.configuration import Configuration
-
-        conf = Configuration(isolated=False)
-        conf.load()
-        for key in ("global.index-url", ":env:.index-url", "download.index-url"):
-            try:
-                return str(conf.get_value(key))
-            except Exception:  # noqa: BLE001 - pip raises its ConfigurationError for a missing key
-                continue
+        from pip._internal.exceptions import ConfigurationError
     except ImportError:  # pragma: no cover - pip is part of every venv we support
-        pass
+        return DEFAULT_INDEX
+    conf = Configuration(isolated=False)
+    try:
+        conf.load()
+    except ConfigurationError:
+        return DEFAULT_INDEX
+    for key in ("global.index-url", "download.index-url"):
+        try:
+            return str(conf.get_value(key))
+        except ConfigurationError:  # no such key
+            continue
     return DEFAULT_INDEX
 
 

@@ -151,3 +151,15 @@ def test_cli_fetch_from_releases_then_patch_presence(tmp_path: Path) -> None:
     assert flags[0]["contaminated"] is True
     assert flags[0]["evidence"]["snapshot_source"]["release"] == "2.0"
     assert "no release snapshots of o/other" in flags[1]["evidence"]["error"]
+
+
+def test_the_index_pip_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchchecker_plugin.repos.index import default_index_url
+
+    conf = tmp_path / "pip.conf"
+    conf.write_text("[global]\nindex-url = https://mirror.example/simple\n")
+    monkeypatch.delenv("PIP_INDEX_URL", raising=False)
+    monkeypatch.setenv("PIP_CONFIG_FILE", str(conf))
+    assert default_index_url() == "https://mirror.example/simple"
+    monkeypatch.setenv("PIP_INDEX_URL", "file:///srv/simple")
+    assert SimpleIndex().url == "file:///srv/simple/"
