@@ -80,8 +80,12 @@ def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: b
 
     instances = load_instances(source, fmt)
     if packages:
+        if dry_run:
+            raise click.UsageError("--dry-run lists clones; it does not apply to --from-releases")
         _fetch_releases(instances, packages, into, cutoffs_file, index_url)
         return
+    if cutoffs_file is not None or index_url is not None:
+        raise click.UsageError("--cutoffs and --index-url go with --from-releases")
     commits: dict[str, set[str]] = {}
     for inst in instances:
         commits.setdefault(inst.repo, set()).add(inst.base_commit)
