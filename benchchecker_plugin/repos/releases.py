@@ -43,6 +43,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Protocol, TypeVar
 
+from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ..atomic import write_text_atomic
@@ -324,6 +325,8 @@ def fetch_releases(package: str, repo: str, into: str | os.PathLike[str], *,
         want = {f.version for f in files}
     final = root / releases_dir_name(repo)
     old = ReleaseHistory.open(final) if final.exists() else None
+    if old is not None and canonicalize_name(old.package) != canonicalize_name(package):
+        raise RepositoryError(f"{final}: holds the releases of {old.package!r}, not {package!r}")
     have = {(r.version, r.sha256): r for r in (old.fetched if old else ())}
     root.mkdir(parents=True, exist_ok=True)
     work = final
