@@ -160,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--similarity", default="difflib+minilm")
     p.add_argument("--out", type=Path, default=None, help="Markdown report (default: stdout)")
     p.add_argument("--json", type=Path, default=None, help="the numbers and every disagreement as JSON")
+    p.add_argument("--save-flags", type=Path, default=None, metavar="DIR",
+                   help="also write both runs' flags: DIR/git.jsonl and DIR/releases.jsonl")
     args = p.parse_args(argv)
 
     instances = load_instances(args.instances)
@@ -191,6 +193,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                          config=PresenceConfig(similarity=args.similarity, snapshot_source="releases",
                                                releases_dir=args.releases_dir,
                                                lag_margin_days=args.lag_margin)).flags
+    if args.save_flags is not None:
+        from benchchecker_plugin.flags import write_flags
+
+        args.save_flags.mkdir(parents=True, exist_ok=True)
+        write_flags(args.save_flags / "git.jsonl", git_flags)
+        write_flags(args.save_flags / "releases.jsonl", rel_flags)
     result = compare(git_flags, rel_flags, whens)
     command = "python benchmarks/release_fidelity.py " + " ".join(argv if argv is not None else sys.argv[1:])
     text = markdown(result, command)

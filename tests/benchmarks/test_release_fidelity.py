@@ -57,7 +57,9 @@ def test_fidelity_table_and_causes(project: dict[str, Path], margin: str | None,
     argv = ["--instances", str(project["insts"]), "--cutoffs", str(project["cutoffs"]),
             "--repos-dir", str(project["clones"]), "--releases-dir", str(project["releases"]),
             "--similarity", "difflib", "--json", str(project["out"]), "--out", str(project["out"].with_suffix(".md"))]
-    assert _module().main(argv + (["--lag-margin", margin] if margin else [])) == 0
+    saved = project["out"].parent / "flags"
+    assert _module().main(argv + ["--save-flags", str(saved)] + (["--lag-margin", margin] if margin else [])) == 0
+    assert len((saved / "releases.jsonl").read_text().splitlines()) == 3
     got = json.loads(project["out"].read_text())["cutoffs"]
     assert list(got) == ["2022-06", "2022-12", "2023-06"]
     assert got["2022-06"]["table"] == {"A>A": 1} and got["2023-06"]["table"] == {"P>P": 1}
