@@ -134,17 +134,20 @@ def base_candidates(items: Sequence[D], *, version: str | None, created_at: date
     """The releases to try, in order, as the stand-in of an instance's base commit.
 
     With the fix's creation date: the releases uploaded before it, newest version first (none
-    can hold the fix), then the first ones after it. Else with the instance's version ``X.Y``
-    (SWE-bench's ``version``: the package's version at the base commit): that line's releases,
-    oldest first (closest to its development), the first release above the line (a development
-    tree labelled ``X.Y`` may hold files first released in the next line), then the highest
-    releases below it. Else the newest releases."""
+    can hold the fix), then the first ones uploaded after it with a higher version (the next
+    releases of the newest line, not backports of old ones). Else with the instance's version
+    ``X.Y`` (SWE-bench's ``version``: the package's version at the base commit): that line's
+    releases, oldest first (closest to its development), the first release above the line (a
+    development tree labelled ``X.Y`` may hold files first released in the next line), then the
+    highest releases below it uploaded before the line's first release. Else the newest releases."""
     pool = list(items)
     out: list[D] = []
     if created_at is not None:
         before = sorted((r for r in pool if r.uploaded_at <= created_at),
                         key=lambda r: _version(r.version), reverse=True)
-        after = sorted((r for r in pool if r.uploaded_at > created_at), key=lambda r: r.uploaded_at)
+        top = _version(before[0].version) if before else None
+        after = sorted((r for r in pool if r.uploaded_at > created_at and (top is None or _version(r.version) > top)),
+                       key=lambda r: r.uploaded_at)
         out = before[:most - 2] + after[:2]
         out += [r for r in before[most - 2:] if len(out) < most]
     elif version:
@@ -152,9 +155,11 @@ def base_candidates(items: Sequence[D], *, version: str | None, created_at: date
         same = sorted((r for r in pool if _version(r.version).release[:len(line)] == line),
                       key=lambda r: _version(r.version))
         floor = Version(".".join(map(str, line)) + ".dev0") if line else None
-        below = sorted((r for r in pool if floor is not None and _version(r.version) < floor),
+        below_all = [r for r in pool if floor is not None and _version(r.version) < floor]
+        first = min((r.uploaded_at for r in same), default=None)
+        below = sorted((r for r in below_all if first is None or r.uploaded_at <= first),
                        key=lambda r: _version(r.version), reverse=True)
-        above = sorted((r for r in pool if r not in same and r not in below), key=lambda r: _version(r.version))
+        above = sorted((r for r in pool if r not in same and r not in below_all), key=lambda r: _version(r.version))
         out = same[:most - 3] + above[:1] + below[:2]
         out += [r for r in same[most - 3:] + below[2:] if len(out) < most]
     else:

@@ -112,10 +112,10 @@ def test_base_candidates_by_date_then_by_version(tmp_path: Path) -> None:
     idx = _index(tmp_path)
     files = SimpleIndex(idx.file_url).sdists("calc")
     by_date = base_candidates(files, version=None, created_at=datetime(2022, 12, 1, tzinfo=UTC))
-    assert [f.version for f in by_date] == ["1.1", "1.0", "2.0", "1.0.1"]
+    assert [f.version for f in by_date] == ["1.1", "1.0", "2.0"]  # not the backport 1.0.1
     by_version = base_candidates(files, version="1.0", created_at=None)
     assert [f.version for f in by_version] == ["1.0", "1.0.1", "1.1"]
-    assert [f.version for f in base_candidates(files, version="1.1", created_at=None)] == ["1.1", "2.0", "1.0.1", "1.0"]
+    assert [f.version for f in base_candidates(files, version="1.1", created_at=None)] == ["1.1", "2.0", "1.0"]
 
 
 def test_cli_fetch_from_releases_then_patch_presence(tmp_path: Path) -> None:
