@@ -55,7 +55,7 @@ from pathlib import Path
 from ..errors import BenchcheckerError, InputError, RepositoryError
 from ..progress import progress
 
-__all__ = ["DEFAULT_SOURCE", "FetchResult", "FetchStatus", "MARKER", "fetch_repos", "repo_dir_name",
+__all__ = ["DEFAULT_SOURCE", "FetchResult", "FetchStatus", "MARKER", "fetch_repos", "locked", "repo_dir_name",
            "source_url"]
 
 DEFAULT_SOURCE = "https://github.com/{owner}/{name}.git"
@@ -321,7 +321,8 @@ def _fetch_one(repo: str, into: Path, template: str, update: bool, dry_run: bool
 
 
 @contextlib.contextmanager
-def _locked(into: Path) -> Iterator[None]:
+def locked(into: Path) -> Iterator[None]:
+    """Hold ``into/.benchchecker-fetch.lock`` (one fetch, of clones or releases, per folder)."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - not POSIX: no lock
@@ -374,7 +375,7 @@ def fetch_repos(repos: Iterable[str], into: str | os.PathLike[str], *, source: s
         todo[i] = repo
     if not dry_run:
         root.mkdir(parents=True, exist_ok=True)
-    with (contextlib.nullcontext() if dry_run else _locked(root)):
+    with (contextlib.nullcontext() if dry_run else locked(root)):
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             futures = {pool.submit(_fetch_one, repo, root, source, update, dry_run,
                                    (commits or {}).get(repo, ())): i for i, repo in todo.items()}

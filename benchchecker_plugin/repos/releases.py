@@ -48,7 +48,7 @@ from packaging.version import InvalidVersion, Version
 
 from ..atomic import write_text_atomic
 from ..errors import DataError, RepositoryError
-from .fetch import repo_dir_name
+from .fetch import locked, repo_dir_name
 from .git import git
 from .index import PackageIndex, ReleaseFile, SimpleIndex
 from .snapshot import Snapshot, parse_cutoff
@@ -328,12 +328,20 @@ def fetch_releases(package: str, repo: str, into: str | os.PathLike[str], *,
         want = _wanted(files, cutoffs or (), bases)
     else:
         want = {f.version for f in files}
+    root.mkdir(parents=True, exist_ok=True)
+    with locked(root):  # one writer per folder, as for clones
+        return _fetch_locked(package, repo, root, index, files, want)
+
+
+def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, files: Sequence[ReleaseFile],
+                  want: set[str]) -> ReleaseFetch:
+    for stale in root.glob(".sdists-*"):  # scratch of a run that was killed
+        shutil.rmtree(stale, ignore_errors=True)
     final = root / releases_dir_name(repo)
     old = ReleaseHistory.open(final) if final.exists() else None
     if old is not None and canonicalize_name(old.package) != canonicalize_name(package):
         raise RepositoryError(f"{final}: holds the releases of {old.package!r}, not {package!r}")
     have = {(r.version, r.sha256): r for r in (old.fetched if old else ())}
-    root.mkdir(parents=True, exist_ok=True)
     work = final
     if old is None:
         if final.exists():

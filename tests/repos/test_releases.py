@@ -16,6 +16,11 @@ from tests.helpers.local_index import LocalIndex, serve
 OFFSET = "import os\n\n\n" + BUGGY  # the buggy file three lines further down
 
 
+def _left(folder: Path) -> list[str]:
+    """What a fetch left in ``folder``, besides its lock file."""
+    return sorted(p.name for p in folder.iterdir() if p.name != ".benchchecker-fetch.lock")
+
+
 def _index(tmp_path: Path) -> LocalIndex:
     idx = LocalIndex(tmp_path / "index")
     idx.add("calc", "1.0", "2022-01-10T10:00:00.250000Z", {"calc.py": BUGGY})
@@ -73,7 +78,7 @@ def test_unknown_package_on_a_served_index(tmp_path: Path) -> None:
     idx = _index(tmp_path)
     with serve(idx) as url, pytest.raises(InputError, match=r"package 'nosuch' on http://.*: no such package \(404\)"):
         fetch_releases("nosuch", "o/nosuch", tmp_path / "repos", index=SimpleIndex(url))
-    assert not (tmp_path / "repos").exists() or not any((tmp_path / "repos").iterdir())
+    assert not (tmp_path / "repos").exists() or _left(tmp_path / "repos") == []
 
 
 @pytest.mark.server
@@ -89,7 +94,7 @@ def test_corrupt_or_missing_sdist_one_error_nothing_half_written(tmp_path: Path,
     repos = tmp_path / "repos"
     with serve(idx) as url, pytest.raises((DataError, RepositoryError), match=message):
         fetch_releases("calc", "o/calc", repos, index=SimpleIndex(url))
-    assert sorted(p.name for p in repos.iterdir()) == []  # no repository, no partial, no scratch
+    assert _left(repos) == []  # no repository, no partial, no scratch
     # an existing release repository is left as it was
     with serve(idx) as url:
         fetch_releases("calc", "o/calc", repos, index=SimpleIndex(url), versions=["1.0"])
@@ -97,7 +102,16 @@ def test_corrupt_or_missing_sdist_one_error_nothing_half_written(tmp_path: Path,
         with pytest.raises((DataError, RepositoryError), match=message):
             fetch_releases("calc", "o/calc", repos, index=SimpleIndex(url))
     assert (repos / "o__calc.releases" / ".git" / "benchchecker-releases.json").read_text() == before
-    assert sorted(p.name for p in repos.iterdir()) == ["o__calc.releases"]
+    assert _left(repos) == ["o__calc.releases"]
+
+
+def test_a_killed_runs_leftovers_go_next_time(tmp_path: Path) -> None:
+    idx = _index(tmp_path)
+    repos = tmp_path / "repos"
+    (repos / ".sdists-dead").mkdir(parents=True)
+    (repos / ".o__calc.releases.partial-dead").mkdir()
+    fetch_releases("calc", "o/calc", repos, index=SimpleIndex(idx.file_url), versions=["1.0"])
+    assert _left(repos) == ["o__calc.releases"]
 
 
 def test_a_sha256_mismatch_is_corrupt(tmp_path: Path) -> None:
