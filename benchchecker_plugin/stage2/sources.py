@@ -12,8 +12,9 @@ holds every file the patch changes and to which every hunk applies the way ``git
 (at an offset when lines moved) is the stand-in base (``how``: ``applies`` or
 ``applies-at-offset``). When none applies, each hunk's pre-image is written into the first
 candidate's file where it fits best (every removed row and half of its rows found, whitespace
-aside; ``applies-with-fuzz``, with the rows that changed), so its scope comes from the release's
-code. When no hunk fits, the patch's own pre-image is read (each hunk parsed on its own, its scope
+aside; ``applies-with-fuzz``, with the rows that changed; a file none of whose places fits is read
+from its own pre-image, listed in ``pre_image_files``), so its scope comes from the release's
+code. When no file fits, the patch's own pre-image is read (each hunk parsed on its own, its scope
 from the hunk's function context; ``how``: ``pre-image``) against the first candidate holding the
 files. An instance whose files no fetched release holds is an error naming
 the file.
@@ -134,9 +135,10 @@ def _patched_sources(inst: BugInstance) -> list[tuple[str, Any]]:
     return out
 
 
-def _overlay(texts: dict[str, str], base: Snapshot) -> Callable[[str], str | None]:
-    """``read_pre`` giving ``texts`` for their paths and ``base``'s files otherwise."""
-    return lambda path: texts[path] if path in texts else base.read_if_exists(path)
+def _overlay(texts: dict[str, str], base: Snapshot, unread: list[str]) -> Callable[[str], str | None]:
+    """``read_pre`` giving ``texts`` for their paths, nothing for ``unread`` ones (those are
+    parsed from the patch's own pre-image), and ``base``'s files otherwise."""
+    return lambda path: texts[path] if path in texts else None if path in unread else base.read_if_exists(path)
 
 
 def _fuzzed(text: str, pfile: Any) -> tuple[str, int] | None:
@@ -241,27 +243,35 @@ def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool, posts: d
     if not holding:
         raise DataError(f"instance {inst.instance_id!r}: no fetched release of {hist.package!r} holds "
                         f"the patched file(s) ({'; '.join(tried)})")
+    best: tuple[Snapshot, Any, dict[str, str], int, list[str]] | None = None
     for base, rel in holding:  # hunks placed where they fit best, the release's rows between kept
         synth: dict[str, str] = {}
         changed = 0
+        unfit: list[str] = []
         for path, pfile in patched:
             fz = _fuzzed(base.read_if_exists(path) or "", pfile)
             if fz is None:
-                break
+                unfit.append(path)
+                tried.append(f"{rel.version} with fuzz: {path} fits nowhere")
+                continue
             synth[path], n = fz
             changed += n
+        if synth and (best is None or len(synth) > len(best[2])):
+            best = (base, rel, synth, changed, unfit)
+        if synth and not unfit:
+            break
+    if best is not None:  # a file that fits nowhere is read from its own pre-image
+        base, rel, synth, changed, unfit = best
+        fuzzed_posts: dict[str, ParsedSource] = {}
+        try:
+            blocks = parse_patch(inst.patch, instance_id=inst.instance_id,
+                                 read_pre=_overlay(synth, base, unfit), posts=fuzzed_posts, preprocess=preprocess)
+        except DataError as exc:
+            tried.append(f"{rel.version} with fuzz: {str(exc).partition(': ')[2] or exc}")
         else:
-            fuzzed_posts: dict[str, ParsedSource] = {}
-            try:
-                blocks = parse_patch(inst.patch, instance_id=inst.instance_id,
-                                     read_pre=_overlay(synth, base), posts=fuzzed_posts, preprocess=preprocess)
-            except DataError as exc:
-                tried.append(f"{rel.version} with fuzz: {str(exc).partition(': ')[2] or exc}")
-                continue
             posts.update(fuzzed_posts)
             return base, blocks, {**rel.to_evidence(hist.package), "how": "applies-with-fuzz",
-                                  "fuzz_rows": changed, "tried": tried}
-        tried.append(f"{rel.version} with fuzz: a hunk fits nowhere")
+                                  "fuzz_rows": changed, "pre_image_files": unfit, "tried": tried}
     base, rel = holding[0]
     return base, parse(None, None), {**rel.to_evidence(hist.package), "how": "pre-image", "tried": tried}
 

@@ -32,6 +32,14 @@ REL_PATCH = """--- a/calc.py
  
 """
 CONFIG = PresenceConfig(similarity="difflib")
+UTIL = "def helper():\n    return 1\n"
+UTIL_PATCH = """--- a/util.py
++++ b/util.py
+@@ -1,2 +1,2 @@
+ def helper():
+-    return 2
++    return 3
+"""
 
 
 def _inst(iid: str = "o__calc-7", repo: str = "o/calc", created: str | None = "2022-12-01T00:00:00Z",
@@ -44,9 +52,9 @@ def _inst(iid: str = "o__calc-7", repo: str = "o/calc", created: str | None = "2
 def releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("rel")
     idx = LocalIndex(root / "index")
-    idx.add("calc", "1.0", "2022-01-10T10:00:00Z", {"calc.py": OLD})
-    idx.add("calc", "1.1", "2022-06-10T10:00:00Z", {"calc.py": OFFSET})
-    idx.add("calc", "2.0", "2023-02-10T10:00:00Z", {"calc.py": NEW})
+    idx.add("calc", "1.0", "2022-01-10T10:00:00Z", {"calc.py": OLD, "util.py": UTIL})
+    idx.add("calc", "1.1", "2022-06-10T10:00:00Z", {"calc.py": OFFSET, "util.py": UTIL})
+    idx.add("calc", "2.0", "2023-02-10T10:00:00Z", {"calc.py": NEW, "util.py": UTIL})
     idx.add("other", "0.1", "2022-01-10T10:00:00Z", {"unrelated.py": "x = 1\n"})
     fetch_releases("calc", "o/calc", root / "repos", index=SimpleIndex(idx.file_url))
     fetch_releases("other", "o/other", root / "repos", index=SimpleIndex(idx.file_url))
@@ -96,8 +104,13 @@ def test_fuzz_then_pre_image_when_no_release_applies(releases: Path) -> None:
     gone = REL_PATCH.replace("     return int(x) + 1\n", "-    return float(x) + 1\n+    return int(x) + 1\n")
     flag = run_grid([_inst(patch=gone)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     assert flag.evidence["base_source"]["how"] == "pre-image"
-    assert "1.1 with fuzz: a hunk fits nowhere" in flag.evidence["base_source"]["tried"]
+    assert "1.1 with fuzz: calc.py fits nowhere" in flag.evidence["base_source"]["tried"]
     assert flag.contaminated is not None
+    # two files: the one that fits is read in the release, the other from its own pre-image
+    flag = run_grid([_inst(patch=fuzz + UTIL_PATCH)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
+    base = flag.evidence["base_source"]
+    assert (base["how"], base["pre_image_files"]) == ("applies-with-fuzz", ("util.py",))
+    assert [b["file"] for b in flag.evidence["blocks"]] == ["calc.py", "util.py"]
 
 
 def test_bad_input_is_one_line_and_the_other_projects_proceed(releases: Path) -> None:
