@@ -151,7 +151,9 @@ def _fetch_releases(instances: Sequence[BugInstance], packages: tuple[str, ...],
                     created = (datetime.fromisoformat(inst.created_at.replace("Z", "+00:00")).astimezone(UTC)
                                if inst.created_at else None)
                     bases.append((inst.extra.get("version"), created))
-            res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs, bases=bases)
+            # without --cutoffs every sdist: any cutoff can then be asked
+            res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs,
+                                 bases=bases if cutoffs is not None else ())
         except (BenchcheckerError, OSError) as exc:
             click.echo(f"failed {package}: {exc}", err=True)
             failed.append(package)
