@@ -30,7 +30,8 @@ of every disagreement:
 
 ``--bases-only`` needs no clones: it reads every instance's gold patch against its project's
 release snapshots (the stand-in base of ``patch-presence --snapshot-source releases``) and counts
-how: ``applies`` (as ``git apply`` would, at the stated lines), ``applies-at-offset``, ``applies-with-fuzz``,
+how: ``applies`` (as ``git apply`` would, at the stated lines), ``applies-at-offset``, ``un-applied``
+(a release holding the fix, the patch undone there), ``applies-with-fuzz``,
 ``pre-image`` (no fetched release applies: the patch's own pre-image), or the one-line error.
 
 Goals (issue 28): >= 97% agreement at every cutoff from 2023-01 on, >= 93% before; release-side
@@ -240,7 +241,7 @@ def bases_only(instances: Sequence[Any], args: argparse.Namespace) -> int:
             how = "error"
             rows.append({"instance_id": inst.instance_id, "how": how, "error": str(exc)})
         per[inst.repo][how] += 1
-    kinds = ("applies", "applies-at-offset", "applies-with-fuzz", "pre-image", "error")
+    kinds = ("applies", "applies-at-offset", "un-applied", "applies-with-fuzz", "pre-image", "error")
     lines = ["| project | instances | " + " | ".join(kinds) + " | read |", "|---" * (len(kinds) + 3) + "|"]
     total: Counter = Counter()
     for repo, c in sorted(per.items()):

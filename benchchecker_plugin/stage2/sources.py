@@ -10,7 +10,9 @@ Base files without the base commit (release snapshots): the gold patch is read a
 releases of :func:`~benchchecker_plugin.repos.releases.base_candidates` in turn; the first that
 holds every file the patch changes and to which every hunk applies the way ``git apply`` would
 (at an offset when lines moved) is the stand-in base (``how``: ``applies`` or
-``applies-at-offset``). When none applies, each hunk's pre-image is written into the first
+``applies-at-offset``). When none applies but one already holds the fix (a release of the line
+the fix was made in), the patch is undone there as ``git apply -R`` would, which gives its exact
+pre-image in that release's code (``un-applied``). Else each hunk's pre-image is written into the first
 candidate's file where it fits best (every removed row and half of its rows found, whitespace
 aside; ``applies-with-fuzz``, with the rows that changed; a file none of whose places fits is read
 from its own pre-image, listed in ``pre_image_files``), so its scope comes from the release's
@@ -36,6 +38,7 @@ Dates:
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -53,7 +56,7 @@ from ..repos.releases import ReleaseHistory, base_candidates, find_releases, is_
 from ..repos.snapshot import Snapshot
 from .decide import Category
 from .normalize import ParsedSource
-from .patch import PatchBlock, parse_patch
+from .patch import PatchBlock, apply_patch_to_text, parse_patch
 
 __all__ = ["SNAPSHOT_SOURCES", "adjust_for_dates", "describe", "locate", "read_base", "snapshot_at"]
 
@@ -133,6 +136,63 @@ def _patched_sources(inst: BugInstance) -> list[tuple[str, Any]]:
         if src and src != "/dev/null" and not f.is_added_file:
             out.append((src[2:] if src.startswith(("a/", "b/")) else src, f))
     return out
+
+
+_HUNK = re.compile(r"^@@ -(\d+(?:,\d+)?) \+(\d+(?:,\d+)?) @@(.*)$")
+
+
+def _reversed(diff: str) -> str:
+    """``diff`` undone: added and removed rows swapped, hunk ranges and file names too."""
+    out = []
+    lines = diff.splitlines(keepends=True)
+    i = 0
+    while i < len(lines):
+        ln = lines[i]
+        if ln.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
+            old, new = ln[4:], lines[i + 1][4:]
+            out += ["--- " + new, "+++ " + old]
+            i += 2
+            continue
+        m = _HUNK.match(ln.rstrip("\r\n"))
+        if m:
+            out.append(f"@@ -{m.group(2)} +{m.group(1)} @@{m.group(3)}\n")
+        elif ln.startswith("+"):
+            out.append("-" + ln[1:])
+        elif ln.startswith("-"):
+            out.append("+" + ln[1:])
+        else:
+            out.append(ln)
+        i += 1
+    return "".join(out)
+
+
+def _unapplied(inst: BugInstance, patched: list[tuple[str, Any]], holding: list[tuple[Snapshot, Any]],
+               preprocess: bool, posts: dict[str, ParsedSource], tried: list[str]
+               ) -> tuple[Snapshot, tuple[PatchBlock, ...], Any] | None:
+    """The first release that already holds the fix, with the gold patch's pre-image made by
+    undoing the patch there (as ``git apply -R`` would): the base, the blocks and the release."""
+    try:
+        back = {(f.target_file[2:] if f.target_file.startswith(("a/", "b/")) else f.target_file): f
+                for f in PatchSet(_reversed(inst.patch)) if f.target_file != "/dev/null"}
+    except UnidiffParseError:
+        return None
+    for base, rel in holding:
+        texts: dict[str, str] = {}
+        try:
+            for path, _ in patched:
+                post = base.read_if_exists(path)
+                if post is None or path not in back:
+                    raise DataError(f"instance {inst.instance_id!r}: {path} cannot be undone")
+                texts[path] = apply_patch_to_text(post, back[path], inst.instance_id)
+            got: dict[str, ParsedSource] = {}
+            blocks = parse_patch(inst.patch, instance_id=inst.instance_id,
+                                 read_pre=_overlay(texts, base, []), posts=got, preprocess=preprocess)
+        except DataError as exc:
+            tried.append(f"{rel.version} undone: {str(exc).partition(': ')[2] or exc}")
+            continue
+        posts.update(got)
+        return base, blocks, rel
+    return None
 
 
 def _overlay(texts: dict[str, str], base: Snapshot, unread: list[str]) -> Callable[[str], str | None]:
@@ -243,6 +303,10 @@ def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool, posts: d
     if not holding:
         raise DataError(f"instance {inst.instance_id!r}: no fetched release of {hist.package!r} holds "
                         f"the patched file(s) ({'; '.join(tried)})")
+    undone = _unapplied(inst, patched, holding, preprocess, posts, tried)
+    if undone is not None:
+        base, blocks, rel = undone
+        return base, blocks, {**rel.to_evidence(hist.package), "how": "un-applied", "tried": tried}
     best: tuple[Snapshot, Any, dict[str, str], int, list[str]] | None = None
     for base, rel in holding:  # hunks placed where they fit best, the release's rows between kept
         synth: dict[str, str] = {}

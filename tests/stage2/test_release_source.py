@@ -92,16 +92,23 @@ def test_lag_correction_with_its_margin(releases: Path, margin: int, created: st
         assert flag.evidence["snapshot_source"]["release"] == "1.1"
 
 
-def test_fuzz_then_pre_image_when_no_release_applies(releases: Path) -> None:
+def test_fuzz_undo_then_pre_image_when_no_release_applies(releases: Path) -> None:
     """A context row no release holds: the hunk is placed where it fits best in the newest
-    release before the PR; a removed row no release holds: the patch's own pre-image."""
+    release before the PR; a release that holds the fix: the patch undone there; neither: the
+    patch's own pre-image."""
     fuzz = REL_PATCH.replace(" def add_one(x):\n+", " def add_one(y):\n+")
     flag = run_grid([_inst(patch=fuzz)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     base = flag.evidence["base_source"]
     assert (base["how"], base["release"], base["fuzz_rows"]) == ("applies-with-fuzz", "1.1", 1)
     assert base["tried"][0] == "1.1: calc.py line 2 differs from the patch context (wrong base file?)"
     assert flag.contaminated is True and flag.evidence["blocks"][0]["scope"] == "add_one"
-    gone = REL_PATCH.replace("     return int(x) + 1\n", "-    return float(x) + 1\n+    return int(x) + 1\n")
+    # a removed row no release holds, but a release holds the fix: the patch undone there
+    undo = REL_PATCH.replace("     return int(x) + 1\n", "-    return float(x) + 1\n+    return int(x) + 1\n")
+    flag = run_grid([_inst(patch=undo)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
+    assert (flag.evidence["base_source"]["how"], flag.evidence["base_source"]["release"]) == ("un-applied", "2.0")
+    assert flag.contaminated is True
+    # neither the buggy nor the fixed rows in any release: the patch's own pre-image
+    gone = REL_PATCH.replace("     return int(x) + 1\n", "-    return float(x) + 1\n+    return float(x) + 2\n")
     flag = run_grid([_inst(patch=gone)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     assert flag.evidence["base_source"]["how"] == "pre-image"
     assert "1.1 with fuzz: calc.py fits nowhere" in flag.evidence["base_source"]["tried"]
