@@ -154,7 +154,9 @@ def _reversed(diff: str) -> str:
             i += 2
             continue
         m = _HUNK.match(ln.rstrip("\r\n"))
-        if m:
+        if ln.startswith(("diff --git ", "index ")):
+            pass  # git's headers name the sides in the old order; the ---/+++ pair is enough
+        elif m:
             out.append(f"@@ -{m.group(2)} +{m.group(1)} @@{m.group(3)}\n")
         elif ln.startswith("+"):
             out.append("-" + ln[1:])

@@ -103,7 +103,8 @@ def test_fuzz_undo_then_pre_image_when_no_release_applies(releases: Path) -> Non
     assert base["tried"][0] == "1.1: calc.py line 2 differs from the patch context (wrong base file?)"
     assert flag.contaminated is True and flag.evidence["blocks"][0]["scope"] == "add_one"
     # a removed row no release holds, but a release holds the fix: the patch undone there
-    undo = REL_PATCH.replace("     return int(x) + 1\n", "-    return float(x) + 1\n+    return int(x) + 1\n")
+    undo = "diff --git a/calc.py b/calc.py\n" + REL_PATCH.replace(
+        "     return int(x) + 1\n", "-    return float(x) + 1\n+    return int(x) + 1\n")
     flag = run_grid([_inst(patch=undo)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     assert (flag.evidence["base_source"]["how"], flag.evidence["base_source"]["release"]) == ("un-applied", "2.0")
     assert flag.contaminated is True
