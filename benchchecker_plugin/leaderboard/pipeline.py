@@ -26,12 +26,14 @@ from .submission import Submission
 if TYPE_CHECKING:  # pandas and the scorer (numba) are imported where used
     import pandas as pd
 
-__all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "Rescored", "build_leaderboard", "rate_submissions",
-           "rescore_run", "summary_groups", "write_leaderboard"]
+__all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "RUN_INSTANCES", "Rescored", "build_leaderboard",
+           "rate_submissions", "rescore_run", "summary_groups", "write_leaderboard"]
 
 
 MIN_CLEAN = 20            # = scoring.MIN_CLEAN (scoring is imported where used: numba)
 MIN_RESOLVED_CLEAN = 10   # = scoring.MIN_RESOLVED_CLEAN
+#: :attr:`Rescored.denominator` when the rates are over the run's own instances (issue 29)
+RUN_INSTANCES = "the run's instances"
 
 
 @dataclass(frozen=True, eq=False)
@@ -67,13 +69,21 @@ def _flags_for(path: Path, benchmark: str) -> list[ContaminationFlag]:
     return [f for f in flags if f.benchmark == benchmark]
 
 
-def _denominator(instances: Path | None, tiers: Path | None, id_field: str) -> tuple[list[str], str]:
+def _denominator(instances: Path | None, tiers: Path | None, id_field: str,
+                 run_ids: frozenset[str] | None = None) -> tuple[list[str], str]:
+    """The instance ids rates are taken over, and where they came from. One rule (issue 29):
+    ``--instances`` when given; else the run's own instances (``run_ids``: one run re-scored,
+    when its results list what it attempted); else the ids in ``--tiers`` (a leaderboard's common
+    list). Tiers only label: they never shrink or grow a run's denominator."""
     from .tiers import load_instance_ids
 
-    source = instances or tiers
-    if source is None:
+    if instances is not None:
+        return load_instance_ids(instances, id_field=id_field), str(instances)
+    if run_ids:
+        return sorted(run_ids), RUN_INSTANCES
+    if tiers is None:
         raise InputError("give --instances (the benchmark's instance list) or --tiers")
-    return load_instance_ids(source, id_field=id_field), str(source)
+    return load_instance_ids(tiers, id_field=id_field), str(tiers)
 
 
 def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str) -> dict[str, str] | None:
@@ -86,10 +96,11 @@ def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str) -> dic
     return load_tiers(tiers, field=field, id_field=id_field, scheme=tier_scheme(benchmark))
 
 
-def _notes(table: pd.DataFrame, n_outside: int, errors: dict[str, int]) -> list[str]:
+def _notes(table: pd.DataFrame, n_outside: int, errors: dict[str, int], denom: str) -> list[str]:
     all_rows = table[table["tier"] == "all"]
+    source = RUN_INSTANCES if denom == RUN_INSTANCES else "the benchmark's instance list"
     notes = [f"{int(all_rows['n_instances'].iloc[0]) if len(all_rows) else 0} instances in the "
-             "denominator (the benchmark's instance list); unsubmitted instances count as unresolved."]
+             f"denominator ({source}); unsubmitted instances count as unresolved."]
     und = int(all_rows["n_undecided"].sum())
     if und:
         notes.append(f"{und} (submission, instance) verdicts were undecided or had no flag "
@@ -122,10 +133,11 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
                      id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
                      seed: int = 0, min_clean: int = MIN_CLEAN,
                      min_resolved_clean: int = MIN_RESOLVED_CLEAN,
-                     groups: dict[str, list[str]] | None = None) -> Rescored:
+                     groups: dict[str, list[str]] | None = None,
+                     run_ids: frozenset[str] | None = None) -> Rescored:
     """Rate ``subs`` with the flags of ``benchmark`` in ``flags_path`` (each submission's model,
-    plus ``"*"`` flags) over the benchmark's instance list (``instances_path``, else the ids in
-    ``tiers_path``), per tier of ``tiers_path``.
+    plus ``"*"`` flags) over ``instances_path``, else ``run_ids`` (one run's own instances), else
+    the ids in ``tiers_path``, per tier of ``tiers_path``.
 
     A row (and a summary cell) is estimated only with ``min_clean`` clean and
     ``min_resolved_clean`` resolved clean instances (distinct ones, for a summary); ``groups``
@@ -138,7 +150,7 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
     from .model_map import verdicts_by_submission
 
     flags = _flags_for(flags_path, benchmark)
-    ids, denom = _denominator(instances_path, tiers_path, id_field)
+    ids, denom = _denominator(instances_path, tiers_path, id_field, run_ids)
     tiers = _tiers(tiers_path, benchmark, tier_field, id_field)
     idset = set(ids)
     for sub in subs:   # here both files are known (the scorer below knows names only)
@@ -169,7 +181,7 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
     blank = list(dict.fromkeys(str(w.message) for w in caught
                                if issubclass(w.category, UndefinedMetricWarning)))
     errors = {s.name: len(s.errors) for s in subs if s.errors}
-    notes = _notes(table, outside, errors) + [_in_words(t) for t in blank]
+    notes = _notes(table, outside, errors, denom) + [_in_words(t) for t in blank]
     notes += [f"{s.name}: {s.partial} (scored as it is)." for s in subs if s.partial]
     return Rescored(table, tuple(notes), denom, tuple(flags), tuple(subs), summary)
 
@@ -182,7 +194,9 @@ def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", mode
                 min_resolved_clean: int = MIN_RESOLVED_CLEAN) -> Rescored:
     """Re-score one run's results (any format :func:`~.load.load_submissions` reads) without its
     contaminated instances, per tier; ``model`` names the run's model when the results do not
-    (or name it otherwise). A results path holding several runs is an :class:`InputError`."""
+    (or name it otherwise). A results path holding several runs is an :class:`InputError`.
+    The denominator is the run's instances (what its results list as attempted) unless
+    ``instances_path`` says otherwise; ``tiers_path`` only labels them."""
     from .load import load_submissions
 
     subs = load_submissions(results_path, fmt)
@@ -195,7 +209,7 @@ def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", mode
                             instances_path=instances_path, tier_field=tier_field,
                             id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
                             min_clean=min_clean, min_resolved_clean=min_resolved_clean,
-                            groups={})
+                            groups={}, run_ids=subs[0].submitted)
 
 
 def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "auto",

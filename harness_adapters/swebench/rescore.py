@@ -83,8 +83,8 @@ def _has_any_model_flags(path: Path) -> bool:
               help="Flags file (.jsonl) or folder of them (--flags is the same option).")
 @click.option("--tiers", "tiers_path", default=None, help=TIERS_HELP)
 @click.option("--instances", "instances_path", default=None,
-              help="The benchmark's instance list (denominator); default: the ids in --tiers, "
-                   "else the ids the report lists as submitted.")
+              help="The instances rates are over (denominator); default: the ids the report "
+                   "lists as submitted, else the ids in --tiers. --tiers only labels tiers.")
 @click.option("--benchmark", default=None,
               help="swe-bench-verified or multi-swe-bench (default: from the report and flags).")
 @click.option("--contamination-model", "--model", "model", default=None,
@@ -115,12 +115,17 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
 
     with echo_warnings():
         run = _load_run(report)
-        if instances_path or tiers_path:
-            ids = load_instance_ids(instances_path or tiers_path)  # type: ignore[arg-type]
+        # the denominator: --instances, else the run's instances; tiers only label (issue 29)
+        if instances_path:
+            ids = load_instance_ids(instances_path)
         elif run.submitted:
             ids = sorted(run.submitted)
             echo(f"denominator: the {len(ids)} instances the report lists as submitted "
-                 "(give --instances or --tiers for the benchmark's list)")
+                 "(give --instances for another list)")
+        elif tiers_path:
+            ids = load_instance_ids(tiers_path)
+            echo(f"denominator: the {len(ids)} instances of --tiers (the report lists no "
+                 "submitted ids; give --instances for another list)")
         else:
             raise InputError(f"{report}: lists no submitted ids; give --instances or --tiers")
         hints = [benchmark] if benchmark else [str(report), run.format, str(tiers_path or "")]

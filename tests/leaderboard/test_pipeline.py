@@ -20,6 +20,7 @@ from benchchecker_plugin.leaderboard import (
     rescore_run,
     write_leaderboard,
 )
+from benchchecker_plugin.leaderboard.pipeline import RUN_INSTANCES
 from benchchecker_plugin.scoring import LEADERBOARD_COLUMNS
 
 IDS = [f"o__r-{k}" for k in range(30)]
@@ -49,8 +50,8 @@ def test_rescore_run_is_what_the_command_prints(inputs: dict[str, Path]) -> None
     run = rescore_run(inputs["run"], inputs["flags"], tiers_path=inputs["tiers"], n_boot=50)
     assert tuple(run.table.columns) == LEADERBOARD_COLUMNS
     assert [s.name for s in run.submissions] == ["org__m.run1"] and run.submissions[0].model == "org/m"
-    assert run.denominator == str(inputs["tiers"])
-    assert run.notes[0].startswith("30 instances in the denominator")
+    assert run.denominator == RUN_INSTANCES
+    assert run.notes[0].startswith("30 instances in the denominator (the run's instances)")
     assert any("verdicts were undecided" in n for n in run.notes)
     result = CliRunner().invoke(main, ["rescore", "--results", str(inputs["run"]), "--flags",
                                        str(inputs["flags"]), "--tiers", str(inputs["tiers"]),
@@ -65,6 +66,26 @@ def test_rescore_run_is_what_the_command_prints(inputs: dict[str, Path]) -> None
     renamed = rescore_run(inputs["run"], inputs["flags"], tiers_path=inputs["tiers"], n_boot=0,
                           model="org/other")
     assert renamed.submissions[0].model == "org/other"
+
+
+def test_a_subset_run_is_rated_over_its_own_instances(inputs: dict[str, Path],
+                                                      tmp_path: Path) -> None:
+    """Issue 29: a run of 6 instances re-scored with a 30-instance tiers file was rated over 30
+    (original rate 4/30); --tiers only labels, the denominator is the run's 6 unless --instances
+    names another list."""
+    run = tmp_path / "org__m.sub.json"
+    run.write_text(json.dumps({"resolved_ids": IDS[:4], "submitted_ids": IDS[:6]}))
+    rated = rescore_run(run, inputs["flags"], tiers_path=inputs["tiers"], n_boot=0)
+    [row] = rated.table[rated.table["tier"] == "all"].to_dict("records")
+    assert (row["n_instances"], row["original_rate"]) == (6, pytest.approx(4 / 6))
+    assert rated.denominator == RUN_INSTANCES
+    listed = tmp_path / "ids.json"
+    listed.write_text(json.dumps(IDS))
+    wide = rescore_run(run, inputs["flags"], tiers_path=inputs["tiers"], instances_path=listed,
+                       n_boot=0)
+    [row] = wide.table[wide.table["tier"] == "all"].to_dict("records")
+    assert (row["n_instances"], row["original_rate"]) == (30, pytest.approx(4 / 30))
+    assert wide.notes[0].startswith("30 instances in the denominator (the benchmark's instance")
 
 
 def test_build_leaderboard_notes_files_and_table(inputs: dict[str, Path], tmp_path: Path) -> None:

@@ -87,10 +87,17 @@ def test_rescore_equals_benchchecker_rescore(source: str, run_dir: dict, cli, ma
             f"{MODEL.replace('/', '__')}.{RUN}.benchchecker.json").read_text())
         _rows_equal(ours["scores"], want)
         assert ours["counts"] == {"clean": 4, "contaminated": 3, "undecided": 1,
-                                  "unflagged": 492}
-        assert want[0]["original_rate"] == pytest.approx(5 / 500)
-    assert "|all|500|4|3|493|0.0100|" in result.stdout
+                                  "unflagged": 2}
+        assert want[0]["original_rate"] == pytest.approx(5 / 10)
+    # the run's instances (the report's 10 submitted, the 9 with logs), not the 500 ids of
+    # --tiers (issue 29: tiers only label)
+    n = 10 if source == "report" else 9
+    assert f"|all|{n}|4|3|{n - 7}|{5 / n:.4f}|" in result.stdout
     assert "error" not in json.dumps(want)
+    wider = cli("swebench", "rescore", target, "--flags", flags, "--tiers", run_dir["data"],
+                "--instances", run_dir["data"])
+    assert wider.exit_code == 0, wider.output
+    assert "|all|500|4|3|493|0.0100|" in wider.stdout
 
 
 def test_rescore_multi_swe_bench_final_report(cli, make_flags, tmp_path: Path) -> None:
