@@ -86,6 +86,26 @@ def _denominator(instances: Path | None, tiers: Path | None, id_field: str,
     return load_instance_ids(tiers, id_field=id_field), str(tiers)
 
 
+def _unmatched(flags: Sequence[ContaminationFlag], subs: Sequence[Submission]) -> list[Submission]:
+    """The submissions no flag speaks for: none of their models has a record, and there is no
+    ``"*"`` record (every instance of theirs would be undecided)."""
+    from ..flags import ANY_MODEL
+
+    models = {f.model for f in flags}
+    if ANY_MODEL in models:
+        return []
+    return [s for s in subs if not models.intersection(s.models)]
+
+
+def _no_model_match(sub: Submission, flags: Sequence[ContaminationFlag], path: Path,
+                    benchmark: str) -> InputError:
+    held = sorted({f.model for f in flags})
+    shown = ", ".join(held[:8]) + (f" ... ({len(held)} models)" if len(held) > 8 else "")
+    who = f"model '{sub.model}'" if sub.model else "the run's model (the results name none)"
+    return InputError(f"{path}: no {benchmark} flags for {who}; the flags hold {shown}: "
+                      "pass --model NAME to pick one")
+
+
 def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str) -> dict[str, str] | None:
     from .tiers import load_tiers
 
@@ -144,7 +164,8 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
     (default :func:`summary_groups`) are the summary's groups.
 
     Errors (one line): no flags for ``benchmark``; neither instance list nor tiers; a resolved id
-    outside the instance list. Rows the scorer leaves blank are explained in the notes, not
+    outside the instance list; one submission whose model no flag names (and no ``"*"`` flag),
+    naming the models the flags hold. Rows the scorer leaves blank are explained in the notes, not
     warned about."""
     from ..scoring import UndefinedMetricWarning, pooled_summary, rate_table
     from .model_map import verdicts_by_submission
@@ -160,6 +181,8 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
             raise DataError(f"{sub.source or sub.name}: submission {sub.name}: {len(unknown)} resolved "
                             f"instance ids are not in the benchmark's instance list: {shown} "
                             f"(read from {denom})")
+    if len(subs) == 1 and _unmatched(flags, subs):   # one run: every instance would be undecided
+        raise _no_model_match(subs[0], flags, flags_path, benchmark)
     outside = len({f.instance_id for f in flags} - idset)
     verdicts = verdicts_by_submission(flags, subs, benchmark=benchmark)
     with warnings.catch_warnings(record=True) as caught:

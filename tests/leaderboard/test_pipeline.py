@@ -138,3 +138,24 @@ def test_errors_name_the_input(inputs: dict[str, Path], tmp_path: Path) -> None:
     with pytest.raises(DataError, match="9 resolved instance ids are not in the benchmark's "
                                         "instance list"):
         rate_submissions(subs, inputs["flags"], instances_path=short)
+
+
+@pytest.mark.parametrize("named", ["org/other", ""])
+def test_a_run_whose_model_no_flag_names_says_which_models_the_flags_hold(
+        named: str, tmp_path: Path) -> None:
+    """Issue 29: a run whose model matched no flag printed 0 clean, all undecided and "no clean
+    instance"; now it names the models the flags hold and the option that picks one."""
+    run = tmp_path / "final.json"
+    run.write_text(json.dumps({"resolved_ids": IDS[:2], "submitted_ids": IDS[:4]}))
+    flags = write_flags(tmp_path / "flags.jsonl", [
+        ContaminationFlag(benchmark="swe-bench-verified", instance_id=i, model=m, method="rule",
+                          contaminated=k % 2 == 0, score=1.0)
+        for k, i in enumerate(IDS[:4]) for m in ("gpt-4o-2024-05-13", "claude-3")])
+    with pytest.raises(InputError) as err:
+        rescore_run(run, flags, model=named or None, n_boot=0)
+    who = f"model '{named}'" if named else "the run's model (the results name none)"
+    assert str(err.value) == (f"{flags}: no swe-bench-verified flags for {who}; the flags hold "
+                              "claude-3, gpt-4o-2024-05-13: pass --model NAME to pick one")
+    picked = rescore_run(run, flags, model="gpt-4o-2024-05-13", n_boot=0)
+    [row] = picked.table[picked.table["tier"] == "all"].to_dict("records")
+    assert (row["n_clean"], row["n_contaminated"]) == (2, 2)
