@@ -72,7 +72,8 @@ _COMMON = [
                  help="Flags file (.jsonl) or folder of them."),
     click.option("--tiers", "tiers_path", type=click.Path(path_type=Path),
                  help="Per-instance tiers: .jsonl/.csv/.parquet with instance_id + difficulty, "
-                      "or a datasets name."),
+                      "a datasets name, or a Multi-SWE-bench annotation workbook (.xlsx, with "
+                      "--benchmark multi-swe-bench). Tiers only label instances."),
     click.option("--instances", "instances_path", type=click.Path(path_type=Path),
                  help="The benchmark's instance list (denominator); default: the ids in --tiers."),
     click.option("--benchmark", default="swe-bench-verified", show_default=True,

@@ -7,7 +7,7 @@ the paper does: easy (< 15 min), medium (15 min - 1 h), hard (>= 1 h). An instan
 harder of its two labels (one label when the other annotator left it blank), the way SWE-bench
 Verified keeps the most severe of its annotators' labels.
 
-Reading ``.xlsx`` needs ``openpyxl`` (``pip install benchchecker[xlsx]``).
+Reading ``.xlsx`` needs ``openpyxl`` (``pip install 'benchchecker_plugin[xlsx]'``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ def load_multi_swe_bench_tiers(path: str | os.PathLike[str],
     try:
         table = pd.read_excel(file, dtype=str)
     except ImportError as exc:
-        raise InputError(f"{file}: reading .xlsx needs openpyxl (pip install 'benchchecker[xlsx]')") from exc
+        raise InputError(f"{file}: reading .xlsx needs openpyxl (pip install 'benchchecker_plugin[xlsx]')") from exc
     except ValueError as exc:
         raise DataError(f"{file}: not a readable workbook ({exc})") from exc
     id_col = next((c for c in table.columns if "instance_id" in str(c)), None)

@@ -106,14 +106,16 @@ def _no_model_match(sub: Submission, flags: Sequence[ContaminationFlag], path: P
                       "pass --model NAME to pick one")
 
 
-def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str) -> dict[str, str] | None:
+def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str,
+           ids: Sequence[str]) -> dict[str, str] | None:
     from .tiers import load_tiers
 
     if tiers is None:
         return None
     from ..benchmarks import tier_scheme
 
-    return load_tiers(tiers, field=field, id_field=id_field, scheme=tier_scheme(benchmark))
+    return load_tiers(tiers, field=field, id_field=id_field, scheme=tier_scheme(benchmark),
+                      instance_ids=ids)
 
 
 def _notes(table: pd.DataFrame, n_outside: int, errors: dict[str, int], denom: str) -> list[str]:
@@ -172,7 +174,7 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
 
     flags = _flags_for(flags_path, benchmark)
     ids, denom = _denominator(instances_path, tiers_path, id_field, run_ids)
-    tiers = _tiers(tiers_path, benchmark, tier_field, id_field)
+    tiers = _tiers(tiers_path, benchmark, tier_field, id_field, ids)
     idset = set(ids)
     for sub in subs:   # here both files are known (the scorer below knows names only)
         unknown = sorted(sub.resolved - idset)

@@ -4,12 +4,15 @@ Sources: a ``.jsonl`` / ``.json`` / ``.csv`` / ``.parquet`` file with an ``insta
 ``difficulty`` for tiers), a ``.json`` list of ids, or a Hugging Face ``datasets`` name
 (``princeton-nlp/SWE-bench_Verified``; loaded with ``datasets.load_dataset``). Multi-SWE-bench
 tiers are easy / medium / hard: time-to-fix labels are mapped as its paper does (easy: < 15 min,
-medium: 15 min - 1 hour, hard: >= 1 hour).
+medium: 15 min - 1 hour, hard: >= 1 hour). Multi-SWE-bench's own annotation workbooks
+(``annotations/<lang>.xlsx``) are tiers too: read by
+:func:`~benchchecker_plugin.instances.load_multi_swe_bench_tiers`, keyed by the run's ids.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,7 @@ MSB_TIER_OF_TIME = {
     "easy": "easy", "medium": "medium", "hard": "hard",
 }
 _SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
+_WORKBOOK = ".xlsx"
 
 
 def load_table(source: str | Path, *, split: str = "test") -> pd.DataFrame:
@@ -43,6 +47,10 @@ def load_table(source: str | Path, *, split: str = "test") -> pd.DataFrame:
                 return pd.read_csv(path, dtype=str, keep_default_na=False)
             if suffix == ".parquet":
                 return pd.read_parquet(path)
+            if suffix == _WORKBOOK:
+                raise DataError(f"{path}: a Multi-SWE-bench annotation workbook labels tiers "
+                                "(--tiers with --benchmark multi-swe-bench); it is no instance "
+                                "list: give --instances")
         except (ValueError, json.JSONDecodeError) as exc:
             raise DataError(f"{path}: cannot read as {suffix[1:]} ({exc})") from None
         raise DataError(f"{path}: unsupported file type (use one of {', '.join(_SUFFIXES)})")
@@ -76,8 +84,18 @@ def load_instance_ids(source: str | Path, *, id_field: str = "instance_id",
 
 
 def load_tiers(source: str | Path, *, field: str = "difficulty", id_field: str = "instance_id",
-               scheme: str = "swe-bench-verified", split: str = "test") -> dict[str, str]:
-    """``{instance_id: tier}``; ``scheme="multi-swe-bench"`` maps labels to easy/medium/hard."""
+               scheme: str = "swe-bench-verified", split: str = "test",
+               instance_ids: Iterable[str] | None = None) -> dict[str, str]:
+    """``{instance_id: tier}``; ``scheme="multi-swe-bench"`` maps labels to easy/medium/hard.
+    A Multi-SWE-bench annotation workbook (``.xlsx``) is keyed by ``instance_ids`` (``org__repo-N``;
+    without them, by the workbook's ``org-repo-N``)."""
+    if Path(source).suffix.lower() == _WORKBOOK and Path(source).is_file():
+        if scheme != "multi-swe-bench":
+            raise DataError(f"{source}: .xlsx tiers are Multi-SWE-bench annotation workbooks; "
+                            "pass --benchmark multi-swe-bench")
+        from ..instances import load_multi_swe_bench_tiers
+
+        return load_multi_swe_bench_tiers(source, instance_ids)
     table = load_table(source, split=split)
     ids = [str(v) for v in _column(table, id_field, source)]
     labels = [str(v).strip() for v in _column(table, field, source)]

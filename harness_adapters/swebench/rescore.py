@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--he
 __all__ = ["TIERS_HELP", "rescore", "rescore_report", "write_beside"]
 
 TIERS_HELP = ("Per-instance difficulty tiers (.jsonl/.csv/.parquet with instance_id + difficulty, "
-              "or a datasets name); adds one row per tier.")
+              "a datasets name, or a Multi-SWE-bench annotations .xlsx); adds one row per tier.")
 
 
 def _load_run(path: Path) -> Any:
@@ -49,7 +49,8 @@ def rescore_report(path: Path, selection: Selection, *, tiers: str | None = None
     if tiers:
         from benchchecker_plugin.benchmarks import tier_scheme
 
-        tier_map = load_tiers(tiers, scheme=tier_scheme(selection.benchmark))
+        tier_map = load_tiers(tiers, scheme=tier_scheme(selection.benchmark),
+                              instance_ids=list(selection.groups))
     return grouped_scores(values, selection, task=run.name, metric="resolved", tiers=tier_map,
                           group_hard=group_hard, n_boot=n_boot, seed=seed)
 

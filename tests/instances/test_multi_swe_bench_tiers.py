@@ -73,3 +73,19 @@ def test_staged_java_annotations_cover_every_staged_java_instance() -> None:
     tiers = load_multi_swe_bench_tiers(DATA / "annotations" / "java.xlsx", ids)
     assert set(tiers) == set(ids)
     assert set(tiers.values()) == {"easy", "medium", "hard"}
+
+
+def test_without_openpyxl_the_hint_names_the_real_package(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 29: the hint said `benchchecker[xlsx]`; the distribution is benchchecker_plugin."""
+    import pandas as pd
+
+    def no_openpyxl(*args: object, **kwargs: object) -> None:
+        raise ImportError("Missing optional dependency 'openpyxl'.")
+
+    monkeypatch.setattr(pd, "read_excel", no_openpyxl)
+    book = _workbook(tmp_path / "java.xlsx", [])
+    with pytest.raises(InputError) as err:
+        load_multi_swe_bench_tiers(book)
+    assert str(err.value) == (f"{book}: reading .xlsx needs openpyxl "
+                              "(pip install 'benchchecker_plugin[xlsx]')")

@@ -124,6 +124,25 @@ def test_rescore_multi_swe_bench_final_report(cli, make_flags, tmp_path: Path) -
     _rows_equal(ours["scores"], json.loads(theirs.stdout)["rows"])
     assert ours["benchmark"] == "multi-swe-bench"
     assert ours["scores"][0]["full"] == 0.5 and ours["scores"][0]["clean"] == pytest.approx(1 / 3)
+    # Multi-SWE-bench's own annotation workbook as --tiers gives the same rows (issue 29: it was
+    # refused as an unsupported file type, and the hint named a package that does not exist)
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    q51 = "问题 5.1-{}：理解问题、提出方案和编写代码大概需要多长时间？"
+    book.active.append(["问题序号", "示例id(instance_id)", q51.format(1), q51.format(2)])
+    labels = {"easy": "<15 分钟：简单", "medium": "15 分钟 -- 1小时：小型", "hard": "1-4 小时：较大"}
+    for k, (i, d) in enumerate(zip(ids, ["easy", "medium", "hard", "easy", "medium", "hard"])):
+        book.active.append([k, f"{k}_java_{i.replace('__', '-')}", labels[d], None])
+    book.save(tmp_path / "java.xlsx")
+    for command in (["swebench", "rescore", folder / "final_report.json"],
+                    ["rescore", "--benchmark", "multi-swe-bench", "--results",
+                     folder / "final_report.json"]):
+        xlsx = cli(*command, "--flags", flags, "--tiers", tmp_path / "java.xlsx", "--n-boot",
+                   "200", *(["--json"] if command[0] == "rescore" else []))
+        assert xlsx.exit_code == 0, xlsx.output
+    _rows_equal(json.loads((folder / "final_report.benchchecker.json").read_text())["scores"],
+                json.loads(xlsx.stdout)["rows"])
+    assert json.loads(xlsx.stdout)["rows"] == json.loads(theirs.stdout)["rows"]
 
 
 def _run_args(run_dir: dict, tmp_path: Path, *extra: str) -> list[str]:
