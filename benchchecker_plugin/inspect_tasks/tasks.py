@@ -8,7 +8,8 @@ Registered through the ``inspect_ai`` entry point, so after ``pip install benchc
 
 Task options (``-T``): ``data`` (local MMLU folder or TruthfulQA.csv; default: the hub dataset),
 ``seed`` (0), ``hints`` (true), ``subjects`` (MMLU subjects, comma-separated; default all),
-``max_tokens`` (32). Generation is greedy (temperature 0) with no stop sequence (EOS or
+``max_tokens`` (32). Generation is greedy (temperature 0; ``top_k=1`` under Inspect's ``hf/``,
+which refuses temperature 0) with no stop sequence (EOS or
 ``max_tokens`` ends it); the scorer reads the answer from the whole reply with
 :func:`benchchecker_plugin.tsguessing.clean_answer` (the first line with text), as lm-eval and
 ``benchchecker ts-guess`` do.
@@ -53,8 +54,25 @@ def ts_guessing_task(benchmark: str, mode: Mode | str, data: str | None = None, 
                for p in prep.probes]
     name = f"ts_guessing_{benchmark}_{Mode(mode).value}"
     return Task(dataset=MemoryDataset(samples, name=name), solver=generate(), scorer=ts_guessing_scorer(),
-                config=GenerateConfig(temperature=DEFAULT_PARAMS.temperature, max_tokens=int(max_tokens),
-                                      stop_seqs=list(DEFAULT_PARAMS.stop) or None))
+                config=GenerateConfig(max_tokens=int(max_tokens), stop_seqs=list(DEFAULT_PARAMS.stop) or None,
+                                      **_greedy()))
+
+
+def _greedy() -> dict[str, Any]:
+    """Greedy decoding as the run's model accepts it (issue 29: Inspect's ``hf/`` refuses
+    ``temperature=0.0``): ``top_k=1`` there, ``temperature=0`` elsewhere; nothing added when the
+    run asks for a ``--temperature`` itself (Inspect gives it the run's model config)."""
+    from inspect_ai.model import get_model
+
+    from ..models.inspect_api import greedy_fields
+
+    try:
+        model = get_model()   # the run's model: Inspect builds tasks with it active
+    except ValueError:        # built outside an eval (no model named)
+        return greedy_fields("")
+    if model.config.temperature is not None:
+        return {}
+    return greedy_fields(str(model))
 
 
 @task

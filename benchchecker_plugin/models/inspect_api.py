@@ -17,7 +17,20 @@ from ..errors import ModelError, ModelSpecError
 from ._stop import cut_at_stop
 from .base import Completion, GenerationParams
 
-__all__ = ["InspectModel"]
+__all__ = ["InspectModel", "greedy_fields"]
+
+#: Inspect providers that refuse ``temperature=0.0``: Inspect's ``hf/`` samples by default
+#: (``do_sample=True``) and transformers refuses a zero temperature when sampling; ``top_k=1``
+#: (argmax) is greedy there.
+_TOP_K_GREEDY = frozenset({"hf"})
+
+
+def greedy_fields(provider_model: str) -> dict[str, Any]:
+    """The ``GenerateConfig`` fields that ask Inspect's ``provider_model`` (``hf/gpt2``,
+    ``openai/gpt-4o``; or just the provider) for greedy decoding, the way it accepts it."""
+    if provider_model.split("/", 1)[0] in _TOP_K_GREEDY:
+        return {"temperature": None, "top_k": 1}
+    return {"temperature": 0.0}
 
 
 class _BaseConfig(TypedDict):
@@ -43,6 +56,7 @@ class InspectModel:
         except ImportError as exc:  # pragma: no cover - inspect-ai is a dependency
             raise ModelSpecError(f"{spec}: needs the inspect-ai package ({exc})") from exc
         self.spec = spec
+        self._provider_model = provider_model
         self.batch_size = max_concurrency * 4
         self.cache_identity = self.identity_for(spec, base_url=base_url)
         self._config_cls = GenerateConfig
@@ -63,9 +77,10 @@ class InspectModel:
 
     def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
         """All prompts concurrently through Inspect (which applies its connection limit)."""
-        config = self._config_cls(max_tokens=params.max_tokens, temperature=params.temperature,
-                                  top_p=params.top_p, seed=params.seed,
-                                  stop_seqs=list(params.stop) or None, **self._base_config)
+        decoding = greedy_fields(self._provider_model) if params.temperature == 0 else \
+            {"temperature": params.temperature}
+        config = self._config_cls(max_tokens=params.max_tokens, top_p=params.top_p, seed=params.seed,
+                                  stop_seqs=list(params.stop) or None, **decoding, **self._base_config)
 
         async def one(prompt: str) -> Completion:
             output = await self._model.generate(prompt, config=config)

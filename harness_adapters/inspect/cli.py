@@ -94,7 +94,8 @@ def inspect_group() -> None:
 
     \b
     Example:
-      benchchecker inspect eval benchchecker_plugin/ts_guessing_mmlu_multichoice --model hf/gpt2 \\
+      benchchecker inspect eval benchchecker_plugin/ts_guessing_mmlu_multichoice \\
+          --model hf/$(benchchecker models path hf/smollm2-135m) -T data=../shared/data/mmlu \\
           --contamination-filter flags.jsonl --contamination-mode clean
     """
 
