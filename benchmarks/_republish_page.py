@@ -151,6 +151,18 @@ def _md(frame: pd.DataFrame) -> str:
     return to_markdown(frame.astype(object).where(frame.notna(), ""))
 
 
+def _not_covered(info: dict[str, Any]) -> str:
+    """The repositories not covered, each group with its reason (issue 29: the ones --repos left
+    out read as "not covered (their repository was cloned)")."""
+    left_out = set(info.get("left_out_repos", ()))
+    unfinished = set(info.get("unfinished", ()))
+    uncloned = [r for r in info["missing_repos"] if r not in left_out | unfinished]
+    parts = [f"{', '.join(uncloned)} (no clone under --repos-dir)" if uncloned else "",
+             f"{', '.join(sorted(unfinished))} (Stage II not run)" if unfinished else "",
+             f"{', '.join(sorted(left_out))} (left out by --repos)" if left_out else ""]
+    return "; ".join(p for p in parts if p) or "none"
+
+
 def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: pd.DataFrame,
                 unscored: pd.DataFrame, by_repo: pd.DataFrame, paper: dict[str, Any],
                 info: dict[str, Any], cutoff_df: pd.DataFrame) -> list[Path]:
@@ -165,7 +177,7 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
                   f"(Stage I assumed). Stage II: {info['stage2']}; {info['errors']} of {info['n_flags']} "
                   "Stage II flags are errors (undecided).")
     coverage = (f"Coverage: {n_cov} of {n_all} instances are covered (their repository's history was "
-                f"read); not covered: {', '.join(info['missing_repos']) or 'none'}. Instances not "
+                f"read); not covered: {_not_covered(info)}. Instances not "
                 "covered are not undecided: they are left out. Every rate, count and drop is over the "
                 "covered instances of each tier.")
     restricted = []

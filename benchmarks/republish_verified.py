@@ -94,6 +94,19 @@ def _args(argv: Sequence[str] | None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def _chosen(instances: list[Any], repos: Sequence[str] | None) -> list[Any]:
+    """The instances of the ``--repos`` repositories (all without it); a name that is no
+    repository of the instances is an error naming the known ones."""
+    if repos is None:
+        return list(instances)
+    known = {i.repo for i in instances}
+    unknown = sorted(set(repos) - known)
+    if unknown:
+        raise SystemExit(f"--repos: {', '.join(unknown)}: not a repository of these instances "
+                         f"(known: {', '.join(sorted(known))})")
+    return [i for i in instances if i.repo in repos]
+
+
 def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any]) -> tuple[list[Any], str, set[str]]:
     """Stage II flags of the covered instances, one repository at a time (smallest first); with
     ``--stage2-cache DIR`` each repository's flags are kept in ``DIR/owner__name.jsonl`` as soon as
@@ -208,20 +221,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     instances = load_instances(inst_path)
     tiers = load_tiers(inst_path, field="difficulty")
     ids = [i.instance_id for i in instances]
-    if args.fetch:
+    chosen = _chosen(instances, args.repos)
+    if args.fetch:   # only the repositories --repos chose (issue 29: it cloned all 12)
         from benchchecker_plugin.repos import DEFAULT_SOURCE, fetch_repos
 
         commits: dict[str, set[str]] = {}
-        for inst in instances:
+        for inst in chosen:
             commits.setdefault(inst.repo, set()).add(inst.base_commit)
-        for res in fetch_repos([i.repo for i in instances], args.repos_dir,
+        for res in fetch_repos([i.repo for i in chosen], args.repos_dir,
                                source=args.source or DEFAULT_SOURCE, commits=commits):
             print(f"fetch {res.repo}: {res.status.value} {res.detail}", file=sys.stderr)
-    covered, missing_repos = [], set()
-    for inst in instances:
-        if args.repos is not None and inst.repo not in args.repos:
-            missing_repos.add(inst.repo)
-            continue
+    covered, missing_repos, left_out = [], set(), {i.repo for i in instances} - {i.repo for i in chosen}
+    for inst in chosen:
         try:
             if args.releases_dir is None:
                 find_repo(args.repos_dir, inst)
@@ -306,6 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "submission_cutoffs": {s.name: [f"{cutoffs[m].last_moment:%Y-%m-%d}" for m in s.models]
                                for s in scored},
         "missing_repos": sorted(missing_repos), "unfinished": sorted(unfinished),
+        "left_out_repos": sorted(left_out),
     }
     not_cov = sorted({i.repo.split("/")[1] for i in instances if i not in covered})
     cutoff_df = pd.DataFrame([{"model": m, "published cutoff": published_cutoffs[m].text,
