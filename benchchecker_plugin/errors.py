@@ -9,6 +9,8 @@ message that names the bad input, and maps to a CLI exit code::
     │   ├── FlagsFormatError                     a flags record fails the schema (file, line, field)
     │   ├── ModelSpecError                       a model spec string cannot be resolved
     │   ├── DataError                            a benchmark / results / patch file is malformed
+    │   │   └── HubUnavailableError              a dataset named by its hub name cannot be loaded
+    │   │                                        (offline); names the local-data option to pass
     │   └── MissingExtraError                    a harness this command needs is not installed,
     │                                            or its version lacks an API we use
     ├── ModelError                     (exit 3)  a model backend failed to answer
@@ -23,6 +25,7 @@ __all__ = [
     "DataError",
     "ExecutionError",
     "FlagsFormatError",
+    "HubUnavailableError",
     "InputError",
     "MissingExtraError",
     "ModelError",
@@ -82,6 +85,33 @@ class ModelSpecError(InputError):
 
 class DataError(InputError):
     """A benchmark, results, tiers or patch input is malformed."""
+
+
+class HubUnavailableError(DataError):
+    """A dataset asked for by its Hugging Face hub name (``cais/mmlu``,
+    ``princeton-nlp/SWE-bench_Verified``) could not be loaded, e.g. offline.
+
+    The loader does not know which option of which command gives a local copy; the command does:
+    it re-raises with :meth:`naming` (``--data mmlu=DIR``, ``-T data=DIR``, ...), so every hub
+    failure a user sees names the offline option."""
+
+    def __init__(self, message: str, *, hub_name: str = "", cause: str = "") -> None:
+        self.hub_name = hub_name or message
+        self.cause = cause
+        super().__init__(message)
+
+    @classmethod
+    def of(cls, hub_name: str, cause: object, option: str | None = None) -> HubUnavailableError:
+        """The error for ``hub_name`` failing with ``cause``, naming ``option`` when known."""
+        text = " ".join(str(cause).split())
+        text = text if len(text) <= 300 else text[:297] + "..."
+        tail = f"offline, pass {option}" if option else "pass a local copy instead"
+        return cls(f"{hub_name}: cannot load from the Hugging Face hub ({text}); {tail}",
+                   hub_name=hub_name, cause=text)
+
+    def naming(self, option: str) -> HubUnavailableError:
+        """The same failure, naming ``option`` as the way to run offline."""
+        return HubUnavailableError.of(self.hub_name, self.cause, option)
 
 
 class MissingExtraError(InputError):

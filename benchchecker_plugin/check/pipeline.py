@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, RepositoryError
+from ..errors import HubUnavailableError, InputError, RepositoryError
 from ..flags import ContaminationFlag, MergePolicy, merge_flags, write_flags
 from ..models.base import LogprobModel, TextModel
 
@@ -95,7 +95,10 @@ def _load_bug_instances(benchmark: str, config: CheckConfig) -> list:
     source = config.data.get(benchmark) or BUG_BENCHMARKS[benchmark]
     if source is None:
         raise InputError(f"{benchmark}: give its local folder with --data {benchmark}=PATH")
-    instances = load_instances(source, benchmark=benchmark)
+    try:
+        instances = load_instances(source, benchmark=benchmark)
+    except HubUnavailableError as exc:
+        raise exc.naming(f"--data {benchmark}=FILE (a local instances .jsonl)") from exc
     return instances[: config.limit] if config.limit else instances
 
 
@@ -156,7 +159,10 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
             stage_flags["stage1"].extend(s1)
             stage_flags["stage2"].extend(s2)
             continue
-        items = load_items(benchmark, config.data.get(benchmark))
+        try:
+            items = load_items(benchmark, config.data.get(benchmark))
+        except HubUnavailableError as exc:
+            raise exc.naming(f"--data {benchmark}=PATH") from exc
         for mode in config.ts_modes:
             say(f"{benchmark}: TS-Guessing ({mode}) on {min(len(items), config.limit or len(items))} items")
             with warnings.catch_warnings():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import InputError
+from ..errors import HubUnavailableError, InputError
 from ..flags import write_flags
 from .executor_options import ExecutorOptions, executor_options, remote_batch
 from .options import ModelOptions, dry_run_summary, max_tokens_option, model_options
@@ -103,7 +103,10 @@ def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
                         max_tokens, executor_opts, threshold, model_name, output)
         return
     assert benchmark is not None
-    items = load_items(benchmark, data)
+    try:
+        items = load_items(benchmark, data)
+    except HubUnavailableError as exc:
+        raise exc.naming("--data PATH") from exc
     if subjects:
         known = {i.metadata.get("subject") for i in items}
         unknown = sorted(set(subjects) - known)

@@ -18,7 +18,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.scorer import choice
 from inspect_ai.solver import multiple_choice
 
-from ..errors import InputError
+from ..errors import HubUnavailableError, InputError
 from ..tsguessing import load_mmlu
 
 __all__ = ["mmlu_local"]
@@ -31,7 +31,10 @@ def mmlu_local(data: str | None = None, subjects: Any = None) -> Task:
     wanted = None
     if subjects:
         wanted = set(subjects.split(",")) if isinstance(subjects, str) else set(subjects)
-    items = load_mmlu(data, subjects=wanted)
+    try:
+        items = load_mmlu(data, subjects=wanted)
+    except HubUnavailableError as exc:
+        raise exc.naming("-T data=PATH") from exc
     if not items:
         raise InputError(f"mmlu_local: no MMLU questions for subjects {sorted(wanted or [])} "
                          f"in {data or 'cais/mmlu'}")

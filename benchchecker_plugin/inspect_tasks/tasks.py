@@ -24,6 +24,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
+from ..errors import HubUnavailableError
 from ..tsguessing import DEFAULT_PARAMS, MAX_TOKENS, Mode, load_items, prepare_probes
 from .scorer import PROBE_KEY, ts_guessing_scorer
 
@@ -45,7 +46,10 @@ def _subjects(subjects: Any) -> set[str] | None:
 def ts_guessing_task(benchmark: str, mode: Mode | str, data: str | None = None, seed: int = 0,
                      hints: bool = True, subjects: Any = None, max_tokens: int = MAX_TOKENS) -> Task:
     """A TS-Guessing task over ``benchmark`` in ``mode`` (one sample per usable item)."""
-    items = load_items(benchmark, data)
+    try:
+        items = load_items(benchmark, data)
+    except HubUnavailableError as exc:
+        raise exc.naming("-T data=PATH") from exc
     wanted = _subjects(subjects)
     if wanted is not None:
         items = [i for i in items if i.metadata.get("subject") in wanted]

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..benchmarks import benchmark_of_source
-from ..errors import DataError, InputError
+from ..errors import DataError, HubUnavailableError, InputError
 from ..repos.language import detect_language
 from .bug import BugInstance
 
@@ -139,7 +139,7 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
         try:
             ds = datasets.load_dataset(str(source), split=split)
         except Exception as exc:  # datasets raises many types; re-raised as ours with the name
-            raise InputError(f"{source}: cannot load dataset split {split!r}: {exc}") from exc
+            raise HubUnavailableError.of(f"{source} (split {split})", exc) from exc
         rows = [(f"{source}[{i}]", r) for i, r in enumerate(ds)]
         name = benchmark or benchmark_of_source(str(source))
     out = [instance_from_swebench(row, benchmark=name, where=where) for where, row in rows]

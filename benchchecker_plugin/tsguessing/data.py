@@ -23,7 +23,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ..errors import DataError
+from ..errors import DataError, HubUnavailableError
 
 __all__ = [
     "BENCHMARKS",
@@ -148,8 +148,7 @@ def _mmlu_from_hub(split: str, wanted: set[str] | None) -> list[BenchmarkItem]:
     try:
         ds = datasets.load_dataset(MMLU_HUB, "all", split=split)
     except Exception as exc:  # datasets raises many types; re-raised as ours with the cause
-        raise DataError(f"cannot load {MMLU_HUB} (split {split}): {exc}; "
-                        "pass a local folder of the CSVs instead") from exc
+        raise HubUnavailableError.of(f"{MMLU_HUB} (split {split})", exc) from exc
     counters: dict[str, int] = defaultdict(int)
     items = []
     for row in ds:
@@ -213,8 +212,7 @@ def _truthfulqa_from_hub() -> list[BenchmarkItem]:
     try:
         ds = datasets.load_dataset(TRUTHFULQA_HUB, "generation", split="validation")
     except Exception as exc:  # datasets raises many types; re-raised as ours with the cause
-        raise DataError(f"cannot load {TRUTHFULQA_HUB}: {exc}; pass the local TruthfulQA.csv "
-                        "instead") from exc
+        raise HubUnavailableError.of(TRUTHFULQA_HUB, exc) from exc
     return [_tqa_item(i, r["question"], r["best_answer"], r["incorrect_answers"], r["type"],
                       r["category"], r.get("source") or "") for i, r in enumerate(ds)]
 

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from benchchecker_plugin.errors import DataError, InputError
+from benchchecker_plugin.errors import DataError, HubUnavailableError, InputError
 from benchchecker_plugin.inspect_tasks import PROBE_KEY
 from benchchecker_plugin.tsguessing import BENCHMARKS, BenchmarkItem, Probe, load_items, prepare_probes
 
@@ -165,6 +165,9 @@ class Reference:
         if benchmark not in self._index:
             try:
                 items = load_items(benchmark, self.data.get(benchmark))
+            except HubUnavailableError as exc:
+                raise exc.naming(f"--contamination-data {benchmark}=PATH (the reference data "
+                                 "--contamination-detect numbers samples by)") from exc
             except DataError as exc:
                 raise DataError(f"{exc} (the {benchmark} reference data that --contamination-"
                                 f"detect numbers samples by; pass --contamination-data "

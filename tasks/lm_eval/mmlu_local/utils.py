@@ -10,15 +10,19 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from benchchecker_plugin.errors import InputError
+from benchchecker_plugin.errors import HubUnavailableError, InputError
 from benchchecker_plugin.tsguessing import load_mmlu
 
 ENV = "BENCHCHECKER_MMLU_DATA"
 
 
 def _rows(folder: str, split: str, subject: str) -> list[dict[str, Any]]:
+    try:
+        items = load_mmlu(folder, split=split, subjects=[subject])
+    except HubUnavailableError as exc:
+        raise exc.naming(f"--metadata '{{\"data\": \"PATH\"}}' or ${ENV}") from exc
     return [{"question": i.question, "subject": subject, "choices": list(i.options),
-             "answer": i.answer} for i in load_mmlu(folder, split=split, subjects=[subject])]
+             "answer": i.answer} for i in items]
 
 
 def load(**kwargs: Any):  # type: ignore[no-untyped-def]

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from benchchecker_plugin.errors import InputError
+from benchchecker_plugin.errors import HubUnavailableError, InputError
 from benchchecker_plugin.tsguessing import Probe, load_items, prepare_probes, probe_flag
 
 _ENV = {"mmlu": "BENCHCHECKER_MMLU_DATA", "truthfulqa": "BENCHCHECKER_TRUTHFULQA_DATA"}
@@ -70,7 +70,10 @@ def _dataset(benchmark: str, mode: str, **kwargs: Any):  # type: ignore[no-untyp
     import datasets
 
     path = data_path(benchmark, kwargs)
-    items = load_items(benchmark, path)
+    try:
+        items = load_items(benchmark, path)
+    except HubUnavailableError as exc:
+        raise exc.naming(f"--metadata '{{\"data\": \"PATH\"}}' (or \"{benchmark}_data\")") from exc
     subjects = kwargs.get("subjects")
     if subjects:
         wanted = {subjects} if isinstance(subjects, str) else set(subjects)
