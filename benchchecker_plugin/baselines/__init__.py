@@ -1,6 +1,6 @@
 """Logit membership-inference baselines (loss, zlib, Min-K%, Min-K%++) from one forward pass."""
 
-from .logit import RepoLogitScores, baseline_flags, logit_scores, repo_logit_scores
+from .logit import RepoLogitScores, baseline_flags, head, logit_scores, repo_logit_scores
 from .scores import METHODS, LogitScores, logit_scores_of, min_k, min_k_plus_plus
 
 __all__ = [
@@ -8,6 +8,7 @@ __all__ = [
     "METHODS",
     "RepoLogitScores",
     "baseline_flags",
+    "head",
     "logit_scores",
     "logit_scores_of",
     "min_k",

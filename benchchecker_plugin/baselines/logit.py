@@ -9,12 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..flags import ContaminationFlag
 from ..models.base import LogprobModel
 from ..models.executor import Executor, LocalExecutor
 from .scores import METHODS, LogitScores, logit_scores_of
 
-__all__ = ["RepoLogitScores", "baseline_flags", "logit_scores", "repo_logit_scores"]
+__all__ = ["RepoLogitScores", "baseline_flags", "head", "logit_scores", "repo_logit_scores"]
 
 
 def logit_scores(model: LogprobModel, texts: Sequence[str], *, k: float = 0.2,
@@ -51,10 +52,15 @@ class RepoLogitScores:
 
 
 def repo_logit_scores(model: LogprobModel, repos: Mapping[str, Sequence[str]], *, k: float = 0.2,
-                      batch_size: int = 8, executor: Executor | None = None) -> list[RepoLogitScores]:
-    """Score every file text of every repository (one pass over all files), then aggregate."""
+                      batch_size: int = 8, executor: Executor | None = None,
+                      max_chars: int | None = None) -> list[RepoLogitScores]:
+    """Score every file text of every repository (one pass over all files), then aggregate.
+    With ``max_chars`` each file is scored on its first ``max_chars`` characters (cut at a line
+    end): the cost then follows the number of files, not the longest ones."""
+    if max_chars is not None and max_chars < 1:
+        raise InputError(f"max_chars must be >= 1, got {max_chars}")
     names = list(repos)
-    texts = [t for n in names for t in repos[n]]
+    texts = [head(t, max_chars) for n in names for t in repos[n]]
     per_file = logit_scores(model, texts, k=k, batch_size=batch_size, executor=executor)
     out, pos = [], 0
     for n in names:
@@ -68,6 +74,15 @@ def repo_logit_scores(model: LogprobModel, repos: Mapping[str, Sequence[str]], *
             agg[m] = float(np.average(v[ok], weights=w[ok])) if ok.any() else math.nan
         out.append(RepoLogitScores(n, len(mine), int(w.sum()), agg))
     return out
+
+
+def head(text: str, max_chars: int | None) -> str:
+    """The first ``max_chars`` characters of ``text``, cut after its last whole line there (the
+    whole text when it is short enough, or ``max_chars`` is ``None``)."""
+    if max_chars is None or len(text) <= max_chars:
+        return text
+    cut = text[:max_chars]
+    return cut[: cut.rfind("\n") + 1] if "\n" in cut else cut
 
 
 def baseline_flags(results: Sequence[RepoLogitScores], *, model: str) -> list[ContaminationFlag]:

@@ -255,14 +255,22 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
 @model_options
 @click.option("--repo", "repos", type=click.Path(exists=True, file_okay=False, path_type=Path),
               multiple=True, required=True, help="Repository folder (repeatable).")
+@click.option("--cutoff", metavar="DATE", default=None,
+              help="Read each git --repo as of this date (YYYY-MM-DD, YYYY-MM, YYYY), as Stage I "
+                   "and II do; needed for the --no-checkout clones of `repos fetch`. Default: "
+                   "the working tree.")
 @click.option("--language", type=_LANGS, default="python", show_default=True)
 @click.option("--k", "k", type=click.FloatRange(0, 1, min_open=True), default=0.2, show_default=True,
               help="Fraction of lowest-scoring tokens for Min-K% and Min-K%++.")
+@click.option("--max-chars", type=click.IntRange(min=0), default=4000, show_default=True,
+              help="Score each file on its first N characters (~N/4 tokens, cut at a line end); "
+                   "0: whole files (long files are scored in context-length windows, ~10x "
+                   "slower on a CPU).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Flags file (methods benchchecker.baseline.{loss,zlib,min_k,min_k_pp}).")
 @executor_options
-def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, k: float,
-              output: Path | None, executor_opts: ExecutorOptions) -> None:
+def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], cutoff: str | None, language: str,
+              k: float, max_chars: int, output: Path | None, executor_opts: ExecutorOptions) -> None:
     """Logit membership-inference scores of repositories: loss, zlib, Min-K% and Min-K%++.
 
     One forward pass per file gives all four; a repository's score is the token-weighted mean
@@ -274,13 +282,15 @@ def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
     \b
     Example:
       benchchecker baselines --model hf/smollm2-135m --repo ./flask --repo ./new_pkg -o b.jsonl
+      benchchecker baselines --repo clones/psf__requests --cutoff 2024-06 -o b.jsonl
     """
     from ..baselines import METHODS, baseline_flags, repo_logit_scores
     from ..flags import write_flags
     from ..models import LogprobModel
     from ..stage1 import read_sources
 
-    texts = {r.resolve().name: [f.text for f in read_sources(r, language=language)] for r in repos}
+    texts = {r.resolve().name: [f.text for f in read_sources(r, language=language, cutoff=cutoff)]
+             for r in repos}
     if len(texts) != len(repos):
         raise InputError("two --repo folders have the same name; rename one")
     for folder in repos:
@@ -290,7 +300,8 @@ def baselines(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
     model = model_opts.build(executor=executor_opts.build())
     if not isinstance(model, LogprobModel):
         raise InputError(f"--model {model_spec}: this backend gives no log-probabilities (use hf/...)")
-    results = repo_logit_scores(model, texts, k=k, batch_size=remote_batch(model, batch_size, executor_opts))
+    results = repo_logit_scores(model, texts, k=k, batch_size=remote_batch(model, batch_size, executor_opts),
+                                max_chars=max_chars or None)
     if dry_run:
         click.echo(f"{sum(len(v) for v in texts.values())} files to score; {dry_run_summary(model)}")
         return

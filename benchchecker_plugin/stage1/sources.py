@@ -66,6 +66,9 @@ def read_sources(root: str | os.PathLike[str], *, language: str = "python", cuto
             except UnicodeDecodeError:
                 continue
             files.append(SourceFile(path.relative_to(base).as_posix(), text))
+    if not files and (base / ".git").exists() and not _has_worktree(base):
+        raise InputError(f"{base}: a git clone without a checkout (what `benchchecker repos "
+                         "fetch` makes): give --cutoff DATE to read it as it was then")
     return sorted(files, key=lambda f: f.path)
 
 
@@ -86,6 +89,10 @@ def _read_regular(path: Path, max_bytes: int) -> bytes | None:
         return data if len(data) <= max_bytes else None
     finally:
         os.close(fd)
+
+def _has_worktree(base: Path) -> bool:
+    """Whether ``base`` holds any file besides its ``.git``."""
+    return any(p.name != ".git" for p in base.iterdir())
 
 
 def _from_snapshot(base: Path, cutoff: str, language: str, max_file_bytes: int) -> list[SourceFile]:

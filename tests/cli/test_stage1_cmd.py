@@ -141,3 +141,32 @@ def test_baselines_table_and_flags(tiny_model, repo, tmp_path):
     assert lines[0].split("\t") == ["repo", "files", "tokens", "loss", "zlib", "min_k", "min_k_pp"]
     assert [l.split("\t")[0] for l in lines[1:]] == ["shopapp", "other"]
     assert len(read_flags(out)) == 8
+
+
+def test_baselines_reads_a_no_checkout_clone_as_of_its_cutoff(tiny_model, repo, tmp_path):
+    """Issue 29, item 6: on the --no-checkout clones `repos fetch` makes, `baselines` said "no
+    python source files" and had no --cutoff; it takes the snapshot option Stage I has."""
+    import subprocess
+
+    from tests.helpers.git_history import commit_all, git
+
+    git(repo, ["init", "-q", "-b", "main"])
+    commit_all(repo, "2023-01-10")
+    (repo / "late.py").write_text(CODE.replace("orders", "baskets"))
+    commit_all(repo, "2024-03-01")
+    clone = tmp_path / "clones" / "org__shopapp"
+    subprocess.run(["git", "clone", "-q", "--no-checkout", str(repo), str(clone)], check=True)
+    res = CliRunner().invoke(main, ["baselines", "--model", tiny_model, "--repo", str(clone),
+                                    "--no-cache"])
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines()[-1] == (
+        f"Error: {clone}: a git clone without a checkout (what `benchchecker repos fetch` "
+        "makes): give --cutoff DATE to read it as it was then")
+    rows = {}
+    for cutoff in ("2023-06", "2024-06"):
+        res = _run(["baselines", "--model", tiny_model, "--repo", str(clone), "--cutoff", cutoff,
+                    "--no-cache"])
+        assert res.exit_code == 0, res.output
+        [row] = [ln.split("\t") for ln in res.stdout.splitlines()[1:] if "\t" in ln]
+        rows[cutoff] = row
+    assert (rows["2023-06"][1], rows["2024-06"][1]) == ("2", "3")     # files as of each cutoff
