@@ -68,8 +68,8 @@ def validate(paths: tuple[Path, ...]) -> None:
               help="any: contaminated if any method says so, clean only if every method says "
                    "clean; all: contaminated only if every method says so; majority: the larger "
                    "side wins unless the undecided could overturn it; benchchecker: Stage I "
-                   "(repository seen) AND Stage II (patch present). A method without a record "
-                   "counts as undecided.")
+                   "(repository seen) AND Stage II (patch present). A method's null (undecided) is "
+                   "a vote; a method with no record for an instance does not vote.")
 @click.option("--assume-repo-seen", is_flag=True,
               help="With --policy benchchecker: where no Stage I flag exists (closed models), "
                    f"take the repository as seen ({ASSUME_REPO_SEEN_REASON}); the merged "

@@ -208,3 +208,17 @@ def test_patch_dates_on_swebench_verified(tmp_path: Path, whole: bool) -> None:
     got = read_flags(out)
     assert [(f.key, f.contaminated, f.score) for f in got] == [
         (f.key, f.contaminated, f.score) for f in want]
+
+
+def test_merge_help_says_what_a_missing_record_does(tmp_path: Path) -> None:
+    """Issue 29: the help said a method without a record "counts as undecided"; it does not vote
+    (as the README says): one method's clean alone makes the merged verdict clean."""
+    a = write_flags(tmp_path / "a.jsonl", _flags("benchchecker.stage1", [False, False]))
+    b = write_flags(tmp_path / "b.jsonl", _flags("benchchecker.stage2", [False]))
+    out = tmp_path / "m.jsonl"
+    res = CliRunner().invoke(main, ["flags", "merge", str(a), str(b), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert [f.contaminated for f in read_flags(out)] == [False, False]
+    text = " ".join(CliRunner().invoke(main, ["flags", "merge", "--help"]).output.split())
+    assert "a method with no record for an instance does not vote" in text
+    assert "counts as undecided" not in text
