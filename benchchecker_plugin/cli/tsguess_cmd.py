@@ -55,13 +55,13 @@ MULTICHOICE_THRESHOLD = 0.8
               help="multichoice: contaminated when Rouge-L F1 against the masked option >= this "
                    "(question mode: exact match).")
 @click.option("--model-name", default=None, help="Name written into the flags' model field (default: SPEC).")
-@click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
-              help="Flags file to write (JSON Lines, atomically).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="Flags file to write (JSON Lines, atomically); not needed with --dry-run.")
 def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
              task_metadata: str | None, mode: str, model_opts: ModelOptions, data: Path | None,
              subjects: tuple[str, ...], limit: int | None, seed: int, hints: bool, max_tokens: int,
              executor_opts: ExecutorOptions, threshold: float, model_name: str | None,
-             output: Path) -> None:
+             output: Path | None) -> None:
     """Ask a model to fill in a hidden part of each benchmark item (TS-Guessing).
 
     Reads MMLU or TruthfulQA, drops items a guess cannot tell anything about (correlated options,
@@ -91,6 +91,8 @@ def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
     from ..models import canonical_model_name
     from ..tsguessing import generation_params, load_items
 
+    if output is None and not model_opts.dry_run:
+        raise click.UsageError("give -o/--output (or --dry-run)")
     if (benchmark is None) == (tasks is None):
         raise InputError("give one of --benchmark or --task")
     if tasks is None and (include_path or task_metadata):
@@ -125,6 +127,7 @@ def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
         click.echo(f"{benchmark} {mode}: {len(result.flags)} probes; {dry_run_summary(model)}; "
                    f"nothing written")
         return
+    assert output is not None   # checked above
     write_flags(output, result.flags)
     s = result.summary()
     reasons = sorted(result.dropped.items(), key=lambda kv: kv[0].value)
@@ -144,7 +147,7 @@ def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
 def _ts_guess_tasks(tasks: str, include_path: str | None, task_metadata: str | None,
                     model_opts: ModelOptions, limit: int | None, seed: int, hints: bool,
                     max_tokens: int, executor_opts: ExecutorOptions, threshold: float,
-                    model_name: str | None, output: Path) -> None:
+                    model_name: str | None, output: Path | None) -> None:
     """``ts-guess --task``: the probes ``lm-eval run --contamination-detect`` builds for every
     document of the tasks, asked through the model layer."""
     import json
@@ -179,6 +182,7 @@ def _ts_guess_tasks(tasks: str, include_path: str | None, task_metadata: str | N
     if model_opts.dry_run:
         click.echo(f"{tasks}: {len(probes)} probes; {dry_run_summary(model)}; nothing written")
         return
+    assert output is not None   # checked by ts_guess
     write_flags(output, flags)
     for name, benchmark in benchmarks.items():
         if benchmark is None:

@@ -70,6 +70,12 @@ def test_answers_are_cached_and_dry_run_counts_calls(untrained_lm: Path, tmp_pat
     fresh = CliRunner().invoke(main, [*args[:-2], "--no-cache", "--dry-run", "-o",
                                       str(tmp_path / "g.jsonl")])
     assert "dry run: 3 model calls (0 cached)" in fresh.stdout
+    # a dry run writes nothing, so it needs no -o (issue 29: it demanded one)
+    bare = CliRunner().invoke(main, [*args, "--dry-run"])
+    assert bare.exit_code == 0, bare.output
+    assert "dry run: 3 model calls (3 cached)" in bare.stdout
+    missing = CliRunner().invoke(main, args)
+    assert missing.exit_code == 2 and "give -o/--output (or --dry-run)" in missing.output
 
 
 def test_help_teaches() -> None:

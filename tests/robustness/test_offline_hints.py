@@ -48,7 +48,7 @@ def test_check_names_its_data_option(benchmark: str, option: str, tmp_path: Path
 
 
 def test_ts_guess_names_data(tmp_path: Path) -> None:
-    line = _error(["ts-guess", "--benchmark", "mmlu", "--dry-run", "-o", str(tmp_path / "t.jsonl")])
+    line = _error(["ts-guess", "--benchmark", "mmlu", "--dry-run"])
     assert line == ("Error: cais/mmlu (split test): cannot load from the Hugging Face hub "
                     "(Couldn't reach 'cais/mmlu' on the Hub (LocalEntryNotFoundError)); offline, "
                     "pass --data PATH")
