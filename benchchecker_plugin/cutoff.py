@@ -1,4 +1,5 @@
-"""Training cutoffs as published: a year, a month or a day, each meaning the whole period."""
+"""Training cutoffs as published: a year, a month or a day, each meaning the whole period; or an
+ISO datetime (``2024-04-30T12:00:00Z``), the moment itself (as ``--cutoff`` reads it)."""
 
 from __future__ import annotations
 
@@ -36,10 +37,15 @@ class CutoffPeriod:
             elif re.fullmatch(r"\d{4}-\d{2}-\d{2}", t):
                 start = datetime.fromisoformat(t).replace(tzinfo=UTC)
                 end = start + timedelta(days=1)
+            elif re.fullmatch(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*", t):   # a moment: its second
+                moment = datetime.fromisoformat(t.replace("Z", "+00:00"))
+                start = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).astimezone(UTC)
+                end = start + timedelta(seconds=1)
             else:
                 raise ValueError(t)
         except ValueError:
-            raise DataError(f"cutoff {text!r} is not YYYY, YYYY-MM or YYYY-MM-DD") from None
+            raise DataError(f"cutoff {text!r} is not YYYY, YYYY-MM, YYYY-MM-DD or an ISO datetime "
+                            "(YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])") from None
         if start.year < EARLIEST_CUTOFF_YEAR:   # 0202-06, a typo for 2022, flagged every fix clean
             raise DataError(f"cutoff {text!r} is implausible: no training cutoff lies before "
                             f"{EARLIEST_CUTOFF_YEAR}; a typo?")

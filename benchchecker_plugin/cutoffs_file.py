@@ -73,7 +73,7 @@ class _Collector:
             return False
         if not isinstance(value, str):
             raise DataError(f"{self.path}: {where}: cutoff {value!r} of model {model!r} is not a string "
-                            "(YYYY, YYYY-MM or YYYY-MM-DD)")
+                            "(YYYY, YYYY-MM, YYYY-MM-DD or an ISO datetime)")
         try:
             period = CutoffPeriod.parse(value)
         except DataError as exc:

@@ -58,7 +58,8 @@ def test_submission_model_map(tmp_path: Path) -> None:
     ("b.json", '["m", "2023"]', "b.json: a JSON cutoffs file must be an object {model: cutoff}, not a list"),
     ("c.json", '{"m": 2023}', "c.json: key 'm': cutoff 2023 of model 'm' is not a string"),
     ("d.csv", "model,cutoff\nm,last spring\n",
-     "d.csv: row 2: model 'm': cutoff 'last spring' is not YYYY, YYYY-MM or YYYY-MM-DD"),
+     "d.csv: row 2: model 'm': cutoff 'last spring' is not YYYY, YYYY-MM, YYYY-MM-DD or an ISO "
+     "datetime (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])"),
     ("e.csv", "model,cutoff\nm,2023\nm,2024\n", "e.csv: model 'm' has two cutoffs, 2023 (row 2) and 2024 (row 3)"),
     ("f.csv", "name,date\nm,2023\n", "f.csv: a cutoffs CSV needs 'model' and 'cutoff' columns, or 'submission' "
                                      "and 'model_cutoffs' (found: date, name)"),
@@ -92,3 +93,16 @@ def test_the_published_tables_agree() -> None:
     assert len(models.cutoffs) > 20 and subs.cutoffs and set(subs.cutoffs) <= set(models.cutoffs)
     assert all(subs.cutoffs[m] == models.cutoffs[m] for m in subs.cutoffs)
     assert set(subs.unknown) <= set(models.unknown)
+
+
+def test_iso_datetimes_are_read_as_cutoff_reads_them(tmp_path: Path) -> None:
+    """Issue 29: --cutoffs refused the ISO datetimes --cutoff accepts; a datetime is that moment."""
+    from benchchecker_plugin.repos.snapshot import parse_cutoff
+
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps({"a": "2024-04-30T12:00:00Z", "b": "2024-04-30 12:00",
+                                "c": "2024-04-30T14:00:00+02:00", "d": "2024-04"}))
+    got = read_model_cutoffs(path)
+    for model in "abc":
+        assert got[model].last_moment == parse_cutoff("2024-04-30T12:00:00Z")
+    assert got["d"].last_moment == parse_cutoff("2024-04")

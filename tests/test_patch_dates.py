@@ -53,7 +53,7 @@ def test_cutoff_periods() -> None:
     assert (p.start.isoformat(), p.end.isoformat()) == ("2023-12-01T00:00:00+00:00",
                                                         "2024-01-01T00:00:00+00:00")
     assert CutoffPeriod.parse("2024").end.year == 2025
-    with pytest.raises(DataError, match="cutoff 'early 2023' is not YYYY, YYYY-MM or YYYY-MM-DD"):
+    with pytest.raises(DataError, match="cutoff 'early 2023' is not YYYY, YYYY-MM, YYYY-MM-DD or an ISO datetime"):
         CutoffPeriod.parse("early 2023")
 
 

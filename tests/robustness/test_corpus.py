@@ -336,7 +336,8 @@ CASES: dict[str, Case] = {
     "patch-presence: cutoff that is not a period": err(
         {"cut.csv": "model,cutoff\nm,last spring\n"},
         [*PATCH, "--instances", "{tmp}/instances.jsonl", "--cutoffs", "{tmp}/cut.csv"], "cut.csv",
-        "row 2: model 'm': cutoff 'last spring' is not YYYY, YYYY-MM or YYYY-MM-DD"),
+        "row 2: model 'm': cutoff 'last spring' is not YYYY, YYYY-MM, YYYY-MM-DD or an ISO "
+        "datetime (YYYY-MM-DDTHH:MM[:SS][Z|+HH:MM])"),
     "patch-presence: one model with two cutoffs": err(
         {"cut.csv": "model,cutoff\nm,2024-01\nm,2023-01\n"},
         [*PATCH, "--instances", "{tmp}/instances.jsonl", "--cutoffs", "{tmp}/cut.csv"], "cut.csv",
