@@ -29,7 +29,7 @@ from typing import IO
 
 from .errors import InputError
 
-__all__ = ["atomic_file_set", "atomic_open", "write_text_atomic"]
+__all__ = ["atomic_file_set", "atomic_open", "atomic_path", "write_text_atomic"]
 
 
 @contextlib.contextmanager
@@ -66,6 +66,32 @@ def atomic_open(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[
             os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[Path]:
+    """A temporary path beside ``path`` (same suffix) for a writer that needs a file name (say
+    Inspect's ``write_eval_log``); when the block ends without error the file there is fsynced and
+    renamed over ``path`` (permissions ``mode``); on error it is removed and the target untouched."""
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{target}: is a folder; give a file name for the output")
+    with _as_input_error(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=f".tmp{target.suffix}",
+                                    dir=target.parent)
+        os.close(fd)
+    tmp = Path(name)
+    try:
+        yield tmp
+        with _as_input_error(target):
+            with open(tmp, "rb+") as fh:
+                os.fsync(fh.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
         raise
 
 

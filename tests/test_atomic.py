@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.atomic import atomic_file_set, atomic_open, write_text_atomic
+from benchchecker_plugin.atomic import atomic_file_set, atomic_open, atomic_path, write_text_atomic
 
 
 def test_a_failed_write_keeps_the_old_file(tmp_path: Path) -> None:
@@ -19,6 +19,31 @@ def test_a_failed_write_keeps_the_old_file(tmp_path: Path) -> None:
     assert target.read_text() == '{"old": true}\n'
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
     assert oct(target.stat().st_mode & 0o777) == "0o644"
+
+
+def test_a_writer_that_needs_a_file_name_gets_a_temporary_one(tmp_path: Path) -> None:
+    """Issue 29: the Inspect hook renamed its own temporary file; ``atomic_path`` gives writers
+    that take a file name (Inspect's ``write_eval_log``) the same guarantees."""
+    target = write_text_atomic(tmp_path / "run.eval", "old")
+    with pytest.raises(RuntimeError):
+        with atomic_path(target) as tmp:
+            assert tmp.parent == tmp_path and tmp.suffix == ".eval" and tmp != target
+            tmp.write_bytes(b"half")
+            raise RuntimeError("killed")
+    assert target.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.eval"]
+    with atomic_path(target) as tmp:
+        tmp.write_bytes(b"new")
+    assert target.read_text() == "new" and sorted(p.name for p in tmp_path.iterdir()) == ["run.eval"]
+    assert oct(target.stat().st_mode & 0o777) == "0o644"
+
+
+def test_no_module_renames_its_own_temporary_file() -> None:
+    root = Path(__file__).resolve().parents[1]
+    offenders = [str(p.relative_to(root)) for pkg in ("benchchecker_plugin", "harness_adapters")
+                 for p in (root / pkg).rglob("*.py")
+                 if "os.replace(" in p.read_text() and p.name != "atomic.py"]
+    assert offenders == []
 
 
 def test_every_json_output_goes_through_it() -> None:

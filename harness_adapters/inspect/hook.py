@@ -33,13 +33,13 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from inspect_ai.hooks import Hooks, TaskEnd, hooks
 
+from benchchecker_plugin.atomic import atomic_path
 from benchchecker_plugin.errors import ExecutionError
 
 from ..common import FilterOptions, Mode, Selection, flags_digest, load_flags, run_filter
@@ -224,14 +224,8 @@ def annotate_log(location: str | os.PathLike[str], options: FilterOptions, *,
         "note": ("scores are of the " + ("full run" if options.mode is Mode.BOTH
                                          else f"{options.mode.value} subset only")
                  + "; grouped scores in results.metadata['benchchecker']")}}
-    fd, tmp = tempfile.mkstemp(prefix=".benchchecker.", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        write_eval_log(log, tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_path(path) as tmp:   # Inspect's writer needs a file name
+        write_eval_log(log, str(tmp))
     return selection, scores
 
 
