@@ -2,7 +2,7 @@
 instances the per-version environments settle, per repository, and what it costs.
 
     python benchmarks/verify_venv.py --instances <swebench_verified_fullfields_subset.jsonl> \\
-        --repos-dir <clones> --env-specs specs.json [--cutoff 2024-04-30] [--envs-dir DIR] \\
+        --repos-dir <clones> [--env-specs specs.json] [--cutoff 2024-04-30] [--envs-dir DIR] \\
         [--repos sympy/sympy,psf/requests,...]
 
 Stage II runs first without tests; every undecided instance then goes to the venv runner (gold
@@ -24,7 +24,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--instances", required=True)
     p.add_argument("--repos-dir", required=True)
-    p.add_argument("--env-specs", required=True)
+    p.add_argument("--env-specs", default=None,
+                   help="JSON {repo: {version: spec}}; default: the shipped Verified table")
     p.add_argument("--cutoff", default="2024-04-30")
     p.add_argument("--envs-dir", default=None)
     p.add_argument("--env-constraints", default=None, help="pip constraints for every build (an era's releases)")

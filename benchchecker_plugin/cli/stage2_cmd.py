@@ -77,8 +77,8 @@ __all__ = ["patch_presence"]
                    "FAIL_TO_PASS/PASS_TO_PASS results.")
 @click.option("--env-specs", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="For --verify venv: JSON {repo: {version: spec}} in swebench's per-version shape "
-                   "(python, packages, pip_packages, install, test_cmd); default: the installed "
-                   "swebench's table, when it has one.")
+                   "(python, packages, pip_packages, install, test_cmd); default: the shipped table "
+                   "of the 12 SWE-bench Verified repositories (swebench 4.0.3's, MIT).")
 @click.option("--env-constraints", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="For --verify venv: a pip constraints file applied to every install of every "
                    "build, e.g. the releases of the benchmark's era (docutils<0.22 keeps "

@@ -6,9 +6,9 @@ interpreter the version's specification names (found on ``PATH`` or in pyenv), i
 ``pip_packages`` and ``packages`` from the package registry, then the repository itself installed
 from its ``environment_setup_commit`` with the specification's install command. The
 specifications have swebench's per-version shape (``python``, ``packages``, ``pip_packages``,
-``install``, ``pre_install``, ``test_cmd``): swebench's own table when the installed swebench has
-one (``MAP_REPO_VERSION_TO_SPECS``, swebench < 5), else a JSON file ``{repo: {version: spec}}``
-given with ``--env-specs``.
+``install``, ``pre_install``, ``test_cmd``): the table shipped for the SWE-bench Verified
+repositories (``benchchecker_plugin/data/swebench_verified_env_specs.json``, swebench 4.0.3's,
+MIT), or a JSON file ``{repo: {version: spec}}`` given with ``--env-specs``.
 
 An environment that cannot be built here (no such interpreter, conda ``environment.yml``,
 ``pre_install`` steps other than plain ``sed -i 's/A/B/'`` edits, which are applied without a
@@ -44,8 +44,9 @@ from ..repos.git import export_tree
 from .pre_install import Edit, apply_edits, parse_step
 from .sandbox import Step, run_steps, split_command
 
-__all__ = ["EnvBuilder", "EnvUnavailable", "Environment", "declared_requirements", "default_envs_dir",
-           "find_python", "load_env_specs", "plain_requirements", "spec_edits", "tree_files"]
+__all__ = ["EnvBuilder", "EnvUnavailable", "Environment", "SHIPPED_ENV_SPECS", "declared_requirements",
+           "default_envs_dir", "find_python", "load_env_specs", "plain_requirements", "spec_edits",
+           "tree_files"]
 
 #: a version string as it may appear in a folder name (no separator, no "..")
 _VERSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$")
@@ -64,24 +65,22 @@ def default_envs_dir() -> Path:
     return Path(base) / "benchchecker" / "venvs"
 
 
-def load_env_specs(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{repo: {version: spec}}``: from ``path`` (JSON), else swebench's table if it has one."""
-    if path is not None:
-        try:
-            data = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path}: cannot read the environment specifications ({exc})") from None
-        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-            raise InputError(f"{path}: expected a JSON object {{repo: {{version: spec}}}}")
-        return data
-    from harness_adapters.swebench.compat import version_specs
+#: the SWE-bench Verified repositories' per-version table, shipped (source and licence inside)
+SHIPPED_ENV_SPECS = Path(__file__).resolve().parents[1] / "data" / "swebench_verified_env_specs.json"
 
-    table = version_specs()
-    if table is None:
-        raise InputError("--verify venv needs environment specifications: swebench >= 5 no longer "
-                         "ships its per-version table; give --env-specs FILE ({repo: {version: "
-                         "spec}} in swebench's shape)")
-    return {r: dict(v) for r, v in table.items()}
+
+def load_env_specs(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
+    """``{repo: {version: spec}}``: from ``path`` (JSON), else the shipped table (issue 29)."""
+    path = SHIPPED_ENV_SPECS if path is None else path
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: cannot read the environment specifications ({exc})") from None
+    if isinstance(data, dict) and isinstance(data.get("specs"), dict):   # with its source, licence
+        data = data["specs"]
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise InputError(f"{path}: expected a JSON object {{repo: {{version: spec}}}}")
+    return data
 
 
 def find_python(version: str) -> Path | None:

@@ -133,9 +133,24 @@ def test_specs_file_and_interpreters(tmp_path: Path) -> None:
     assert find_python(PY) is not None and find_python("2.0") is None
 
 
-def test_without_a_specs_file_swebench_5_is_a_clear_error() -> None:
-    with pytest.raises(Exception, match="swebench >= 5 no longer ships its per-version table; give --env-specs"):
-        load_env_specs()
+def test_without_a_specs_file_the_shipped_verified_table_is_used() -> None:
+    """Issue 29, item 7: --verify venv could not run without a specifications file nothing
+    shipped (swebench 5 dropped its table); the Verified repositories' table ships, with its
+    source and licence, and covers every (repository, version) of SWE-bench Verified."""
+    from benchchecker_plugin.testrun.envs import SHIPPED_ENV_SPECS
+    from tests.helpers import require_shared_data
+
+    specs = load_env_specs()
+    shipped = json.loads(SHIPPED_ENV_SPECS.read_text(encoding="utf-8"))
+    assert shipped["license"] == "MIT" and "swebench 4.0.3" in shipped["about"]
+    assert "Permission is hereby granted" in shipped["license_text"]
+    assert specs == shipped["specs"] and len(specs) == 12
+    assert specs["psf/requests"]["2.0"]["python"] == "3.9"
+    rows = [json.loads(line) for line in (require_shared_data("swebench_verified")
+            / "swebench_verified_composite.jsonl").read_text().splitlines()]
+    used = {(r["repo"], str(r["version"])) for r in rows}
+    assert len(used) == 80 and all(v in specs[repo] for repo, v in used)
+    assert all("python" in s and "test_cmd" in s for v in specs.values() for s in v.values())
 
 
 SRC_PYPROJECT = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
