@@ -30,6 +30,7 @@ _LABELS = (  # (pattern on the label's start, tier); the Chinese workbook labels
     (re.compile(r"^(easy|medium|hard)$", re.I), None),
 )
 _ROW_ID = re.compile(r"^\d+_[A-Za-z+]+_(?P<key>.+)$")
+_DATASET_ID = re.compile(r"^[\w.-]+__[\w.-]+-\d+$")   # some rows name the instance as the dataset does
 _QUESTION = "5.1"
 
 
@@ -80,7 +81,7 @@ def load_multi_swe_bench_tiers(path: str | os.PathLike[str],
     for n, row in table.iterrows():
         raw = str(row[id_col]).strip()
         m = _ROW_ID.match(raw)
-        if not m:
+        if not m and not _DATASET_ID.match(raw):
             continue  # a blank or summary row
         tiers = []
         for col in label_cols:
@@ -92,7 +93,7 @@ def load_multi_swe_bench_tiers(path: str | os.PathLike[str],
                 tiers.append(tier)
         if not tiers:
             continue
-        key = _key(m.group("key"))
+        key = _key(m.group("key") if m else raw)
         if wanted is not None:
             if key not in wanted:
                 continue

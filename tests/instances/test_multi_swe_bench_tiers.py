@@ -45,13 +45,17 @@ def test_tier_is_the_harder_annotator_label_keyed_by_dataset_id(tmp_path: Path) 
         (51, "51_java_fasterxml-jackson-core-1016", "bug", HARD, EASY, ""),
         (52, "52_java_google-gson-1787", "bug", None, EASY, ""),  # one annotator left it blank
         (53, "53_java_mockito-mockito-3129", "bug", None, None, ""),  # nobody labelled it
+        (54, "fasterxml__jackson-databind-1113", "bug", HARD, None, ""),  # the dataset's own id
         (None, None, None, None, None, None),
     ])
     assert load_multi_swe_bench_tiers(book) == {
-        "apache-dubbo-10638": "medium", "fasterxml-jackson-core-1016": "hard", "google-gson-1787": "easy"}
-    ids = ["apache__dubbo-10638", "fasterxml__jackson-core-1016", "alibaba__fastjson2-2775"]
+        "apache-dubbo-10638": "medium", "fasterxml-jackson-core-1016": "hard", "google-gson-1787": "easy",
+        "fasterxml-jackson-databind-1113": "hard"}
+    ids = ["apache__dubbo-10638", "fasterxml__jackson-core-1016", "alibaba__fastjson2-2775",
+           "fasterxml__jackson-databind-1113"]
     assert load_multi_swe_bench_tiers(book, ids) == {
-        "apache__dubbo-10638": "medium", "fasterxml__jackson-core-1016": "hard"}
+        "apache__dubbo-10638": "medium", "fasterxml__jackson-core-1016": "hard",
+        "fasterxml__jackson-databind-1113": "hard"}
 
 
 def test_bad_workbooks(tmp_path: Path) -> None:
