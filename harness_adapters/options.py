@@ -54,22 +54,27 @@ class OptionSpec:
         return click.Option([self.name, self.key], default=self.default, type=self.click_type,
                             metavar=self.metavar, help=self.help)
 
-    def add_to(self, parser: Any, *, with_help: bool = True) -> None:
+    def add_to(self, parser: Any, *, with_help: bool = True, underscores: bool = False) -> None:
         """Add the option to an argparse parser or argument group (``with_help=False``: for a
-        parser that only reads values)."""
+        parser that only reads values; ``underscores``: spelt as the harness spells its own,
+        ``--contamination_filter``, with the hyphenated name kept as an alias)."""
+        names = [self.name]
+        if underscores and "-" in self.name.lstrip("-"):
+            names = ["--" + self.name.lstrip("-").replace("-", "_"), self.name]
         extra: dict[str, Any] = {"help": self.help.replace("%", "%%")} if with_help else {}
         if self.is_flag:
-            parser.add_argument(self.name, dest=self.key, action="store_true", **extra)
+            parser.add_argument(*names, dest=self.key, action="store_true", **extra)
             return
         if self.choices:
             extra["choices"] = list(self.choices)
         elif self.metavar and with_help:
             extra["metavar"] = f"<{self.metavar.lower()}>"
-        parser.add_argument(self.name, dest=self.key, default=self.default, **extra)
+        parser.add_argument(*names, dest=self.key, default=self.default, **extra)
 
 
 def add_argparse_options(parser: Any, options: Sequence[OptionSpec], *,
-                         with_help: bool = True) -> None:
-    """``options`` on an argparse parser or argument group."""
+                         with_help: bool = True, underscores: bool = False) -> None:
+    """``options`` on an argparse parser or argument group (``underscores``: lm-eval's
+    ``--log_samples`` spelling first, the hyphens as aliases)."""
     for option in options:
-        option.add_to(parser, with_help=with_help)
+        option.add_to(parser, with_help=with_help, underscores=underscores)

@@ -122,7 +122,9 @@ def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
     cli = harness_cli()
     parser = run_parser(cli)
     group = parser.add_argument_group("benchchecker contamination filter")
-    add_argparse_options(group, options=FILTER_OPTIONS + DETECT_OPTIONS)
+    # lm-eval spells its options with underscores (--output_path, --log_samples): so do we here,
+    # the hyphenated names kept as aliases (issue 29)
+    add_argparse_options(group, options=FILTER_OPTIONS + DETECT_OPTIONS, underscores=True)
     parser.epilog = (parser.epilog or "") + "\n" + EPILOG
     return cli, parse_run(cli, argv)
 

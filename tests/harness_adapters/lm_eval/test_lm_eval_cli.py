@@ -151,7 +151,21 @@ def test_help_is_lm_evals_with_our_options(cli) -> None:
     assert result.exit_code == 0
     assert "--model_args" in result.stdout                       # lm-eval's own options
     assert "benchchecker contamination filter:" in result.stdout
-    assert "--contamination-mode {both,clean,contaminated}" in result.stdout
+    assert "--contamination_mode {both,clean,contaminated}, --contamination-mode" in result.stdout
+
+
+@pytest.mark.parametrize("spelling", ["_", "-"])
+def test_options_take_lm_evals_underscores_and_the_hyphens(spelling: str, tmp_path: Path) -> None:
+    """Issue 29: lm-eval spells --output_path, --log_samples; --contamination_filter was refused."""
+    from harness_adapters.lm_eval.cli import parse
+
+    flags = tmp_path / "f.jsonl"
+    args = ["--model", "hf", "--tasks", "x", f"--contamination{spelling}filter", str(flags),
+            f"--contamination{spelling}mode", "clean", f"--contamination{spelling}detect",
+            f"--contamination{spelling}no{spelling}cache"]
+    _, namespace = parse(args)
+    assert (namespace.contamination_filter, namespace.contamination_mode) == (str(flags), "clean")
+    assert namespace.contamination_detect is True and namespace.contamination_no_cache is True
 
 
 @pytest.mark.slow
