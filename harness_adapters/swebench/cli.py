@@ -65,8 +65,8 @@ def swebench() -> None:
     \b
     benchchecker swebench run_evaluation <every run_evaluation argument> --contamination-filter F
         [--contamination-mode both|clean|contaminated] [--contamination-tiers T]
-    benchchecker swebench run_evaluation <...> --contamination-detect --repos-dir DIR
-        (--contamination-cutoff DATE | --cutoffs FILE) [--dry-run] [--contamination-filter F]
+    benchchecker swebench run_evaluation <...> --contamination-detect --contamination-repos-dir DIR
+        (--contamination-cutoff DATE | --contamination-cutoffs FILE) [--dry-run] [--contamination-filter F]
     benchchecker swebench rescore REPORT_OR_LOG_DIR --flags F [--tiers T]
     """
 
@@ -220,16 +220,24 @@ def harness_argv(argv: Sequence[str]) -> list[str]:
 
 
 def _run_harness(cmd: list[str]) -> None:
-    """Run the harness, streaming its output; a failure is one line naming its cause."""
+    """Run the harness, streaming its output; a failure is one line naming its cause. A traceback
+    is held back until the harness ends: shown after a success or an unknown failure, dropped when
+    the one-line error says it all (Docker not reachable: ~40 lines of docker-py frames, issue 29)."""
     tail: deque[str] = deque(maxlen=40)
+    held: list[str] = []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                           bufsize=1) as proc:
         assert proc.stdout is not None
         for line in proc.stdout:
-            sys.stdout.write(line)
+            if held or line.startswith("Traceback (most recent call last):"):
+                held.append(line)
+            else:
+                sys.stdout.write(line)
             tail.append(line.rstrip())
+    last = next((t for t in reversed(tail) if t.strip()), "no output")
+    if not (proc.returncode != 0 and "DockerException" in last):
+        sys.stdout.write("".join(held))
     if proc.returncode != 0:
-        last = next((t for t in reversed(tail) if t.strip()), "no output")
         if "DockerException" in last:
             raise ExecutionError(f"swebench harness stopped: Docker is not reachable ({last}); "
                                  "start Docker, or re-score an existing report with "
@@ -256,7 +264,7 @@ def run_evaluation(args: tuple[str, ...]) -> None:
           -p preds.jsonl -id run1 --contamination-filter flags.jsonl \\
           --contamination-mode clean --contamination-tiers swebench_verified_composite.jsonl
       benchchecker swebench run_evaluation -d verified.jsonl -p preds.jsonl -id run1 \\
-          --contamination-detect --contamination-cutoff 2024-04-30 --repos-dir repos/
+          --contamination-detect --contamination-cutoff 2024-04-30 --contamination-repos-dir repos/
     """
     if "-h" in args or "--help" in args:
         click.echo(_help(click.get_current_context()))

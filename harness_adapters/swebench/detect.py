@@ -5,10 +5,10 @@ presence) at the model's training cutoff, for exactly the run's instances, befor
   ``--dataset_name``: a local ``.jsonl`` / ``.json`` file with benchchecker's SWE-bench loader;
   a ``.parquet`` file, a saved dataset folder or a hub name with the harness's own
   ``load_swebench_dataset`` (so detection reads the records the harness evaluates).
-- The cutoff is ``--contamination-cutoff DATE`` or the model's entry of ``--cutoffs FILE`` (the
+- The cutoff is ``--contamination-cutoff DATE`` or the model's entry of ``--contamination-cutoffs FILE`` (the
   formats ``patch-presence --cutoffs`` reads, :func:`benchchecker_plugin.cutoffs_file.read_cutoffs`),
   looked up by the flags' model name, then by its last ``/`` part.
-- The clones come from ``--repos-dir`` (``DIR/owner__name``, as ``patch-presence`` reads them).
+- The clones come from ``--contamination-repos-dir`` (``DIR/owner__name``, as ``patch-presence`` reads them).
 - Stage II is :func:`benchchecker_plugin.stage2.run_grid` with one model: it reads git history and
   asks no model.
 
@@ -42,16 +42,21 @@ NO_MODEL_CALLS = "Stage II reads git history only and makes no model calls"
 
 #: The detection options that take a value, and those that take none (``run_evaluation`` removes
 #: both before the harness runs).
-DETECT_VALUED = frozenset({"--contamination-cutoff", "--cutoffs", "--repos-dir",
-                           "--contamination-cache-dir"})
+#: the names the wrapper's other added options share (issue 29) -> the earlier spellings, kept as
+#: aliases
+_RENAMED = {"--contamination-cutoffs": "--cutoffs", "--contamination-repos-dir": "--repos-dir"}
+DETECT_VALUED = frozenset({"--contamination-cutoff", "--contamination-cache-dir", *_RENAMED,
+                           *_RENAMED.values()})
 DETECT_SWITCHES = frozenset({"--contamination-detect", "--dry-run", "--contamination-no-cache"})
 
 
 def add_detect_arguments(parser: argparse.ArgumentParser) -> None:
     """The detection options on the wrapper's parser of ``run_evaluation`` arguments (read into
     :meth:`DetectRequest.from_values`)."""
-    for name in sorted(DETECT_VALUED):
+    for name in sorted(DETECT_VALUED - set(_RENAMED) - set(_RENAMED.values())):
         parser.add_argument(name, dest=name.lstrip("-").replace("-", "_"))
+    for name, old in _RENAMED.items():
+        parser.add_argument(name, old, dest=old.lstrip("-").replace("-", "_"))
     for name in sorted(DETECT_SWITCHES):
         parser.add_argument(name, dest=name.lstrip("-").replace("-", "_"), action="store_true")
 
@@ -66,14 +71,14 @@ DETECT_OPTION_HELP = (
                                f"{NO_MODEL_CALLS}."),
     ("--contamination-cutoff DATE", "The model's training cutoff, YYYY, YYYY-MM, YYYY-MM-DD (end "
                                     "of that period, UTC) or an ISO datetime."),
-    ("--cutoffs FILE", "Instead of --contamination-cutoff: the cutoffs file patch-presence "
+    ("--contamination-cutoffs FILE", "Instead of --contamination-cutoff: the cutoffs file patch-presence "
                        "--cutoffs reads (CSV model,cutoff; JSON {model: cutoff}; or a model map "
                        "with model_cutoffs); the entry of the predictions' model_name_or_path "
                        "(or --contamination-model) is used."),
-    ("--repos-dir DIR", "Full git clones as DIR/owner__name (`benchchecker repos fetch` makes "
+    ("--contamination-repos-dir DIR", "Full git clones as DIR/owner__name (`benchchecker repos fetch` makes "
                         "them); instances without a clone stay undecided."),
     ("--dry-run", "With --contamination-detect: print how many instances detection would check, "
-                  "which repositories have a clone in --repos-dir and the cutoff; run nothing, "
+                  "which repositories have a clone in --contamination-repos-dir and the cutoff; run nothing, "
                   "write nothing."),
 )
 
@@ -85,7 +90,7 @@ def _names(items: Sequence[str], most: int = 5) -> str:
 @dataclass(frozen=True)
 class DetectRequest:
     """The validated detection options of one ``run_evaluation`` command line: exactly one of
-    ``cutoff`` (``--contamination-cutoff``) and ``cutoffs_file`` (``--cutoffs``), the clones
+    ``cutoff`` (``--contamination-cutoff``) and ``cutoffs_file`` (``--contamination-cutoffs``), the clones
     folder and ``--dry-run``."""
 
     repos_dir: Path
@@ -99,8 +104,8 @@ class DetectRequest:
                     cache_dir: str | None = None, no_cache: bool = False) -> DetectRequest | None:
         """The request, or ``None`` without ``--contamination-detect``; one-line
         :class:`InputError` for a missing, contradictory or malformed option."""
-        given = [n for n, v in (("--contamination-cutoff", cutoff), ("--cutoffs", cutoffs_file),
-                                ("--repos-dir", repos_dir), ("--dry-run", dry_run),
+        given = [n for n, v in (("--contamination-cutoff", cutoff), ("--contamination-cutoffs", cutoffs_file),
+                                ("--contamination-repos-dir", repos_dir), ("--dry-run", dry_run),
                                 ("--contamination-cache-dir", cache_dir),
                                 ("--contamination-no-cache", no_cache)) if v]
         if not detect:
@@ -112,9 +117,9 @@ class DetectRequest:
                              f"SWE-bench has nothing to cache ({NO_MODEL_CALLS})")
         if cutoff is None and cutoffs_file is None:
             raise InputError("--contamination-detect needs the model's training cutoff: "
-                             "--contamination-cutoff DATE or --cutoffs FILE")
+                             "--contamination-cutoff DATE or --contamination-cutoffs FILE")
         if cutoff is not None and cutoffs_file is not None:
-            raise InputError("give either --contamination-cutoff DATE or --cutoffs FILE, not both")
+            raise InputError("give either --contamination-cutoff DATE or --contamination-cutoffs FILE, not both")
         if cutoff is not None:
             from benchchecker_plugin.repos import parse_cutoff
 
@@ -123,13 +128,13 @@ class DetectRequest:
             except InputError as exc:
                 raise InputError(f"--contamination-cutoff: {exc}") from None
         if cutoffs_file is not None and not Path(cutoffs_file).is_file():
-            raise InputError(f"--cutoffs {cutoffs_file}: no such file")
+            raise InputError(f"--contamination-cutoffs {cutoffs_file}: no such file")
         if repos_dir is None:
-            raise InputError("--contamination-detect needs --repos-dir DIR, a folder of full git "
+            raise InputError("--contamination-detect needs --contamination-repos-dir DIR, a folder of full git "
                              "clones as DIR/owner__name (`benchchecker repos fetch --instances "
                              "DATASET --into DIR` makes them)")
         if not Path(repos_dir).is_dir():
-            raise InputError(f"--repos-dir {repos_dir}: no such folder (`benchchecker repos fetch "
+            raise InputError(f"--contamination-repos-dir {repos_dir}: no such folder (`benchchecker repos fetch "
                              f"--instances DATASET --into {repos_dir}` clones the repositories)")
         return cls(Path(repos_dir), cutoff, Path(cutoffs_file) if cutoffs_file else None,
                    bool(dry_run))
@@ -152,10 +157,10 @@ class DetectRequest:
         table = read_cutoffs(self.cutoffs_file)
         for name in dict.fromkeys([model, model.rsplit("/", 1)[-1]]):
             if name in table.cutoffs:
-                return table.cutoffs[name], f"--cutoffs {self.cutoffs_file}, model '{name}'"
+                return table.cutoffs[name], f"--contamination-cutoffs {self.cutoffs_file}, model '{name}'"
         known = list(table.cutoffs)
         why = "names it without a known cutoff" if model in table.unknown else "has no entry for it"
-        raise InputError(f"--cutoffs {self.cutoffs_file}: no cutoff for model '{model}' (the file "
+        raise InputError(f"--contamination-cutoffs {self.cutoffs_file}: no cutoff for model '{model}' (the file "
                          f"{why}; it has cutoffs for {_names(known) or 'no model'}); add it, pass "
                          "--contamination-model NAME, or give --contamination-cutoff DATE")
 
@@ -273,16 +278,16 @@ def run_detection(plan: DetectPlan) -> Detection:
     """Stage II for every instance of ``plan`` (one flag each, for ``plan.model``).
 
     With no clone for any of the run's repositories this is an :class:`InputError` (a wrong
-    ``--repos-dir``); with some missing, a warning names them and their instances are undecided.
+    ``--contamination-repos-dir``); with some missing, a warning names them and their instances are undecided.
     """
     from benchchecker_plugin.stage2 import run_grid
 
     if not plan.present:
-        raise InputError(f"--repos-dir {plan.repos_dir}: no clone of any repository of this run "
+        raise InputError(f"--contamination-repos-dir {plan.repos_dir}: no clone of any repository of this run "
                          f"({_names(sorted(plan.missing))}); {plan.fetch_hint()}")
     if plan.missing:
         undecided = [i for ids in plan.missing.values() for i in ids]
-        warn(f"--repos-dir {plan.repos_dir}: no clone of {_names(sorted(plan.missing))}: "
+        warn(f"--contamination-repos-dir {plan.repos_dir}: no clone of {_names(sorted(plan.missing))}: "
              f"{len(undecided)} instance(s) stay undecided (e.g. '{undecided[0]}'; the reason is in "
              f"each flag's evidence); {plan.fetch_hint()}")
     echo(f"detection: Stage II at cutoff {plan.cutoff_moment} (from {plan.cutoff_from}) for "

@@ -254,7 +254,7 @@ def test_missing_clone_stays_undecided_and_only_the_run_instances_are_checked(
     assert "empty subset: " in result.stderr
     assert ("detection: 2 instances: 0 contaminated, 1 clean, 1 undecided (1 of them failed; "
             "the reason is in each flag's evidence.error)") in result.stderr
-    assert (f"benchchecker: warning: --repos-dir {tiny['clones']}: no clone of acme/absent: 1 "
+    assert (f"benchchecker: warning: --contamination-repos-dir {tiny['clones']}: no clone of acme/absent: 1 "
             "instance(s) stay undecided (e.g. 'acme__absent-3'") in result.stderr
     assert (f"`benchchecker repos fetch --instances {tiny['instances']} --into {tiny['clones']}`"
             in result.stderr)
@@ -282,7 +282,8 @@ def test_dry_run_runs_and_writes_nothing(suffix: str, tiny: dict, cli) -> None:
         pd.DataFrame(tiny["rows"]).to_parquet(dataset)
     else:
         dataset = tiny["instances"]
-    args = _args(tiny, ids, "--contamination-detect", "--cutoffs", cutoffs, "--repos-dir",
+    args = _args(tiny, ids, "--contamination-detect", "--contamination-cutoffs", cutoffs,
+                 "--contamination-repos-dir",
                  tiny["clones"], "--dry-run")
     args[args.index("-d") + 1] = dataset
     before = sorted(p for p in tiny["root"].rglob("*") if ".git" not in p.parts)
@@ -291,7 +292,7 @@ def test_dry_run_runs_and_writes_nothing(suffix: str, tiny: dict, cli) -> None:
     err = result.stderr
     assert f"dry run: detection would check 3 instance(s) of {dataset} " in err
     assert "makes no model calls" in err
-    assert f"cutoff: 2023-05-31T23:59:59+00:00 (from --cutoffs {cutoffs}, model 'coder-7b')" in err
+    assert f"cutoff: 2023-05-31T23:59:59+00:00 (from --contamination-cutoffs {cutoffs}, model 'coder-7b')" in err
     assert "present: acme/tiny (2); missing: acme/absent (1)" in err
     assert "nothing was run or written" in err
     after = sorted(p for p in tiny["root"].rglob("*") if ".git" not in p.parts)
@@ -301,8 +302,9 @@ def test_dry_run_runs_and_writes_nothing(suffix: str, tiny: dict, cli) -> None:
 def test_help_lists_the_new_options(cli) -> None:
     result = cli("swebench", "run_evaluation", "--help")
     assert result.exit_code == 0
-    for option in ("--contamination-detect", "--contamination-cutoff DATE", "--cutoffs FILE",
-                   "--repos-dir DIR", "--dry-run", "--contamination-filter FLAGS"):
+    for option in ("--contamination-detect", "--contamination-cutoff DATE",
+                   "--contamination-cutoffs FILE", "--contamination-repos-dir DIR", "--dry-run",
+                   "--contamination-filter FLAGS"):
         assert option in result.stdout
     assert "makes no model calls" in result.stdout
 
@@ -310,29 +312,29 @@ def test_help_lists_the_new_options(cli) -> None:
 BAD = {
     "no cutoff": (["--contamination-detect", "--repos-dir", "{clones}"],
                   "Error: --contamination-detect needs the model's training cutoff: "
-                  "--contamination-cutoff DATE or --cutoffs FILE"),
+                  "--contamination-cutoff DATE or --contamination-cutoffs FILE"),
     "both cutoffs": (["--contamination-detect", "--contamination-cutoff", CUTOFF, "--cutoffs",
                       "{cutoffs}", "--repos-dir", "{clones}"],
-                     "Error: give either --contamination-cutoff DATE or --cutoffs FILE, not both"),
+                     "Error: give either --contamination-cutoff DATE or --contamination-cutoffs FILE, not both"),
     "model not in cutoffs": (["--contamination-detect", "--cutoffs", "{cutoffs}", "--repos-dir",
                               "{clones}"],
-                             f"Error: --cutoffs {{cutoffs}}: no cutoff for model '{MODEL}' (the "
+                             f"Error: --contamination-cutoffs {{cutoffs}}: no cutoff for model '{MODEL}' (the "
                              "file has no entry for it; it has cutoffs for gpt-4-0613, "
                              "claude-2); add it, pass --contamination-model NAME, or give "
                              "--contamination-cutoff DATE"),
     "no repos dir": (["--contamination-detect", "--contamination-cutoff", CUTOFF],
-                     "Error: --contamination-detect needs --repos-dir DIR, a folder of full git "
+                     "Error: --contamination-detect needs --contamination-repos-dir DIR, a folder of full git "
                      "clones as DIR/owner__name (`benchchecker repos fetch --instances DATASET "
                      "--into DIR` makes them)"),
     "repos dir absent": (["--contamination-detect", "--contamination-cutoff", CUTOFF,
                           "--repos-dir", "{root}/nowhere"],
-                         "Error: --repos-dir {root}/nowhere: no such folder"),
+                         "Error: --contamination-repos-dir {root}/nowhere: no such folder"),
     "bad cutoff": (["--contamination-detect", "--contamination-cutoff", "last spring",
                     "--repos-dir", "{clones}"],
                    "Error: --contamination-cutoff: cutoff 'last spring' is not a date"),
     "no clone at all": (["-i", "acme__absent-3", "--contamination-detect",
                          "--contamination-cutoff", CUTOFF, "--repos-dir", "{root}"],
-                        "Error: --repos-dir {root}: no clone of any repository of this run "
+                        "Error: --contamination-repos-dir {root}: no clone of any repository of this run "
                         "(acme/absent); `benchchecker repos fetch --instances {instances} "
                         "--into {root}` clones them"),
     "dry run alone": (["--dry-run"], "Error: --dry-run need(s) --contamination-detect"),

@@ -188,6 +188,7 @@ def test_run_evaluation_stops_at_docker_with_one_line(run_dir: dict, cli, make_f
     assert result.exit_code == 5
     line = error_line(result)
     assert line.startswith("Error: swebench harness stopped: Docker is not reachable ")
+    assert "Traceback (most recent call last)" not in result.output    # issue 29: ~40 lines
     assert (tmp_path / "logs" / "run_evaluation" / "run2" / "run.json").is_file()  # its own files
 
 
