@@ -46,8 +46,8 @@ from ..common import FilterOptions, Mode, Selection, flags_digest, load_flags, r
 from ..scores import GroupedScore, grouped_scores
 
 __all__ = ["ANNOTATED", "ContaminationHook", "ENV_DETECTION", "ENV_FLAGS", "ENV_MODE", "ENV_MODEL",
-           "annotate_log", "flag_paths_from_env", "instance_id_of", "model_candidates",
-           "options_from_env"]
+           "annotate_log", "flag_paths_from_env", "instance_id_of", "metric_labels",
+           "model_candidates", "options_from_env"]
 
 ENV_FLAGS = "BENCHCHECKER_FLAGS"
 ENV_MODE = "BENCHCHECKER_CONTAMINATION_MODE"
@@ -109,13 +109,28 @@ def model_candidates(model: str) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def metric_labels(log: Any) -> dict[str, str]:
+    """``{scorer: label}``: the grouped score of a scorer is the mean of its values, which is the
+    metric Inspect reports as ``accuracy`` (or ``mean``); the table says that, not the scorer's
+    name (issue 29: ``choice``). A metric name two scorers share is ``scorer/metric``."""
+    found: dict[str, str] = {}
+    for score in (log.results.scores if log.results is not None else None) or []:
+        metric = next((m for m in ("accuracy", "mean") if m in (score.metrics or {})), None)
+        if metric is not None:
+            found[score.name] = metric
+    shared = {m for m in found.values() if list(found.values()).count(m) > 1}
+    return {name: f"{name}/{m}" if m in shared else m for name, m in found.items()}
+
+
 def _scores_by_metric(log: Any, by_sample: Mapping[str, str]) -> dict[str, dict[str, float]]:
-    """``{scorer[/key]: {instance_id: value}}``, values as floats (Inspect's own conversion),
-    averaged over epochs. A sample that errored or lacks a score counts 0 (a failure, never a
-    success) and stays in the denominator."""
+    """``{metric label: {instance_id: value}}`` (:func:`metric_labels`; ``scorer/key`` for a
+    scorer with several values), values as floats (Inspect's own conversion), averaged over
+    epochs. A sample that errored or lacks a score counts 0 (a failure, never a success) and
+    stays in the denominator."""
     from inspect_ai.scorer import value_to_float
 
     to_float = value_to_float()
+    labels = metric_labels(log)
     per_sample: list[tuple[str, dict[str, float]]] = []
     names: dict[str, None] = {}
     for sample in log.samples or []:
@@ -125,7 +140,8 @@ def _scores_by_metric(log: Any, by_sample: Mapping[str, str]) -> dict[str, dict[
                 value = score.value
                 items = value.items() if isinstance(value, dict) else [(None, value)]
                 for key, v in items:
-                    got[scorer if key is None else f"{scorer}/{key}"] = float(to_float(v))
+                    name = labels.get(scorer, scorer) if key is None else f"{scorer}/{key}"
+                    got[name] = float(to_float(v))
         names.update(dict.fromkeys(got))
         per_sample.append((by_sample[str(sample.id)], got))
     sums: dict[str, dict[str, list[float]]] = {n: {} for n in names}

@@ -101,6 +101,7 @@ def test_wrapped_eval_writes_flags_and_grouped_scores(mode: str, cli, eval_args,
     assert header["flags_sha256"] == "sha256:" + hashlib.sha256(
         Path(flags).name.encode() + b"\0" + Path(flags).read_bytes()).hexdigest()
     [row] = ours["scores"]
+    assert row["metric"] == "accuracy"          # what Inspect calls it, not the scorer's name
     want = _rescore(cli, log_path, flags, expected, tmp_path)
     if mode == "both":
         assert ours["counts"] == {"clean": 2, "contaminated": 2, "undecided": 1, "unflagged": 1}
@@ -202,3 +203,25 @@ def test_eval_help_keeps_inspects_options(cli) -> None:
     assert result.exit_code == 0
     for option in ("--sample-id", "--model", "--contamination-filter", "--contamination-mode"):
         assert option in result.stdout
+
+
+def test_grouped_scores_are_labelled_by_inspects_metric() -> None:
+    """Issue 29: the grouped table said "choice" (the scorer) where Inspect says "accuracy"."""
+    from types import SimpleNamespace
+
+    from inspect_ai.log import EvalMetric, EvalResults, EvalScore
+
+    from harness_adapters.inspect.hook import metric_labels
+
+    def score(name: str, *metrics: str) -> EvalScore:
+        return EvalScore(name=name, scorer=name,
+                         metrics={m: EvalMetric(name=m, value=0.5) for m in metrics})
+
+    def labels(*scores: EvalScore) -> dict[str, str]:
+        return metric_labels(SimpleNamespace(results=EvalResults(scores=list(scores))))
+
+    assert labels(score("choice", "accuracy", "stderr")) == {"choice": "accuracy"}
+    assert labels(score("match", "accuracy"), score("rouge", "mean")) == {
+        "match": "accuracy", "rouge": "mean"}
+    assert labels(score("a", "accuracy"), score("b", "accuracy")) == {
+        "a": "a/accuracy", "b": "b/accuracy"}
