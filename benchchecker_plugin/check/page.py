@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,7 +14,7 @@ from ..flags import ContaminationFlag, Verdict
 from ..report import HtmlPage
 from .pipeline import CheckResult
 
-__all__ = ["verdict_summary", "write_check_report"]
+__all__ = ["id_order", "verdict_summary", "write_check_report"]
 
 
 def verdict_summary(result: CheckResult) -> pd.DataFrame:
@@ -53,6 +54,12 @@ def _verdict_svg(summary: pd.DataFrame) -> str:
     return figure_to_svg(fig)
 
 
+def id_order(instance_id: str) -> list[str | int]:
+    """Sort key of an instance id with its numbers as numbers: TruthfulQA ``2`` before ``10``,
+    ``astronomy/9`` before ``astronomy/10`` (issue 29: sorted as strings)."""
+    return [int(p) if k % 2 else p for k, p in enumerate(re.split(r"(\d+)", instance_id))]
+
+
 def _fmt_p(p: float) -> str:
     return "" if p is None or (isinstance(p, float) and math.isnan(p)) else f"{p:.3g}"
 
@@ -84,7 +91,7 @@ def write_check_report(result: CheckResult, path: Path, *, max_rows: int = 2000)
                    table_id="tsguessing", formats={"exact_match": "{:.3f}".format,
                                                    "rouge_l": "{:.3f}".format})
     order = {Verdict.CONTAMINATED: 0, Verdict.UNDECIDED: 1, Verdict.CLEAN: 2}
-    rows = sorted(result.merged, key=lambda f: (order[f.verdict], f.benchmark, f.instance_id))
+    rows = sorted(result.merged, key=lambda f: (order[f.verdict], f.benchmark, id_order(f.instance_id)))
     page.heading("Per instance (merged verdicts)")
     page.paragraph("One score column per method, each in its own unit (higher = more likely "
                    "seen); the methods' scores are not comparable with each other.", note=True)
