@@ -7,21 +7,64 @@ every tenth of the work (at most one line per ``BENCHCHECKER_PROGRESS_SECONDS``,
 when the total is unknown) and one when the loop ends.
 
 ``BENCHCHECKER_PROGRESS=0`` silences both; ``=1`` forces the bar.
+
+Work made of many loops (Stage II: one per repository snapshot) shows one bar for the whole:
+inside ``with one_bar(desc=..., total=...) as bar``, every :func:`progress` loop advances that
+bar by ``bar.weight`` per item instead of drawing its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
 from collections.abc import Iterable, Iterator
+from contextvars import ContextVar
 from typing import TypeVar
 
 from tqdm.auto import tqdm
 
-__all__ = ["progress"]
+__all__ = ["OneBar", "one_bar", "progress"]
 
 T = TypeVar("T")
+
+
+class OneBar:
+    """The bar of :func:`one_bar`: nested loops advance it by ``weight`` per item."""
+
+    def __init__(self, desc: str, total: int) -> None:
+        self.weight = 1
+        self._ticks = iter(progress(range(total), desc=desc, total=total))
+
+    def advance(self, n: int) -> None:
+        for _ in range(n):
+            next(self._ticks, None)
+
+    def close(self) -> None:
+        for _ in self._ticks:   # the last line (and the bar's end) even if the total was high
+            pass
+
+
+_OUTER: ContextVar[OneBar | None] = ContextVar("benchchecker_one_bar", default=None)
+
+
+@contextlib.contextmanager
+def one_bar(*, desc: str, total: int) -> Iterator[OneBar]:
+    """One progress bar for every :func:`progress` loop inside the block (see the module)."""
+    bar = OneBar(desc, total)
+    token = _OUTER.set(bar)
+    try:
+        yield bar
+    finally:
+        _OUTER.reset(token)
+        bar.close()
+
+
+def _advancing(items: Iterable[T], bar: OneBar) -> Iterator[T]:
+    for item in items:
+        yield item
+        bar.advance(bar.weight)
 
 
 def _mode() -> str:
@@ -59,6 +102,9 @@ def _lines(items: Iterable[T], desc: str, total: int | None) -> Iterator[T]:
 
 def progress(items: Iterable[T], *, desc: str = "", total: int | None = None) -> Iterable[T]:
     """Wrap ``items``: a progress bar on a terminal, log lines otherwise (see the module)."""
+    outer = _OUTER.get()
+    if outer is not None:
+        return _advancing(items, outer)
     mode = _mode()
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]

@@ -35,3 +35,18 @@ def test_zero_silences(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     monkeypatch.setenv("BENCHCHECKER_PROGRESS", "0")
     assert list(progress(range(5), desc="x")) == list(range(5))
     assert capsys.readouterr().err == ""
+
+
+def test_one_bar_takes_every_nested_loop(piped: None, capsys: pytest.CaptureFixture) -> None:
+    """Issue 29: patch-presence drew a bar per snapshot (~300 lines for 18 instances)."""
+    from benchchecker_plugin.progress import one_bar
+
+    with one_bar(desc="all", total=30) as bar:
+        for weight in (1, 2):
+            bar.weight = weight
+            assert list(progress(range(10), desc=f"inner {weight}")) == list(range(10))
+    lines = _lines(capsys.readouterr().err)
+    assert lines[-1] == "benchchecker: all: 30/30 (100%)"
+    assert all(ln.startswith("benchchecker: all: ") for ln in lines)
+    assert list(progress(range(3), desc="after")) == [0, 1, 2]     # the block is over
+    assert _lines(capsys.readouterr().err)[-1] == "benchchecker: after: 3/3 (100%)"

@@ -44,6 +44,7 @@ from ..errors import BenchcheckerError, DataError, InputError, RepositoryError
 from ..flags import ContaminationFlag
 from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
+from ..progress import OneBar, one_bar
 from ..repos.snapshot import Snapshot, parse_cutoff
 from ..testrun.outcome import VerifyOutcome
 from .decide import BlockResult, Category
@@ -317,7 +318,6 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
     sim = config.resolved_similarity()
     executor = executor or LocalExecutor()
     instances = list(instances)
-    outcomes: dict[tuple[int, datetime], ItemResult] = {}
     by_repo: dict[Path, list[int]] = {}
     unfound: list[int] = []
     for i, inst in enumerate(instances):
@@ -326,7 +326,18 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
                                       releases_dir=config.releases_dir), []).append(i)
         except RepositoryError:
             unfound.append(i)
+    with one_bar(desc=f"patch presence ({len(instances)} instances x {len(distinct)} cutoffs)",
+                 total=len(instances) * len(distinct)) as bar:   # issue 29: one bar, not one per snapshot
+        return _grid(instances, repos_dir, config, sim, executor, whens, distinct, by_repo, unfound,
+                     bar)
+
+
+def _grid(instances: list[BugInstance], repos_dir: str | os.PathLike[str], config: PresenceConfig, sim: Any,
+          executor: Executor, whens: dict[str, datetime], distinct: list[datetime],
+          by_repo: dict[Path, list[int]], unfound: list[int], bar: OneBar) -> GridRun:
+    outcomes: dict[tuple[int, datetime], ItemResult] = {}
     if unfound:
+        bar.weight = len(distinct)
         missing = executor.map(lambda i: locate(repos_dir, instances[i], source=config.snapshot_source,
                                                 releases_dir=config.releases_dir), unfound, desc="patch presence")
         outcomes.update({(i, w): res for i, res in zip(unfound, missing) for w in distinct})
@@ -348,6 +359,7 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
             for when, err in failed.items():
                 def fail(i: int, exc: RepositoryError = err) -> Any:
                     raise RepositoryError(f"instance {instances[i].instance_id!r}: {exc}")
+                bar.weight = 1
                 for i, res in zip(idxs, executor.map(fail, idxs, desc="patch presence")):
                     outcomes[(i, when)] = res
             for sha, (snap, group) in sorted(commits.items(), key=lambda kv: kv[1][0].committed_at):
@@ -359,6 +371,7 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
                         grid: _RepoGrid = grid) -> Any:
                     return named(instances[i], lambda: grid.at(i, instances[i], snap, index))
 
+                bar.weight = len(group)
                 runs = executor.map(one, idxs, desc=f"patch presence {path.name}@{sha[:10]}")
                 for i, res in zip(idxs, runs):
                     if res.ok and res.value is not None:

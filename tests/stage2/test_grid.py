@@ -208,3 +208,14 @@ def test_worker_threads_give_the_same_flags(history) -> None:  # noqa: ANN001
     two = run_grid(instances, root, cutoffs, config=CONFIG, executor=LocalExecutor(2))
     for a, b in zip(one.flags, two.flags, strict=True):
         _same(a, b)
+
+
+def test_one_progress_bar_for_the_whole_grid(small_history, monkeypatch,  # noqa: ANN001
+                                             capsys) -> None:  # noqa: ANN001
+    """Issue 29: one bar per snapshot (~300 lines for 18 instances); now one for the run."""
+    monkeypatch.delenv("BENCHCHECKER_PROGRESS", raising=False)       # log lines (not a terminal)
+    root, inst, cutoffs = small_history
+    run_grid([inst], root, cutoffs, config=CONFIG)
+    names = {ln.split(":")[1].strip() for ln in capsys.readouterr().err.splitlines()
+             if ln.startswith("benchchecker: patch presence")}
+    assert names == {f"patch presence (1 instances x {len(set(cutoffs.values()))} cutoffs)"}
