@@ -335,4 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from benchchecker_plugin.warnings_text import warnings_in_words
+
+    with warnings_in_words():   # our warnings as one line in words, as the commands print them
+        raise SystemExit(main())

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import warnings
-from typing import Any
-
 import click
 
 from .._version import __version__
@@ -81,26 +77,9 @@ def main() -> None:
     _warnings_in_words()
 
 
-_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_OURS = tuple(os.path.join(_ROOT, pkg) + os.sep for pkg in ("benchchecker_plugin", "harness_adapters"))
-
-
 def _warnings_in_words() -> None:
     """For this command: warnings raised by benchchecker's own code are printed as one line in
-    words (``benchchecker: warning: ...``, each text once), not as a Python warning with a file,
-    a line number and a source line; other libraries' warnings keep their usual form."""
-    previous = warnings.showwarning
-    shown: set[str] = set()
+    words (:mod:`benchchecker_plugin.warnings_text`)."""
+    from ..warnings_text import show_warnings_in_words
 
-    def show(message: Any, category: type, filename: str, lineno: int, file: Any = None,
-             line: str | None = None) -> None:
-        if not os.path.abspath(filename).startswith(_OURS):
-            previous(message, category, filename, lineno, file, line)
-            return
-        text = str(message)
-        if text not in shown:
-            shown.add(text)
-            click.echo(f"benchchecker: warning: {text}", err=True)
-
-    warnings.showwarning = show
-    click.get_current_context().call_on_close(lambda: setattr(warnings, "showwarning", previous))
+    click.get_current_context().call_on_close(show_warnings_in_words())

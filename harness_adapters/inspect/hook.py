@@ -41,6 +41,7 @@ from inspect_ai.hooks import Hooks, TaskEnd, hooks
 
 from benchchecker_plugin.atomic import atomic_path
 from benchchecker_plugin.errors import ExecutionError
+from benchchecker_plugin.warnings_text import warnings_in_words
 
 from ..common import FilterOptions, Mode, Selection, flags_digest, load_flags, run_filter
 from ..scores import GroupedScore, grouped_scores
@@ -265,6 +266,7 @@ class ContaminationHook(Hooks):
             logger.warning(f"benchchecker: no detector for task {task}; its log is not "
                            "annotated")
             return
-        selection, scores = annotate_log(location, options_from_env(),
-                                         extra=flag_paths_from_env()[1:], detection=detection)
+        with warnings_in_words():   # under plain `inspect eval` too (issue 29: raw warnings)
+            selection, scores = annotate_log(location, options_from_env(),
+                                             extra=flag_paths_from_env()[1:], detection=detection)
         ANNOTATED.append((str(location), selection, scores))
