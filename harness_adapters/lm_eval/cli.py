@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -154,7 +155,14 @@ def _load_tasks(namespace: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     """lm-eval's config and its leaf task objects (loaded the way lm-eval loads them)."""
     from lm_eval.config.evaluate_config import EvaluatorConfig
 
-    cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(namespace)))
+    # our read of the config before the run: lm-eval says its own warnings (--limit ...) when it
+    # runs; said here too, each printed twice (issue 29)
+    config_log = logging.getLogger(EvaluatorConfig.__module__)
+    was, config_log.disabled = config_log.disabled, True
+    try:
+        cfg = EvaluatorConfig.from_cli(argparse.Namespace(**vars(namespace)))
+    finally:
+        config_log.disabled = was
     if not cfg.tasks:
         raise InputError("--contamination-filter / --contamination-detect need --tasks")
     loaded = _task_manager(cfg).load(cfg.tasks)

@@ -197,3 +197,21 @@ def test_ts_guessing_task_clean_mode(cli, tiny_lm: Path, make_flags, read_jsonl,
         assert scores[metric]["n_clean"] == len(lines)
         assert scores[metric]["clean"] == pytest.approx(
             sum(line[metric] for line in lines) / len(lines))
+
+
+def test_the_limit_warning_is_lm_evals_alone(task_dir: Path, tmp_path: Path,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 29: reading the run's config before the run said lm-eval's --limit warning again."""
+    import logging
+
+    from harness_adapters.common import pop_filter_options
+    from harness_adapters.detection import pop_detect_options
+    from harness_adapters.lm_eval.cli import _load_tasks, parse
+
+    _, namespace = parse(["--model", "hf", "--include_path", str(task_dir), "--tasks", TASK,
+                          "--limit", "2", "--output_path", str(tmp_path / "out")])
+    pop_filter_options(namespace.__dict__, detect=pop_detect_options(namespace.__dict__).enabled)
+    with caplog.at_level(logging.WARNING):
+        cfg, tasks = _load_tasks(namespace)
+    assert list(tasks) == [TASK] and cfg.limit == 2
+    assert not [r for r in caplog.records if "--limit SHOULD ONLY" in r.getMessage()]
