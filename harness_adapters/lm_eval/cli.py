@@ -96,10 +96,11 @@ def run(args: tuple[str, ...]) -> None:
     With --contamination-detect, the run's MMLU / TruthfulQA docs and those of any other
     multiple_choice task (read through its own definition) are first asked as TS-Guessing
     probes through the run's own model (through the response cache).
-    Writes: lm-eval's own output (with a filter, --log_samples is turned on and --output_path is
-    required), plus benchchecker_<date>.json (and benchchecker_flags_<date>.jsonl with
-    --contamination-detect) beside its results_<date>.json and a "benchchecker" object on each
-    line of the run's samples_*.jsonl.
+    Writes: lm-eval's own output (with a filter --output_path is required; the per-sample results
+    the grouped scores come from are kept only with --log_samples, as lm-eval does), plus
+    benchchecker_<date>.json (and benchchecker_flags_<date>.jsonl with --contamination-detect)
+    beside its results_<date>.json, and a "benchchecker" object on each line of the run's
+    samples_*.jsonl.
 
     \b
     Example:
@@ -180,6 +181,7 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
         given = "--contamination-detect" if options.flags is None else "--contamination-filter"
         raise InputError(f"{given} needs --output_path (lm-eval writes the per-sample results "
                          "the grouped scores come from there)")
+    keep_samples = bool(getattr(namespace, "log_samples", False))   # the grouped scores need them
     namespace.log_samples = True
     cfg, tasks = _load_tasks(namespace)
     docs = {name: list(task.eval_docs) for name, task in tasks.items()}
@@ -241,7 +243,10 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
         report["detection"] = {**detection.to_dict(), "flags_file": str(flags_file)}
     report["timings"] = {"detection_s": round(detection.seconds, 3) if detection else None,
                          "evaluation_s": round(evaluation_s, 3)}
-    report["samples_files"] = [str(p) for p in samples]
+    if not keep_samples:   # written for the grouped scores only: lm-eval writes them on --log_samples
+        for path in samples:
+            path.unlink()
+    report["samples_files"] = [str(p) for p in samples] if keep_samples else []
     report["scores"] = [s.to_dict() for s in scores]
     _write_json(target, report)
     for path in results:

@@ -173,7 +173,7 @@ def _run_args(model: Path, mmlu: Path, out: Path, *tasks: str, include: Path = T
     return ["lm-eval", "run", "--model", "hf", "--model_args", f"pretrained={model}",
             "--device", "cpu", "--batch_size", "1", "--include_path", include,
             "--tasks", ",".join(tasks), "--metadata", json.dumps({"data": str(mmlu)}),
-            "--limit", str(LIMIT), "--output_path", out]
+            "--limit", str(LIMIT), "--output_path", out, "--log_samples"]
 
 
 def _only(folder: Path, pattern: str) -> Path:

@@ -43,7 +43,7 @@ metric_list:
 def run_args(tiny_lm: Path, task_dir: Path, tmp_path: Path) -> list[str]:
     return ["lm-eval", "run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
             "--device", "cpu", "--include_path", str(task_dir), "--tasks", TASK,
-            "--output_path", str(tmp_path / "out")]
+            "--output_path", str(tmp_path / "out"), "--log_samples"]
 
 
 def _only(folder: Path, pattern: str) -> Path:
@@ -184,7 +184,7 @@ def test_ts_guessing_task_clean_mode(cli, tiny_lm: Path, make_flags, read_jsonl,
                  "--device", "cpu", "--include_path", include, "--tasks",
                  "ts_guessing_mmlu_multichoice", "--metadata",
                  json.dumps({"data": str(data), "subjects": TASK}), "--gen_kwargs",
-                 "max_gen_toks=4", "--output_path", tmp_path / "out",
+                 "max_gen_toks=4", "--output_path", tmp_path / "out", "--log_samples",
                  "--contamination-filter", flags, "--contamination-mode", "clean")
     assert result.exit_code == 0, result.output
     lines = read_jsonl(_only(tmp_path / "out", "samples_*.jsonl"))
@@ -215,3 +215,16 @@ def test_the_limit_warning_is_lm_evals_alone(task_dir: Path, tmp_path: Path,
         cfg, tasks = _load_tasks(namespace)
     assert list(tasks) == [TASK] and cfg.limit == 2
     assert not [r for r in caplog.records if "--limit SHOULD ONLY" in r.getMessage()]
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_samples_are_kept_only_with_log_samples(cli, run_args, make_flags, tmp_path: Path) -> None:
+    """Issue 29: the filter wrote samples_*.jsonl although the run did not ask (--log_samples)."""
+    flags = make_flags(tmp_path / "flags.jsonl", "mmlu", FLAGGED)
+    args = [a for a in run_args if a != "--log_samples"]
+    result = cli(*args, "--contamination-filter", flags)
+    assert result.exit_code == 0, result.output
+    assert not sorted((tmp_path / "out").rglob("samples_*.jsonl"))
+    ours = json.loads(_only(tmp_path / "out", "benchchecker_*.json").read_text())
+    assert ours["samples_files"] == [] and ours["scores"]
