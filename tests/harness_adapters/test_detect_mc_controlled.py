@@ -113,7 +113,7 @@ def test_lm_eval_run_flags_the_trained_half(cli: Any, setup: dict[str, Any], tmp
     out = tmp_path / "out"
     result = cli("lm-eval", "run", "--model", "hf", "--model_args", f"pretrained={setup['model']}",
                  "--device", "cpu", "--batch_size", "1", "--include_path", setup["tasks"],
-                 "--tasks", f"{TASK},arc_one_choice", "--output_path", out,
+                 "--tasks", f"{TASK},arc_one_choice", "--output_path", out, "--log_samples",
                  "--contamination-detect", "--contamination-cache-dir", tmp_path / "cache")
     assert result.exit_code == 0, result.output
     assert ("no detector for this task: arc_one_choice (doc 0: 1 choice(s); a multiple-choice "
@@ -142,7 +142,8 @@ def test_lm_eval_run_flags_the_trained_half(cli: Any, setup: dict[str, Any], tmp
     again = tmp_path / "again"
     res = cli("lm-eval", "run", "--model", "hf", "--model_args", f"pretrained={setup['model']}",
               "--device", "cpu", "--batch_size", "1", "--include_path", setup["tasks"],
-              "--tasks", TASK, "--output_path", again, "--contamination-filter", flags_file,
+              "--tasks", TASK, "--output_path", again, "--log_samples", "--contamination-filter",
+              flags_file,
               "--contamination-mode", "clean")
     assert res.exit_code == 0, res.output
     [samples] = sorted(again.rglob(f"samples_{TASK}_*.jsonl"))
