@@ -37,16 +37,22 @@ def test_core_imports_no_harness() -> None:
 
 def test_the_listed_packages_are_every_package_and_the_shipped_tasks() -> None:
     """pyproject lists its packages (tasks/ is mapped into the package); none may be left out."""
+    import json
+    import subprocess
+    import sys
     import tomllib
     from pathlib import Path
 
-    from setuptools import find_namespace_packages, find_packages
-
     root = Path(__file__).resolve().parents[1]
     config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
-    found = find_packages(str(root), include=["benchchecker_plugin*", "harness_adapters*"])
-    tasks = ["benchchecker_plugin.tasks"] + [f"benchchecker_plugin.tasks.{p}"
-                                             for p in find_namespace_packages(str(root / "tasks"))
+    # setuptools' own finders, in a child: importing setuptools in a process where another test
+    # already imported the standard library's distutils trips its distutils shim
+    script = ("import json, sys; from setuptools import find_namespace_packages, find_packages; "
+              "print(json.dumps([find_packages(sys.argv[1], include=['benchchecker_plugin*', "
+              "'harness_adapters*']), find_namespace_packages(sys.argv[1] + '/tasks')]))")
+    found, namespaces = json.loads(subprocess.run([sys.executable, "-c", script, str(root)],
+                                                  capture_output=True, text=True, check=True).stdout)
+    tasks = ["benchchecker_plugin.tasks"] + [f"benchchecker_plugin.tasks.{p}" for p in namespaces
                                              if "__pycache__" not in p]
     assert sorted(config["packages"]) == sorted(found + tasks)
     assert config["package-dir"] == {"benchchecker_plugin.tasks": "tasks"}
