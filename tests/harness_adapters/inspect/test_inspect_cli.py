@@ -112,7 +112,7 @@ def test_wrapped_eval_writes_flags_and_grouped_scores(mode: str, cli, eval_args,
         assert row["full"] == pytest.approx(sum(correct) / 6)
     else:
         assert row["clean"] == want["clean_rate"] == pytest.approx(sum(correct) / 2)
-    assert f"|local_mmlu||even_length|all|{len(expected)}|" in result.stdout
+    assert f"|local_mmlu||accuracy|all|{len(expected)}|" in result.stdout
 
 
 @pytest.mark.slow
