@@ -170,8 +170,11 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
     n_cov = int(by_repo["covered"].sum())
     n_all = len(by_repo)
     cov = by_repo.groupby("repo").agg(instances=("covered", "size"), covered=("covered", "sum")).reset_index()
-    cov["snapshots from"] = ["git (first-parent history at the cutoff)" if c else "not covered"
-                             for c in cov["covered"]]
+    described = {"git": "git (first-parent history at the cutoff)",
+                 "release": "released sdists (the highest version uploaded by the cutoff)"}
+    cov["snapshots from"] = [
+        " + ".join(described.get(k, k) for k in info.get("sources", {}).get(r, "git").split(" + "))
+        if c else "not covered" for r, c in zip(cov["repo"], cov["covered"])]
     cov_tier = by_repo.groupby("tier").agg(instances=("covered", "size"), covered=("covered", "sum")).reset_index()
     flags_line = (f"Flags: benchchecker.stage2 at each model's cutoff, merged with policy benchchecker "
                   f"(Stage I assumed). Stage II: {info['stage2']}; {info['errors']} of {info['n_flags']} "
@@ -221,7 +224,8 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
               write_csv(cutoff_df, out / "cutoffs.csv")]
     readme = (["# SWE-bench Verified, republished with BenchChecker Stage II flags", ""] + restricted
               + ["## How it was made", "", f"- Command: `{info['command']}` (from the project root, "
-                 "with the shared data at ../shared/data and full clones in the --repos-dir).",
+                 "with the shared data at ../shared/data, full clones in the --repos-dir and release "
+                 "snapshots (`benchchecker repos fetch --from-releases`) in the --releases-dir).",
                  f"- Date: {info['date']}; {info['versions']}.",
                  f"- Stage II: {info['stage2']}; {info['n_models']} models with a published cutoff; "
                  f"{len(info['unknown_models'])} without one ({', '.join(info['unknown_models'])}).",

@@ -302,6 +302,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     by_repo = pd.DataFrame({"repo": [i.repo for i in instances],
                             "covered": [i in covered for i in instances],
                             "tier": [tiers[i.instance_id] for i in instances]})
+    repo_of = {i.instance_id: i.repo for i in instances}
+    kinds: dict[str, set[str]] = {}
+    for f in stage2:   # where each project's snapshots came from, as its flags record it
+        src = f.evidence.get("snapshot_source")
+        kinds.setdefault(repo_of.get(f.instance_id, ""), set()).add(
+            str(src.get("kind", "git")) if hasattr(src, "get") else "git")
     compact = _compact(stage2, merged)
     info = {
         "command": "python benchmarks/republish_verified.py " + " ".join(
@@ -317,6 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "submission_cutoffs": {s.name: [f"{cutoffs[m].last_moment:%Y-%m-%d}" for m in s.models]
                                for s in scored},
         "missing_repos": sorted(missing_repos), "unfinished": sorted(unfinished),
+        "sources": {repo: " + ".join(sorted(k)) for repo, k in kinds.items()},
         "left_out_repos": sorted(left_out),
     }
     not_cov = sorted({i.repo.split("/")[1] for i in instances if i not in covered})
