@@ -19,15 +19,18 @@ def pyplot():
     matplotlib.use("Agg", force=False)
     import matplotlib.pyplot as plt
 
-    matplotlib.rcParams["svg.hashsalt"] = "benchchecker"   # the same figure, the same SVG ids
-
     return plt
 
 
 def figure_to_svg(fig) -> str:
     """A matplotlib figure as inline SVG markup (closed afterwards)."""
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    import matplotlib
+
+    # the same figure, the same SVG: fixed ids and no date (only for our own figures; the
+    # user's matplotlib settings are left as they are)
+    with matplotlib.rc_context({"svg.hashsalt": "benchchecker"}):
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     pyplot().close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]  # drop the XML prolog and doctype: inline in HTML

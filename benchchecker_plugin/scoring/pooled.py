@@ -303,10 +303,10 @@ def pooled_table(sums: StrataSums, submissions: Sequence[str], tier_names: Seque
                  min_resolved_clean: int = 10) -> pd.DataFrame:
     """One row per group (and per group and tier with ``by_tier``), columns :data:`POOLED_COLUMNS`.
 
-    ``groups``: ``{label: submission names}``; ``distinct``: ``{"clean", "resolved_clean",
-    "covered"}`` boolean (submissions x instances) and the instances' tier index under
-    ``"tier_idx"`` -- used to count *distinct* instances, the size that the minimum and the
-    reader need (submissions share instances)."""
+    ``groups``: ``{label: submission names}``; ``distinct``: ``"clean"``, ``"resolved_clean"``,
+    ``"contaminated"``, ``"undecided"`` boolean (submissions x instances) and the instances' tier
+    index under ``"tier_idx"`` -- used to count *distinct* instances, the size that the minimum
+    and the reader need (submissions share instances)."""
     index = {s: i for i, s in enumerate(submissions)}
     rows = []
     tier_sets = _tier_sets(tier_names, by_tier)
