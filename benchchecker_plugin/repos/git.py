@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO
 
 from ..errors import RepositoryError
+from .archive import extract_tar
 
 __all__ = ["BlobReader", "apply_diff", "export_tree", "git", "is_shallow", "resolve_commit", "toplevel"]
 
@@ -188,7 +189,7 @@ def export_tree(repo: str | os.PathLike[str], commit: str, dest: str | os.PathLi
     out = Path(dest)
     out.mkdir(parents=True, exist_ok=True)
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(out, filter="data")  # refuses absolute paths, '..' and links out of dest
+        extract_tar(tar, out)  # refuses absolute paths, '..' and links out of dest
     return out
 
 

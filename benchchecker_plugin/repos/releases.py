@@ -48,6 +48,7 @@ from packaging.version import InvalidVersion, Version
 
 from ..atomic import write_text_atomic
 from ..errors import DataError, RepositoryError
+from .archive import extract_tar
 from .fetch import locked, repo_dir_name
 from .git import git
 from .index import PackageIndex, ReleaseFile, SimpleIndex
@@ -251,7 +252,7 @@ def _members(archive: Path, dest: Path, label: str) -> Path:
                 zf.extractall(dest)
         else:
             with tarfile.open(archive) as tf:
-                tf.extractall(dest, filter="data")
+                extract_tar(tf, dest)
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
         raise DataError(f"{label}: sdist {archive.name} is corrupt or not an archive ({exc})") from None
     tops = [p for p in dest.iterdir()]
