@@ -54,7 +54,8 @@ def _check(member: tarfile.TarInfo, root: str) -> None:
         raise tarfile.TarError(f"member {name!r} would be extracted outside the destination "
                                f"(through a link)")
     if member.issym():
-        linked = os.path.realpath(os.path.join(os.path.dirname(target), member.linkname))
+        parent = os.path.realpath(os.path.join(root, os.path.dirname(name)))
+        linked = os.path.realpath(os.path.join(parent, member.linkname))
         if os.path.isabs(member.linkname) or not _inside(root, linked):
             raise tarfile.TarError(f"member {name!r} links outside the destination "
                                    f"({member.linkname!r})")
