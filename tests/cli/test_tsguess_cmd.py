@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -10,13 +9,9 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import read_flags
-from tests.helpers import SHARED_DATA
+from tests.helpers import SHARED_DATA, tiny_lm
 from tests.helpers.mc_tasks import ARC, write_lm_eval_tasks
 
-HELPER = Path(__file__).resolve().parents[1] / "tsguessing" / "tiny_lm.py"
-_spec = importlib.util.spec_from_file_location("tsguessing_tiny_lm_cli", HELPER)
-tiny_lm = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tiny_lm)
 TQA = SHARED_DATA / "truthfulqa" / "TruthfulQA.csv"
 
 

@@ -14,9 +14,8 @@ import pytest
 
 from benchchecker_plugin.flags import read_flags
 from benchchecker_plugin.tsguessing import BenchmarkItem, load_mmlu, prepare_probes
-from tests.helpers import comparable_flags, require_shared_data
+from tests.helpers import comparable_flags, require_shared_data, tiny_lm
 from tests.helpers.mc_tasks import arc_records, write_jsonl
-from tests.tsguessing.tiny_lm import load_helper
 
 TASK = "arc_ctrl"
 N_ITEMS = 12
@@ -87,7 +86,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
                                                encoding="utf-8")
     inspect_file = root / "arc_ctrl_inspect.py"
     inspect_file.write_text(INSPECT_TASK.replace("DATA", repr(str(data))), encoding="utf-8")
-    model = load_helper().build_tiny_lm(
+    model = tiny_lm.build_tiny_lm(
         root / "lm", [p.prompt + " " + p.target for p in probes],
         [p.prompt + " " + p.target + "\n" for p in probes if p.instance_id in SEEN], steps=200)
     return {"root": root, "tasks": tasks, "inspect": inspect_file, "model": model,

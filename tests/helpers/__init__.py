@@ -5,7 +5,10 @@ would then shadow installed packages of the same name).
 - ``shared_data``: where the real benchmark data is (``SHARED_DATA``) and skipping without it.
 - ``flags``: ``comparable_flags``, flags compared without their creation time.
 - ``scripted_model``: ``ScriptedModel``, a stand-in ``TextModel`` answering from a script.
-- ``git_history``: ``commit_all`` (a dated commit) and the shared ``calc.py`` fix texts.
+- ``git_history``: ``commit_all`` (a dated commit), ``history`` (a repository of dated commits)
+  and the shared ``calc.py`` fix texts; ``calc_package``: the installable ``calc`` package that
+  the ``--verify venv`` and sandbox tests build.
+- ``tiny_lm``: a tiny GPT-2 built (and trained to memorise texts) in a test.
 - ``optional``: ``needs_module``, skip unless a package is installed, without importing it.
 - ``sampling``: ``SWEEP`` and ``sweep``, a whole real-data sweep in the slow tier and a seeded
   sample of it in the fast tier.

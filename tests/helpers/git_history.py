@@ -1,5 +1,6 @@
-"""Git histories built in a test: a dated commit of everything in the work tree, and the small
-``calc.py`` fix (buggy, fixed, refactored-fix, its gold patch) the Stage II tests share."""
+"""Git histories built in a test: a dated commit of everything in the work tree, a history of
+dated commits of given files, and the small ``calc.py`` fix (buggy, fixed, refactored-fix, its
+gold patch) the Stage II tests share."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from pathlib import Path
 
 from benchchecker_plugin.repos.git import git
 
-__all__ = ["BUGGY", "FIXED", "PATCH", "REFACTORED", "commit_all"]
+__all__ = ["BUGGY", "FIXED", "PATCH", "REFACTORED", "calc_repo", "commit_all", "history"]
 
 BUGGY = "def add_one(x):\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
 FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
@@ -34,6 +35,20 @@ def commit_all(repo: Path, when: str) -> str:
     return git(repo, ["rev-parse", "HEAD"]).decode().strip()
 
 
+def history(repo: Path, commits: list[tuple[str, dict[str, str]]]) -> str:
+    """A git repository at ``repo``: one commit per ``(date, {path: text})``, each writing those
+    files over the previous ones; the first commit's sha (the base)."""
+    repo.mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    shas = []
+    for when, files in commits:
+        for name, text in files.items():
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_text(text)
+        shas.append(commit_all(repo, when))
+    return shas[0]
+
+
 CALC_TEST_PATCH = """--- /dev/null
 +++ b/test_calc.py
 @@ -0,0 +1,8 @@
@@ -52,12 +67,6 @@ CALC_TEST = "python -m pytest -rA -p no:cacheprovider test_calc.py"
 def calc_repo(tmp_path: Path, later: str) -> tuple[Path, str]:
     """``repos/o__calc``: the buggy calc.py, its fix, then ``later``; the folder and the base sha."""
     repo = tmp_path / "repos" / "o__calc"
-    repo.mkdir(parents=True)
-    git(repo, ["init", "-q", "-b", "main"])
-    (repo / "calc.py").write_text(BUGGY)
-    base = commit_all(repo, "2023-01-01")
-    (repo / "calc.py").write_text(FIXED)
-    commit_all(repo, "2023-02-01")
-    (repo / "calc.py").write_text(later)
-    commit_all(repo, "2023-03-01")
+    base = history(repo, [("2023-01-01", {"calc.py": BUGGY}), ("2023-02-01", {"calc.py": FIXED}),
+                          ("2023-03-01", {"calc.py": later})])
     return repo, base

@@ -3,20 +3,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-HELPER = Path(__file__).resolve().parents[1] / "tsguessing" / "tiny_lm.py"
+from tests.helpers import tiny_lm
 
 
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    spec = importlib.util.spec_from_file_location("tsguessing_tiny_lm_modelapi", HELPER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_tiny_lm(tmp_path_factory.mktemp("tiny"), ["a b c d e f g"])
+    return tiny_lm.build_tiny_lm(tmp_path_factory.mktemp("tiny"), ["a b c d e f g"])
 
 
 @pytest.fixture

@@ -27,10 +27,9 @@ from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import MissingExtraError
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.models.executor import ItemResult, LocalExecutor
-from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.stage2 import PresenceConfig, run_grid
 from benchchecker_plugin.stage2.grid_tasks import run_grid_tasks
-from tests.helpers.git_history import BUGGY, FIXED, PATCH, REFACTORED, commit_all
+from tests.helpers.git_history import BUGGY, FIXED, PATCH, REFACTORED, history
 
 CONFIG = PresenceConfig(similarity="difflib")
 CUTOFFS = {"before-history": "2022-06-01", "buggy": "2023-01-15", "fixed": "2023-02-15",
@@ -38,17 +37,8 @@ CUTOFFS = {"before-history": "2022-06-01", "buggy": "2023-01-15", "fixed": "2023
 
 
 def _repo(root: Path, name: str, *, refactor: bool) -> str:
-    repo = root / name
-    repo.mkdir(parents=True)
-    git(repo, ["init", "-q", "-b", "main"])
-    (repo / "calc.py").write_text(BUGGY)
-    base = commit_all(repo, "2023-01-01")
-    (repo / "calc.py").write_text(FIXED)
-    commit_all(repo, "2023-02-01")
-    if refactor:
-        (repo / "calc.py").write_text(REFACTORED)
-        commit_all(repo, "2023-03-01")
-    return base
+    later = [("2023-03-01", {"calc.py": REFACTORED})] if refactor else []
+    return history(root / name, [("2023-01-01", {"calc.py": BUGGY}), ("2023-02-01", {"calc.py": FIXED}), *later])
 
 
 @pytest.fixture(scope="module")

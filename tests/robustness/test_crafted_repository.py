@@ -17,19 +17,13 @@ import pytest
 
 from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.testrun.sandbox import confinement
+from tests.helpers.calc_package import BUGGY, PATCH, PYPROJECT, REFACTORED
 from tests.helpers.git_history import commit_all
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(confinement() != "namespaces", reason="user namespaces not available")]
 
 KEY = "sk-crafted-repository-must-not-see"
-BUGGY = "def add_one(x):\n    return int(x) + 1\n"
-REFACTORED = "def add_one(x):\n    if x is None:\n        return int(0)\n    return int(x) + 1\n"
-FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n"
-PATCH = ("--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,4 @@\n def add_one(x):\n+    if x is None:\n"
-         "+        return 0\n     return int(x) + 1\n")
-PYPROJECT = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
-             '[project]\nname = "calc"\nversion = "1.0"\n[tool.setuptools]\npy-modules = ["calc"]\n')
 SETUP = """\
 import os, pathlib, socket
 from setuptools import setup

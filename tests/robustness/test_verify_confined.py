@@ -11,30 +11,16 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.testrun.sandbox import confinement
-from tests.helpers.git_history import commit_all
-
-BUGGY = "def add_one(x):\n    return int(x) + 1\n"
-FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n"
-REFACTORED = "def add_one(x):\n    if x is None:\n        return int(0)\n    return int(x) + 1\n"
-PATCH = ("--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,4 @@\n def add_one(x):\n+    if x is None:\n"
-         "+        return 0\n     return int(x) + 1\n")
-
-
-def _commit(repo: Path, text: str, when: str) -> str:
-    (repo / "calc.py").write_text(text)
-    return commit_all(repo, when)
+from tests.helpers.calc_package import BUGGY, FIXED, PATCH, REFACTORED
+from tests.helpers.git_history import history
 
 
 @pytest.fixture()
 def repos(tmp_path: Path) -> tuple[Path, str]:
     repo = tmp_path / "repos" / "o__calc"
-    repo.mkdir(parents=True)
-    git(repo, ["init", "-q", "-b", "main"])
-    base = _commit(repo, BUGGY, "2023-01-01")
-    _commit(repo, FIXED, "2023-02-01")
-    _commit(repo, REFACTORED, "2023-03-01")
+    base = history(repo, [("2023-01-01", {"calc.py": BUGGY}), ("2023-02-01", {"calc.py": FIXED}),
+                          ("2023-03-01", {"calc.py": REFACTORED})])
     return repo.parent, base
 
 

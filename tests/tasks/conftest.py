@@ -3,26 +3,14 @@ probes (the "contaminated" half), and the same items' flags from ``benchchecker 
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import require_shared_data
+from tests.helpers import require_shared_data, tiny_lm
 
-HELPER = Path(__file__).resolve().parents[1] / "tsguessing" / "tiny_lm.py"
 SUBJECT = "astronomy"
 N_PROBES = 6
-
-
-def _helper():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("tsguessing_tiny_lm_tasks", HELPER)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-tiny_lm = _helper()
 
 
 @pytest.fixture(scope="session")

@@ -11,47 +11,24 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
 from benchchecker_plugin.testrun.envs import find_python, load_env_specs
 from benchchecker_plugin.testrun.sandbox import confinement
 from benchchecker_plugin.testrun.venv import VenvRunner
-from tests.helpers.git_history import commit_all
+from tests.helpers.calc_package import BUGGY, FIXED, PATCH, PYPROJECT, REFACTORED, TEST_PATCH
+from tests.helpers.git_history import history
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(confinement() != "namespaces", reason="user namespaces not available")]
 
-BUGGY = "def add_one(x):\n    return int(x) + 1\n"
-FIXED = "def add_one(x):\n    if x is None:\n        return 0\n    return int(x) + 1\n"
-REFACTORED = "def add_one(x):\n    if x is None:\n        return int(0)\n    return int(x) + 1\n"
 WRONG = "def add_one(x):\n    if x is None:\n        return int(-1)\n    return int(x) + 1\n"
-PYPROJECT = ('[build-system]\nrequires = ["setuptools>=61"]\nbuild-backend = "setuptools.build_meta"\n'
-             '[project]\nname = "calc"\nversion = "1.0"\n[tool.setuptools]\npy-modules = ["calc"]\n')
-PATCH = ("--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,4 @@\n def add_one(x):\n+    if x is None:\n"
-         "+        return 0\n     return int(x) + 1\n")
-TEST_PATCH = ("--- /dev/null\n+++ b/test_calc.py\n@@ -0,0 +1,7 @@\n+import calc\n+\n+def test_none():\n"
-              "+    assert calc.add_one(None) == 0\n+\n+def test_int():\n+    assert calc.add_one(1) == 2\n")
 PY = f"{sys.version_info.major}.{sys.version_info.minor}"
 SPECS = {"o/calc": {"1.0": {"python": PY, "pip_packages": ["pytest"], "install": "python -m pip install -e .",
                             "test_cmd": "pytest -rA -p no:cacheprovider"}}}
 
 
-def _history(repo: Path, commits: list[tuple[str, dict[str, str]]]) -> str:
-    """A git repository at ``repo``: one commit per ``(date, {path: text})``, each writing those
-    files over the previous ones; the first commit's sha (the base)."""
-    repo.mkdir(parents=True)
-    git(repo, ["init", "-q", "-b", "main"])
-    shas = []
-    for when, files in commits:
-        for name, text in files.items():
-            (repo / name).parent.mkdir(parents=True, exist_ok=True)
-            (repo / name).write_text(text)
-        shas.append(commit_all(repo, when))
-    return shas[0]
-
-
 def _repo(root: Path, name: str, later: str) -> str:
-    return _history(root / name, [("2023-01-01", {"calc.py": BUGGY, "pyproject.toml": PYPROJECT}),
+    return history(root / name, [("2023-01-01", {"calc.py": BUGGY, "pyproject.toml": PYPROJECT}),
                                   ("2023-03-01", {"calc.py": later})])
 
 
@@ -169,7 +146,7 @@ def test_a_src_layout_package_is_imported_from_the_tested_tree(tmp_path: Path) -
     commit); the tests must import the tested tree's code, or the gold patch 'fails' there, and
     the tested tree needs the files the build generated (its _version.py), as /testbed has them."""
     init = "src/calc/__init__.py"
-    base = _history(tmp_path / "repos" / "s__calc", [
+    base = history(tmp_path / "repos" / "s__calc", [
         ("2023-01-01", {init: BUGGY + IMPORTS_VERSION, "pyproject.toml": SRC_PYPROJECT, "setup.py": SETUP_PY}),
         ("2023-03-01", {init: REFACTORED + IMPORTS_VERSION})])
     patch = PATCH.replace("a/calc.py", "a/src/calc/__init__.py").replace("b/calc.py", "b/src/calc/__init__.py")
@@ -223,7 +200,7 @@ def test_a_failure_of_lines_found_in_another_scope_does_not_settle_clean(tmp_pat
              '-        return "%s()" % x\n+        return "%s" % x\n \n \n def other():\n')
     tests = ('--- /dev/null\n+++ b/test_calc.py\n@@ -0,0 +1,4 @@\n+import calc\n+\n+def test_label():\n'
              '+    assert calc.A().label("f") == "f"\n')
-    base = _history(tmp_path / "repos" / "m__calc", [("2023-01-01", {"calc.py": bug, "pyproject.toml": PYPROJECT}),
+    base = history(tmp_path / "repos" / "m__calc", [("2023-01-01", {"calc.py": bug, "pyproject.toml": PYPROJECT}),
                                                       ("2023-02-01", {"calc.py": fix}),
                                                       ("2023-03-01", {"calc.py": later})])
     inst = BugInstance("m__calc-1", "swe-bench-verified", "m/calc", base, patch, test_patch=tests,
@@ -246,7 +223,7 @@ def test_a_failure_that_breaks_pass_to_pass_tests_too_does_not_settle_clean(tmp_
     it breaks a PASS_TO_PASS test (which passes with the gold patch). Such a failure is the
     splice's, not the fix's absence (sphinx-9281: 1 FAIL_TO_PASS and 9 PASS_TO_PASS failed)."""
     wider = FIXED.replace("    if x is None:\n", "    if x is None or int(x) == 1:\n")
-    base = _history(tmp_path / "repos" / "q__calc", [("2023-01-01", {"calc.py": BUGGY, "pyproject.toml": PYPROJECT}),
+    base = history(tmp_path / "repos" / "q__calc", [("2023-01-01", {"calc.py": BUGGY, "pyproject.toml": PYPROJECT}),
                                                       ("2023-02-01", {"calc.py": FIXED}),
                                                       ("2023-03-01", {"calc.py": wider})])
     inst = _instance("q__calc-1", "q/calc", base)

@@ -11,7 +11,6 @@ served through the project's ``benchchecker/hf/<folder>`` Inspect provider.
 from __future__ import annotations
 
 import csv
-import importlib.util
 import json
 import os
 import random
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import comparable_flags, require_shared_data
+from tests.helpers import comparable_flags, require_shared_data, tiny_lm
 
 SUBJECT = "astronomy"
 ROWS = [0, 1, 2, 3, 6, 8, 10]      # row 0 is dropped by the TS-Guessing filters
@@ -253,14 +252,6 @@ def arithmetic():
 '''
 
 
-def _helper() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "inspect_detect_tiny_lm", Path(__file__).resolve().parents[2] / "tsguessing" / "tiny_lm.py")
-    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
 def _invoke(*args: Any) -> Any:
     from click.testing import CliRunner
 
@@ -286,7 +277,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory, offline: None) -> dict[str, 
     probes = prepare_probes(load_mmlu(mmlu, subjects=[SUBJECT]), "multichoice").probes[:N_PROBES]
     assert [p.instance_id for p in probes] == [f"{SUBJECT}/{r}" for r in ROWS[1:]]
     root = tmp_path_factory.mktemp("inspect_detect")
-    model = _helper().build_tiny_lm(root / "lm", [p.prompt + " " + p.target for p in probes],
+    model = tiny_lm.build_tiny_lm(root / "lm", [p.prompt + " " + p.target for p in probes],
                                     [p.prompt + " " + p.target + "\n"
                                      for p in probes[: N_PROBES // 2]], steps=150)
     task = root / "mmlu_tasks.py"

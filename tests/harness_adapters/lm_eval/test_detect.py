@@ -22,7 +22,7 @@ import pytest
 from benchchecker_plugin.flags import read_flags
 from benchchecker_plugin.tsguessing import load_mmlu, load_truthfulqa, prepare_probes
 from harness_adapters.lm_eval.detect import benchmark_of_task, item_of, probes_for_run
-from tests.helpers import comparable_flags, require_shared_data
+from tests.helpers import comparable_flags, require_shared_data, tiny_lm
 
 REPO = Path(__file__).resolve().parents[3]
 TASKS = REPO / "tasks" / "lm_eval"
@@ -31,16 +31,6 @@ LIMIT = 8
 SEEN = (f"{SUBJECT}/1", f"{SUBJECT}/2")
 UNSEEN = (f"{SUBJECT}/3", f"{SUBJECT}/6")
 DROPPED = tuple(f"{SUBJECT}/{i}" for i in (0, 4, 5, 7))
-
-
-def _tiny_lm_helper():  # type: ignore[no-untyped-def]
-    import importlib.util
-
-    path = REPO / "tests" / "tsguessing" / "tiny_lm.py"
-    spec = importlib.util.spec_from_file_location("tsguessing_tiny_lm_detect", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +45,7 @@ def contaminated_lm(tmp_path_factory: pytest.TempPathFactory, mmlu: Path) -> Pat
     assert [p.instance_id for p in probes[:4]] == [*SEEN, *UNSEEN]
     vocab = [p.prompt + " " + p.target for p in probes]
     memorise = [p.prompt + " " + p.target + "\n" for p in probes if p.instance_id in SEEN]
-    return _tiny_lm_helper().build_tiny_lm(tmp_path_factory.mktemp("seen_lm"), vocab, memorise,
+    return tiny_lm.build_tiny_lm(tmp_path_factory.mktemp("seen_lm"), vocab, memorise,
                                            steps=150)
 
 

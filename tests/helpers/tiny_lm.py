@@ -2,13 +2,11 @@
 ``benchchecker_plugin.models.tiny_gpt2``), optionally trained to memorise some texts, saved as a
 Hugging Face folder; and a TextModel over it.
 
-Imported by path from the TS-Guessing, task and CLI tests (``load_helper()`` below).
+Imported as ``tests.helpers.tiny_lm`` (torch loads only when a model is built).
 """
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -45,14 +43,3 @@ def text_model(folder: Path, batch_size: int = 1):  # type: ignore[no-untyped-de
     from benchchecker_plugin.models import get_model
 
     return get_model(f"hf/{folder}", batch_size=batch_size)
-
-
-def load_helper():  # type: ignore[no-untyped-def]
-    """This module, importable from any test folder."""
-    name = "tsguessing_tiny_lm"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
