@@ -209,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         screen_submissions,
     )
     from benchchecker_plugin.repos import find_repo
-    from benchchecker_plugin.scoring import UndefinedMetricWarning, pooled_summary, rate_table
+    from benchchecker_plugin.scoring import UndefinedMetricWarning, rate_and_pool, rate_table
     from benchchecker_plugin.stage2.sources import locate
 
     args = _args(argv)
@@ -277,14 +277,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     cov_ids = [i.instance_id for i in covered]
     verdicts = {s.name: _submission_verdicts(merged, s.models) for s in scored}
     resolved = {s.name: s.resolved for s in scored}
-    table = rate_table(resolved, ids, verdicts, tiers,
-                       models={s.name: s.model for s in scored}, dates={s.name: s.date for s in scored},
-                       n_boot=args.resamples, seed=args.seed, min_clean=args.min_clean,
-                       min_resolved_clean=args.min_resolved_clean, covered=cov_ids)
-    groups = summary_groups(scored, subs)
-    summary = pooled_summary(resolved, ids, verdicts, tiers, groups=groups, n_boot=args.resamples,
-                             seed=args.seed, min_clean=args.min_clean,
-                             min_resolved_clean=args.min_resolved_clean, covered=cov_ids)
+    table, summary = rate_and_pool(resolved, ids, verdicts, tiers, groups=summary_groups(scored, subs),
+                                   models={s.name: s.model for s in scored},
+                                   dates={s.name: s.date for s in scored}, n_boot=args.resamples,
+                                   seed=args.seed, min_clean=args.min_clean,
+                                   min_resolved_clean=args.min_resolved_clean, covered=cov_ids)
     with warnings.catch_warnings():   # no verdicts here: every submission "has no clean instance"
         warnings.simplefilter("ignore", UndefinedMetricWarning)
         full = rate_table({s.name: s.resolved for s in subs}, ids, {s.name: {} for s in subs}, tiers,

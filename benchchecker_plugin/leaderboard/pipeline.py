@@ -156,24 +156,26 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
                      seed: int = 0, min_clean: int = MIN_CLEAN,
                      min_resolved_clean: int = MIN_RESOLVED_CLEAN,
                      groups: dict[str, list[str]] | None = None,
-                     run_ids: frozenset[str] | None = None) -> Rescored:
+                     run_ids: frozenset[str] | None = None,
+                     denominator: tuple[list[str], str] | None = None) -> Rescored:
     """Rate ``subs`` with the flags of ``benchmark`` in ``flags_path`` (each submission's model,
     plus ``"*"`` flags) over ``instances_path``, else ``run_ids`` (one run's own instances), else
     the ids in ``tiers_path``, per tier of ``tiers_path``.
 
     A row (and a summary cell) is estimated only with ``min_clean`` clean and
     ``min_resolved_clean`` resolved clean instances (distinct ones, for a summary); ``groups``
-    (default :func:`summary_groups`) are the summary's groups.
+    (default :func:`summary_groups`) are the summary's groups. ``denominator``: the instance ids
+    and where they came from, when the caller has already read them.
 
     Errors (one line): no flags for ``benchmark``; neither instance list nor tiers; a resolved id
     outside the instance list; one submission whose model no flag names (and no ``"*"`` flag),
     naming the models the flags hold. Rows the scorer leaves blank are explained in the notes, not
     warned about."""
-    from ..scoring import UndefinedMetricWarning, pooled_summary, rate_table
+    from ..scoring import UndefinedMetricWarning, rate_and_pool
     from .model_map import verdicts_by_submission
 
     flags = _flags_for(flags_path, benchmark)
-    ids, denom = _denominator(instances_path, tiers_path, id_field, run_ids)
+    ids, denom = denominator or _denominator(instances_path, tiers_path, id_field, run_ids)
     tiers = _tiers(tiers_path, benchmark, tier_field, id_field, ids)
     idset = set(ids)
     for sub in subs:   # here both files are known (the scorer below knows names only)
@@ -191,15 +193,12 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
         # why rows are blank goes into the notes (printed and in the report), said once in words
         warnings.simplefilter("always", UndefinedMetricWarning)
         resolved = {s.name: s.resolved for s in subs}
-        table = rate_table(resolved, ids, verdicts, tiers,
-                           models={s.name: s.model for s in subs},
-                           dates={s.name: s.date for s in subs}, group_hard=group_hard,
-                           n_boot=n_boot, seed=seed, min_clean=min_clean,
-                           min_resolved_clean=min_resolved_clean)
-        summary = pooled_summary(resolved, ids, verdicts, tiers,
-                                 groups=groups if groups is not None else summary_groups(subs),
-                                 group_hard=group_hard, n_boot=n_boot, seed=seed,
-                                 min_clean=min_clean, min_resolved_clean=min_resolved_clean)
+        table, summary = rate_and_pool(
+            resolved, ids, verdicts, tiers,
+            groups=groups if groups is not None else summary_groups(subs),
+            models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
+            group_hard=group_hard, n_boot=n_boot, seed=seed, min_clean=min_clean,
+            min_resolved_clean=min_resolved_clean)
     for w in caught:
         if not issubclass(w.category, UndefinedMetricWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -260,7 +259,7 @@ def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "a
     subs = load_submissions(submissions_path, fmt)
     if model_map_path:
         subs = apply_model_map(subs, read_model_map(model_map_path))
-    ids, _ = _denominator(instances_path, tiers_path, id_field)
+    ids, denom = _denominator(instances_path, tiers_path, id_field)
     official = official_percentages(official_path) if official_path else None
     screened = screen_submissions(subs, len(ids), official=official, tolerance=tolerance)
     if not screened.scored:
@@ -270,7 +269,7 @@ def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "a
                              tiers_path=tiers_path, instances_path=instances_path,
                              tier_field=tier_field, id_field=id_field, group_hard=group_hard,
                              n_boot=n_boot, seed=seed, min_clean=min_clean,
-                             min_resolved_clean=min_resolved_clean)
+                             min_resolved_clean=min_resolved_clean, denominator=(ids, denom))
     notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}, "
              f"{len(screened.scored)} scored; flags {flags_path}; {n_boot} cluster-bootstrap "
              f"resamples (seed {seed})."] + list(rated.notes)

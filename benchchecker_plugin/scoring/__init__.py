@@ -12,6 +12,7 @@ from .rates import (
     SWE_BENCH_VERIFIED_TIERS,
     ResolvedMatrix,
     pooled_summary,
+    rate_and_pool,
     rate_table,
     rescore,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "detection_metrics",
     "mantel_haenszel_ratio",
     "pooled_summary",
+    "rate_and_pool",
     "rate_table",
     "rates_at_threshold",
     "read_labels",

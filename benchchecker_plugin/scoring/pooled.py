@@ -226,7 +226,7 @@ def _intervals(samples: np.ndarray, ci: float, what: str
 
 
 def _fill(row: dict[str, Any], est: Mapping[str, np.ndarray], k: int | None, n_clean: int,
-          n_res_clean: int, ci: float, min_clean: int, min_resolved: int,
+          n_res_clean: int, min_clean: int, min_resolved: int,
           bounds: Mapping[str, tuple[np.ndarray, np.ndarray, list[str]]]) -> None:
     """The rates, drops, intervals and note of one cell (``k``: its column in per-submission
     estimates, ``None`` for a pooled cell)."""
@@ -287,7 +287,7 @@ def per_submission_table(sums: StrataSums, submissions: Sequence[str], tier_name
                                    "n_resolved_clean": int(point["RC"][k]),
                                    "n_contaminated": int(point["X"][k]),
                                    "n_undecided": int(point["U"][k])}
-            _fill(row, est, k, row["n_clean"], row["n_resolved_clean"], ci, min_clean,
+            _fill(row, est, k, row["n_clean"], row["n_resolved_clean"], min_clean,
                   min_resolved_clean, bounds)
             rows.append(row)
         frames.append(pd.DataFrame(rows, columns=list(POOLED_COLUMNS)))
@@ -336,5 +336,5 @@ def _row(sums: StrataSums, subs: np.ndarray, tiers: np.ndarray, label: str, tier
     bounds = {key: _intervals(est[key][1:], ci, what) for key, what in
               (("relative_drop", "drop"), ("clean_vs_contaminated", "clean-vs-contaminated"))
               } if est else {}
-    _fill(row, est, None, n_clean, n_res_clean, ci, min_clean, min_resolved, bounds)
+    _fill(row, est, None, n_clean, n_res_clean, min_clean, min_resolved, bounds)
     return row

@@ -42,7 +42,7 @@ import pandas as pd
 from ..errors import DataError, InputError
 from ..flags import Verdict
 from .bootstrap import seed_key, wilson_interval
-from .pooled import POOLED_COLUMNS, TOO_FEW, per_submission_table, pooled_table, strata_sums
+from .pooled import POOLED_COLUMNS, TOO_FEW, StrataSums, per_submission_table, pooled_table, strata_sums
 from .roc import UndefinedMetricWarning
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "SWE_BENCH_VERIFIED_TIERS",
     "TOO_FEW_CLEAN",
     "pooled_summary",
+    "rate_and_pool",
     "rate_table",
     "rescore",
 ]
@@ -259,14 +260,27 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     """
     _check_options(n_boot, ci, min_clean, min_resolved_clean)
     prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
+    return _rates(prep, _sums(prep, n_boot, seed), by_tier=tiers is not None, models=models,
+                  dates=dates, group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci,
+                  min_clean=min_clean, min_resolved_clean=min_resolved_clean)
+
+
+def _sums(prep: _Prepared, n_boot: int, seed: int) -> StrataSums:
+    """The strata counts and their cluster-bootstrap resamples (the costly part, drawn once)."""
+    return strata_sums(prep.matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
+                       n_boot=int(n_boot), seed=int(seed_key(seed) % (2**63)))
+
+
+def _rates(prep: _Prepared, sums: StrataSums, *, by_tier: bool, models: Mapping[str, str] | None,
+           dates: Mapping[str, str] | None, group_hard: bool, n_boot: int, seed: int, ci: float,
+           min_clean: int, min_resolved_clean: int) -> pd.DataFrame:
+    """:func:`rate_table` from prepared inputs and their strata sums."""
     matrix = prep.matrix
     subs = list(matrix.submissions)
-    sums = strata_sums(matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
-                       n_boot=int(n_boot), seed=int(seed_key(seed) % (2**63)))
-    per = per_submission_table(sums, subs, prep.tier_names, by_tier=tiers is not None, ci=ci,
+    per = per_submission_table(sums, subs, prep.tier_names, by_tier=by_tier, ci=ci,
                                min_clean=int(min_clean),
                                min_resolved_clean=int(min_resolved_clean))
-    if tiers is not None and len(prep.tier_names) == 1:   # one tier: its row is the "all" row too
+    if by_tier and len(prep.tier_names) == 1:   # one tier: its row is the "all" row too
         one = per.copy()
         one["tier"] = prep.tier_names[0]
         per = pd.concat([per, one]).sort_index(kind="stable").reset_index(drop=True)
@@ -286,7 +300,7 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     no_clean = table[(table["tier"] == ALL_TIER) & (table["n_clean"] == 0)]
     if len(no_clean):
         warnings.warn(f"{len(no_clean)} submissions have no clean instance: their clean rate and "
-                      "relative drop are nan", UndefinedMetricWarning, stacklevel=2)
+                      "relative drop are nan", UndefinedMetricWarning, stacklevel=3)
     table.attrs.update(n_boot=int(n_boot), seed=int(seed), ci=float(ci),
                        n_instances=len(matrix.instance_ids), group_hard=bool(group_hard),
                        min_clean=int(min_clean), min_resolved_clean=int(min_resolved_clean),
@@ -309,10 +323,39 @@ def pooled_summary(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     :func:`rate_table`; the minimums count *distinct* instances (submissions share them)."""
     _check_options(n_boot, ci, min_clean, min_resolved_clean)
     prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
-    sums = strata_sums(prep.matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
-                       n_boot=int(n_boot), seed=int(seed_key(seed) % (2**63)))
+    return _pooled(prep, _sums(prep, n_boot, seed), groups, by_tier=tiers is not None,
+                   n_boot=n_boot, seed=seed, ci=ci, min_clean=min_clean,
+                   min_resolved_clean=min_resolved_clean)
+
+
+def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
+                  instance_ids: Sequence[str] | None = None,
+                  verdicts: Mapping[str, Any] | None = None,
+                  tiers: Mapping[str, str] | None = None, *,
+                  groups: Mapping[str, Sequence[str]], models: Mapping[str, str] | None = None,
+                  dates: Mapping[str, str] | None = None, group_hard: bool = False,
+                  n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int,
+                  min_resolved_clean: int, covered: Iterable[str] | None = None
+                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(rate_table(...), pooled_summary(...))`` on the same inputs, equal to calling each, with
+    the inputs prepared and the cluster bootstrap drawn once instead of twice."""
+    _check_options(n_boot, ci, min_clean, min_resolved_clean)
+    prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
+    sums = _sums(prep, n_boot, seed)
+    table = _rates(prep, sums, by_tier=tiers is not None, models=models, dates=dates,
+                   group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci, min_clean=min_clean,
+                   min_resolved_clean=min_resolved_clean)
+    summary = _pooled(prep, sums, groups, by_tier=tiers is not None, n_boot=n_boot, seed=seed,
+                      ci=ci, min_clean=min_clean, min_resolved_clean=min_resolved_clean)
+    return table, summary
+
+
+def _pooled(prep: _Prepared, sums: StrataSums, groups: Mapping[str, Sequence[str]], *,
+            by_tier: bool, n_boot: int, seed: int, ci: float, min_clean: int,
+            min_resolved_clean: int) -> pd.DataFrame:
+    """:func:`pooled_summary` from prepared inputs and their strata sums."""
     out = pooled_table(sums, list(prep.matrix.submissions), prep.tier_names, groups,
-                       distinct=prep.distinct(), by_tier=tiers is not None, ci=ci,
+                       distinct=prep.distinct(), by_tier=by_tier, ci=ci,
                        min_clean=int(min_clean), min_resolved_clean=int(min_resolved_clean))
     out.attrs.update(n_boot=int(n_boot), seed=int(seed), ci=float(ci), min_clean=int(min_clean),
                      min_resolved_clean=int(min_resolved_clean))

@@ -259,10 +259,11 @@ def probes_for_run(tasks: Sequence[Any], evaluated: Sequence[Sequence[Any]], ref
         benchmark = benchmark_of_task(task, every)
         if benchmark is None:   # any task whose samples carry choices
             generic, read, reason = read_mc_samples(task, chosen)
-            prep = prepare_probes(read, "multichoice") if generic is not None else None
-            if prep is not None and read and not prep.probes:
-                reason = prep.no_probe_reason()
-            if generic is None or prep is None or reason is not None:
+            if generic is not None:
+                prep = prepare_probes(read, "multichoice")
+                if read and not prep.probes:
+                    reason = prep.no_probe_reason()
+            if generic is None or reason is not None:
                 benchmarks[task.name], why[task.name] = None, str(reason)
                 continue
             benchmarks[task.name] = generic

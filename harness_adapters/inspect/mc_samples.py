@@ -29,7 +29,7 @@ def task_benchmark(task: Any) -> str:
     return str(declared) if declared else str(getattr(task, "name", "") or "task").rsplit("/", 1)[-1]
 
 
-def _target(sample: Any, choices: Sequence[str]) -> Any:
+def _target(sample: Any) -> Any:
     target = getattr(sample, "target", None)
     values = target if isinstance(target, list) else [target]
     if len(values) != 1:
@@ -54,9 +54,7 @@ def read_mc_samples(task: Any, chosen: Sequence[Any]
         try:
             if prompt is None:
                 raise DataError("its input holds no user message")
-            items.setdefault(iid, mc_item(benchmark, iid, prompt, choices,
-                                          _target(sample, choices or []) if isinstance(
-                                              choices, (list, tuple)) else None))
+            items.setdefault(iid, mc_item(benchmark, iid, prompt, choices, _target(sample)))
         except DataError as exc:
             return None, (), f"sample {getattr(sample, 'id', position + 1)}: {exc}"
     return benchmark, tuple(items.values()), None

@@ -8,7 +8,6 @@
 ``swebench.harness.grading``                     ``get_eval_report``: grades a test log
 ``swebench.harness.run_evaluation``              ``run_instance``, ``LOG_TEST_OUTPUT``,
                                                  ``RUN_EVALUATION_LOG_DIR``: one instance in Docker
-``swebench.harness.constants``                   ``MAP_REPO_VERSION_TO_SPECS`` (swebench < 5 only)
 ===============================================  ==================================================
 
 Each function imports swebench when called, never at import time; the core
@@ -23,8 +22,7 @@ from typing import Any
 from ..private_api import Harness
 
 __all__ = ["SWEBENCH", "WHAT", "get_eval_report", "load_swebench_dataset", "log_parser",
-           "make_test_spec", "predictions_from_file", "run_instance", "test_log_path", "test_spec_class",
-           "version_specs"]
+           "make_test_spec", "predictions_from_file", "run_instance", "test_log_path", "test_spec_class"]
 
 #: the extra's range in pyproject.toml
 SWEBENCH = Harness("swebench", "swebench", ">=5.0,<6")
@@ -74,18 +72,6 @@ def test_log_path(run_id: str, model: str, instance_id: str, what: str = WHAT) -
     name = SWEBENCH.private("swebench.harness.run_evaluation", "LOG_TEST_OUTPUT", what)
     return "/".join([str(base), run_id, model, instance_id, str(name)])
 
-
-def version_specs() -> dict[str, Any] | None:
-    """swebench's per-version environment table (``MAP_REPO_VERSION_TO_SPECS``), where the
-    installed swebench has one (< 5); ``None`` otherwise."""
-    if SWEBENCH.version() is None:
-        return None
-    try:
-        module = importlib.import_module("swebench.harness.constants")
-    except ImportError:
-        return None
-    table = getattr(module, "MAP_REPO_VERSION_TO_SPECS", None)
-    return dict(table) if table is not None else None
 
 
 def load_swebench_dataset(name: str, split: str, what: str = WHAT) -> Any:

@@ -8,6 +8,7 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from benchchecker_plugin.errors import InputError
@@ -16,6 +17,7 @@ from benchchecker_plugin.scoring import (
     UndefinedMetricWarning,
     mantel_haenszel_ratio,
     pooled_summary,
+    rate_and_pool,
     rate_table,
 )
 from benchchecker_plugin.scoring.pooled import _resample_counts
@@ -213,3 +215,19 @@ def test_a_planted_25_percent_drop_is_recovered(n_sims):
         est.append(row["relative_drop"])
     assert np.mean(est) == pytest.approx(0.25, abs=0.05)
     assert all(abs(e - 0.25) <= 0.10 for e in est)
+
+
+def test_rate_and_pool_equals_rate_table_and_pooled_summary():
+    """One prepared input and one bootstrap for both tables: the same tables as two calls."""
+    board = simulate(3, effect=0.2, n_submissions=8)
+    names = sorted(board.resolved)
+    groups = {"all": names, "first half": names[:4]}
+    options = dict(n_boot=200, seed=7, min_clean=20, min_resolved_clean=10)
+    args = (board.resolved, board.ids, board.verdicts, board.tiers)
+    models = {s: f"model-{s}" for s in names}
+    table, summary = rate_and_pool(*args, groups=groups, models=models, **options)
+    pd.testing.assert_frame_equal(table, rate_table(*args, models=models, **options))
+    pd.testing.assert_frame_equal(summary, pooled_summary(*args, groups=groups, **options))
+    assert table.attrs == rate_table(*args, **options).attrs
+    assert summary.attrs == pooled_summary(*args, groups=groups, **options).attrs
+    assert table["relative_drop"].notna().any() and summary["relative_drop"].notna().any()
