@@ -128,7 +128,6 @@ def _package_repo(package: str, repos: list[str]) -> tuple[str, str]:
 
 def _fetch_releases(instances: Sequence[BugInstance], packages: tuple[str, ...], into: Path,
                     cutoffs_file: Path | None, index_url: str | None) -> None:
-    from datetime import UTC, datetime
 
     from ..errors import BenchcheckerError
     from ..repos.index import SimpleIndex
@@ -145,15 +144,10 @@ def _fetch_releases(instances: Sequence[BugInstance], packages: tuple[str, ...],
     for package in packages:
         try:
             name, repo = _package_repo(package, repos)
-            bases = []
-            for inst in instances:
-                if inst.repo == repo:
-                    created = (datetime.fromisoformat(inst.created_at.replace("Z", "+00:00")).astimezone(UTC)
-                               if inst.created_at else None)
-                    bases.append((inst.extra.get("version"), created))
             # without --cutoffs every sdist: any cutoff can then be asked
-            res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs,
-                                 bases=bases if cutoffs is not None else ())
+            bases = [(inst.extra.get("version"), inst.created) for inst in instances
+                     if inst.repo == repo] if cutoffs is not None else []
+            res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs, bases=bases)
         except (BenchcheckerError, OSError) as exc:
             click.echo(f"failed {package}: {exc}", err=True)
             failed.append(package)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -56,6 +57,16 @@ class BugInstance:
         object.__setattr__(self, "fail_to_pass", tuple(self.fail_to_pass))
         object.__setattr__(self, "pass_to_pass", tuple(self.pass_to_pass))
         object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+
+    @property
+    def created(self) -> datetime | None:
+        """``created_at`` (the PR's creation) as a UTC time; ``None`` when absent or not ISO."""
+        if not self.created_at:
+            return None
+        try:
+            return datetime.fromisoformat(self.created_at.replace("Z", "+00:00")).astimezone(UTC)
+        except ValueError:
+            return None
 
     @property
     def repo_dir_names(self) -> tuple[str, ...]:

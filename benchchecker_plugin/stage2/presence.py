@@ -30,7 +30,7 @@ from ..testrun.outcome import TestRunner, VerifyOutcome
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, decide
 from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
-from .patch import PatchBlock, parse_patch
+from .patch import PatchBlock
 from .similarity import LexicalSimilarity, Similarity, get_similarity
 from .sources import adjust_for_dates, locate, read_base, snapshot_at
 from .splice import SpliceError, splice_patch
@@ -44,7 +44,6 @@ __all__ = [
     "instance_presence",
     "judge_block",
     "named",
-    "parse_instance",
     "patch_presence",
     "summary_line",
     "to_flag",
@@ -140,18 +139,6 @@ def instance_presence(inst: BugInstance, state: _RepoState, config: PresenceConf
     evidence["timings_s"] = {"parse": round(t1 - t0, 4), "match": round(t2 - t1, 4),
                              "total": round(time.perf_counter() - t0, 4)}
     return category, score, evidence
-
-
-def parse_instance(inst: BugInstance, base: Snapshot, config: PresenceConfig,
-                   posts: dict[str, ParsedSource]) -> tuple[PatchBlock, ...]:
-    """The gold patch's blocks against its base commit (``posts`` receives the post-patch files);
-    they depend on the base commit only, not on the cutoff."""
-
-    def read_pre(path: str) -> str | None:
-        return base.read_if_exists(path)
-
-    return parse_patch(inst.patch, instance_id=inst.instance_id, read_pre=read_pre, posts=posts,
-                       preprocess=config.preprocess)
 
 
 def block_presence(block: PatchBlock, index: SnapshotIndex, base_commit: str,

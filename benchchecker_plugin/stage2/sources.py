@@ -41,7 +41,7 @@ import os
 import re
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +52,7 @@ from ..errors import DataError, InputError, RepositoryError
 from ..instances.bug import BugInstance
 from ..repos.clones import find_repo
 from ..repos.fixes import fix_landed
-from ..repos.releases import ReleaseHistory, base_candidates, find_releases, is_release_repo
+from ..repos.releases import RELEASES_MARKER, ReleaseHistory, base_candidates, find_releases, is_release_repo
 from ..repos.snapshot import Snapshot
 from .decide import Category
 from .normalize import ParsedSource
@@ -89,7 +89,7 @@ def locate(repos_dir: str | os.PathLike[str], inst: BugInstance, *, source: str 
 
 def history(path: Path) -> ReleaseHistory:
     """The release repository at ``path`` (its marker read once per change)."""
-    marker = path / ".git" / "benchchecker-releases.json"
+    marker = path / ".git" / RELEASES_MARKER
     key = (path, marker.stat().st_mtime if marker.exists() else 0.0)
     with _lock:
         if key not in _histories:
@@ -113,15 +113,6 @@ def describe(snapshot: Snapshot) -> dict[str, Any]:
         if rel is not None:
             return rel.to_evidence(hist.package)
     return {"kind": "git", "commit": snapshot.commit, "committed_at": snapshot.committed_at.isoformat()}
-
-
-def _created(inst: BugInstance) -> datetime | None:
-    if not inst.created_at:
-        return None
-    try:
-        return datetime.fromisoformat(inst.created_at.replace("Z", "+00:00")).astimezone(UTC)
-    except ValueError:
-        return None
 
 
 def _patched_sources(inst: BugInstance) -> list[tuple[str, Any]]:
@@ -276,7 +267,7 @@ def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool, posts: d
             raise RepositoryError(f"instance {inst.instance_id!r}: {exc}") from exc
         return base, parse(base, posts), {"kind": "git", "commit": base.commit}
     hist = history(anchor.repo)
-    cands = base_candidates(hist.fetched, version=inst.extra.get("version"), created_at=_created(inst))
+    cands = base_candidates(hist.fetched, version=inst.extra.get("version"), created_at=inst.created)
     if not cands:
         raise RepositoryError(f"instance {inst.instance_id!r}: package {hist.package!r} has no fetched "
                               "release to stand in for the base commit")
@@ -380,7 +371,7 @@ def _lag(inst: BugInstance, category: Category, score: float, evidence: dict[str
     rel = hist.of_commit(snapshot.commit)
     info: dict[str, Any] = {"applied": False, "margin_days": margin}
     evidence["lag_correction"] = info
-    created = _created(inst)
+    created = inst.created
     nxt = hist.after(when, rel) if rel is not None else None
     if nxt is not None:
         info.update(next_release=nxt.version, next_uploaded_at=nxt.uploaded_at.isoformat())

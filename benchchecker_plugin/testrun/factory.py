@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import Literal
 
 from ..errors import ExecutionError, InputError
 from .outcome import TestRunner
 
-__all__ = ["RUNNER_KINDS", "RunnerKind", "make_runner"]
+__all__ = ["RUNNER_KINDS", "make_runner"]
 
-RunnerKind = Literal["none", "local", "venv", "swebench"]
 #: the ``--verify`` choices, in the order ``--help`` lists them
 RUNNER_KINDS: tuple[str, ...] = ("none", "local", "venv", "swebench")
 
