@@ -134,14 +134,13 @@ def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
 def _task_manager(cfg: Any) -> Any:
     """A TaskManager for the run's tasks: only ``--include_path`` when every task is found there
     (indexing lm-eval's thousands of built-in tasks takes tens of seconds), else the full one."""
-    from lm_eval.tasks import TaskManager
+    from .detect import local_task_manager
 
     names = [t for task in (cfg.tasks if isinstance(cfg.tasks, list) else [cfg.tasks])
              for t in str(task).split(",") if t]
-    if cfg.include_path and names and not any(n.endswith(".yaml") for n in names):
-        local = TaskManager(include_path=cfg.include_path, include_defaults=False,
-                            metadata=cfg.metadata or {})
-        if all(local.match_tasks([n]) for n in names):
+    if not any(n.endswith(".yaml") for n in names):
+        local = local_task_manager(names, cfg.include_path, cfg.metadata)
+        if local is not None:
             cfg.tasks = [m for n in names for m in local.match_tasks([n])]
             return local
     try:

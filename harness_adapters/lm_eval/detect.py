@@ -156,6 +156,18 @@ def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
     return benchmarks, list(probes.values()), dropped, why
 
 
+def local_task_manager(names: Sequence[str], include_path: str | None,
+                       metadata: Mapping[str, Any] | None) -> Any:
+    """lm-eval's ``TaskManager`` over ``include_path`` alone when it holds every one of ``names``
+    (indexing lm-eval's thousands of built-in tasks takes tens of seconds), else ``None``."""
+    from lm_eval.tasks import TaskManager
+
+    if not include_path or not names:
+        return None
+    local = TaskManager(include_path=include_path, include_defaults=False, metadata=dict(metadata or {}))
+    return local if all(local.match_tasks([n]) for n in names) else None
+
+
 def probes_for_tasks(names: Sequence[str], include_path: str | None = None,
                      metadata: Mapping[str, Any] | None = None, *, seed: int = 0,
                      hints: bool = True
@@ -165,12 +177,8 @@ def probes_for_tasks(names: Sequence[str], include_path: str | None = None,
     folder is indexed when it holds every name)."""
     from lm_eval.tasks import TaskManager
 
-    manager = None
-    if include_path:
-        local = TaskManager(include_path=include_path, include_defaults=False,
-                            metadata=dict(metadata or {}))
-        manager = local if all(local.match_tasks([n]) for n in names) else None
-    manager = manager or TaskManager(include_path=include_path, metadata=dict(metadata or {}))
+    manager = (local_task_manager(names, include_path, metadata)
+               or TaskManager(include_path=include_path, metadata=dict(metadata or {})))
     unknown = [n for n in names if not manager.match_tasks([n])]
     if unknown:
         raise InputError(f"--task {', '.join(unknown)}: no such lm-eval task or group"
