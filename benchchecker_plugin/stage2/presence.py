@@ -12,6 +12,7 @@ gets a flag with ``contaminated = None`` and ``evidence.error``; the run goes on
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -256,6 +257,23 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
     when = parse_cutoff(cutoff)
     sim = config.resolved_similarity()
     states: dict[Path, _RepoState | RepositoryError] = {}
+    others: dict[tuple[Path, str], _RepoState] = {}   # the lag rule's snapshots, indexed once each
+    others_lock = threading.Lock()
+
+    def other_state(other: Snapshot, state: _RepoState) -> _RepoState:
+        with others_lock:
+            key = (Path(other.repo), other.commit)
+            known = others.get(key)
+            if known is None:
+                try:
+                    index = SnapshotIndex(other, preprocess=config.preprocess, max_files=config.max_files)
+                except BaseException:
+                    other.close()
+                    raise
+                others[key] = known = _RepoState(other, index, state.base)
+                return known
+        other.close()
+        return known
 
     def state_for(inst: BugInstance) -> _RepoState:
         path = locate(repos_dir, inst, source=config.snapshot_source, releases_dir=config.releases_dir)
@@ -277,11 +295,7 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
             category, score, evidence = instance_presence(inst, state, config, sim)
 
             def category_at(other: Snapshot) -> tuple[Category, float]:
-                try:
-                    index = SnapshotIndex(other, preprocess=config.preprocess, max_files=config.max_files)
-                    got = instance_presence(inst, _RepoState(other, index, {}), config, sim)
-                finally:
-                    other.close()
+                got = instance_presence(inst, other_state(other, state), config, sim)
                 return got[0], got[1]
 
             return adjust_for_dates(inst, category, score, evidence, state.snapshot, when,
@@ -291,6 +305,8 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
 
     runs = (executor or LocalExecutor()).map(one, list(instances), desc="patch presence")
     flags = [to_flag(inst, model, res, when) for inst, res in zip(instances, runs)]
+    for other in others.values():
+        other.snapshot.close()
     for st in states.values():
         if isinstance(st, _RepoState):
             st.snapshot.close()  # the base-commit snapshots share its reader

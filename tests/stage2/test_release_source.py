@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.instances.bug import BugInstance
+from benchchecker_plugin.models.executor import LocalExecutor
 from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.repos.index import SimpleIndex
 from benchchecker_plugin.repos.releases import fetch_releases
@@ -90,6 +91,20 @@ def test_lag_correction_with_its_margin(releases: Path, margin: int, created: st
         lag = flag.evidence["lag_correction"]
         assert (lag["applied"], lag["why"], lag["margin_days"]) == (present, why, margin)
         assert flag.evidence["snapshot_source"]["release"] == "1.1"
+
+
+def test_lag_snapshots_are_shared_by_instances_and_threads(releases: Path) -> None:
+    """Several lagged instances of one package, one at a time and on 2 threads: the next
+    release's snapshot is indexed once and shared, and every flag is what the instance gets alone."""
+    config = PresenceConfig(similarity="difflib", lag_margin_days=60)
+    insts = [_inst(f"o__calc-{k}") for k in range(4)]
+    alone = [patch_presence([i], releases, "2022-12-31", config=config)[0] for i in insts]
+    for executor in (None, LocalExecutor(workers=2)):
+        together = patch_presence(insts, releases, "2022-12-31", config=config, executor=executor)
+        for a, t in zip(alone, together):
+            assert t.contaminated is a.contaminated is True
+            assert t.evidence["lag_correction"] == a.evidence["lag_correction"]
+            assert t.evidence["base_source"] == a.evidence["base_source"]
 
 
 def test_fuzz_undo_then_pre_image_when_no_release_applies(releases: Path) -> None:
