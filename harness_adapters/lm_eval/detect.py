@@ -39,8 +39,8 @@ from ..common import FilterOptions, echo
 from ..detection import Detection, DetectOptions, ts_guess_probes
 from .mc_task import read_mc_task
 
-__all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "probes_for_run",
-           "probes_for_tasks", "reusing", "run_model_name"]
+__all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "local_task_manager",
+           "probes_for_run", "probes_for_tasks", "reusing", "run_model_name"]
 
 #: Hub datasets holding MMLU's questions (lm-eval's ``mmlu_*`` tasks read the first two).
 MMLU_DATASETS = frozenset({"cais/mmlu", "hails/mmlu_no_train", "lighteval/mmlu", "tasksource/mmlu"})
