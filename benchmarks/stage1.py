@@ -11,8 +11,11 @@ separately, then query building end to end. Probing: the same queries, ``--sampl
 1. baseline: one prompt per ``generate`` call, one call per sample (a plain loop over generate);
 2. batches of ``--batch-size`` prompts, one call per sample, each call re-reading its prompts;
 3. the same calls, reusing the prompts' KV cache from the previous sample (``PrefillCache``);
-4. the default: ``generate_samples`` decodes all samples of a batch at once from one read of each
-   prompt (``--batch-size`` x ``--samples`` rows).
+4. ``generate_samples`` decodes all samples of a batch at once from one read of each prompt
+   (``--batch-size`` x ``--samples`` rows);
+5. the default: 4, and queries that begin with the same tokens read that beginning once
+   (shared-prefix caching, :mod:`benchchecker_plugin.models.prefix`); the script prints the share of
+   query tokens that are such a shared prefix.
 
 Each model is built and warmed up (one call) before its timing. Per-prompt seeds make the three
 produce the same samples in all four; the script checks it. Timings are wall-clock on whatever machine runs
@@ -66,14 +69,14 @@ class PerSeed:
         return self.model.generate(prompts, params)
 
 
-def tiny_model(batch_size: int, prefill_mb: int):  # a random GPT-2 (no download): cost, not answers
+def tiny_model(batch_size: int, prefill_mb: int, prefix_mb: int):  # a random GPT-2: cost, not answers
     from benchchecker_plugin.membership import LocalCausalLM
     from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
 
     tok = train_tokenizer([f.text for f in source_tree(3000)], 2048)
     model = tiny_gpt2(tok, n_positions=256, n_embd=256, n_layer=4, n_head=4, eos_in_config=False, seed=0)
     return LocalCausalLM(model, tok, "local/gpt2-4m-random", batch_size=batch_size,
-                         prefill_cache_mb=prefill_mb)
+                         prefill_cache_mb=prefill_mb, prefix_cache_mb=prefix_mb)
 
 
 def main() -> None:
@@ -108,29 +111,37 @@ def main() -> None:
     print(f"  clusters: {len(clones)} clones, {len(dups)} near-duplicate, {len(co)} co-occurrence; "
           f"{len(queries)} queries kept; {n_lines / times['build_queries (all)']:.0f} lines/s end to end")
 
-    def make(batch_size: int, prefill_mb: int, samples_api: bool):
+    def make(batch_size: int, prefill_mb: int, samples_api: bool, prefix_mb: int):
         if args.model:
             from benchchecker_plugin.models import get_model
 
-            model = get_model(args.model, batch_size=batch_size, prefill_cache_mb=prefill_mb)
+            model = get_model(args.model, batch_size=batch_size, prefill_cache_mb=prefill_mb,
+                              prefix_cache_mb=prefix_mb)
         else:
-            model = tiny_model(batch_size, prefill_mb)
+            model = tiny_model(batch_size, prefill_mb, prefix_mb)
         return model if samples_api else PerSeed(model)
 
     bs = args.batch_size
-    configs = [("one prompt per call, one call per sample (baseline)", 1, 0, False),
-               (f"batches of {bs}, one call per sample", bs, 0, False),
-               (f"batches of {bs}, one call per sample, prefill reuse", bs, 256, False),
-               (f"batches of {bs}, all samples in one call (default)", bs, 256, True)]
+    configs = [("one prompt per call, one call per sample (baseline)", 1, 0, False, 0),
+               (f"batches of {bs}, one call per sample", bs, 0, False, 0),
+               (f"batches of {bs}, one call per sample, prefill reuse", bs, 256, False, 0),
+               (f"batches of {bs}, all samples in one call", bs, 256, True, 0),
+               (f"batches of {bs}, all samples in one call, shared prefixes (default)", bs, 256, True, 256)]
     rates, samples = [], []
-    for label, size, mb, api in configs:
-        model = make(size, mb, api)
+    for label, size, mb, api, prefix_mb in configs:
+        model = make(size, mb, api, prefix_mb)
         model.generate([queries[0].query], GenerationParams(max_tokens=16, temperature=1.0))  # warm-up
         t = time.perf_counter()
         res = probe(model, queries, n_samples=args.samples, batch_size=size, max_tokens=16)
         rates.append(len(queries) / (time.perf_counter() - t))
         samples.append([r.samples for r in res])
-        print(f"probing {label:<55} {rates[-1]:8.2f} queries/s ({rates[-1] / rates[0]:.1f}x)")
+        print(f"probing {label:<68} {rates[-1]:8.2f} queries/s ({rates[-1] / rates[0]:.1f}x)")
+    from benchchecker_plugin.models.prefix import shared_prefixes
+
+    rows = [model.model._prompt_ids(q.query, GenerationParams()) if isinstance(model, PerSeed)
+            else model._prompt_ids(q.query, GenerationParams()) for q in queries]
+    share = shared_prefixes(rows).shared_tokens / max(1, sum(len(r) for r in rows))
+    print(f"shared-prefix share of the query tokens: {share:.0%}")
     same = all(s == samples[0] for s in samples)
     print(f"{len(queries)} queries x {args.samples} samples at temperature 1.0 on "
           f"{getattr(model, 'spec', '?')}, {args.threads} thread(s); samples identical in all "

@@ -44,6 +44,7 @@ class ModelOptions:
     max_concurrency: int = 8
     dry_run: bool = False
     device: str = "cpu"
+    no_prefix_sharing: bool = False
 
     def build(self, *, executor: Executor | None = None, **extra: Any) -> TextModel:
         """The model these options describe (``extra`` goes to :func:`get_model`, e.g. ``chat=True``).
@@ -58,6 +59,8 @@ class ModelOptions:
         parsed = parse_spec(self.spec)
         if parsed.backend is Backend.HF:
             options["device"] = self.device
+            if self.no_prefix_sharing:
+                options["prefix_cache_mb"] = 0
             if self.cache_dir is not None and parsed.name.lower() in ALIASES:
                 options["export_dir"] = self.cache_dir / "models"  # the exported default model
         options.update(extra)
@@ -122,12 +125,12 @@ def max_tokens_option(default: int,
 #: is applied at once and not passed on).
 _FIELDS = {"model": "spec", "base_url": "base_url", "device": "device", "cache_dir": "cache_dir",
            "no_cache": "no_cache", "batch_size": "batch_size", "max_concurrency": "max_concurrency",
-           "dry_run": "dry_run"}
+           "dry_run": "dry_run", "no_prefix_sharing": "no_prefix_sharing"}
 
 
 def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Add ``--model --base-url --device --threads --cache-dir --no-cache --batch-size
-    --max-concurrency --dry-run`` and pass them (but ``--threads``, applied at once) to the command
+    --max-concurrency --no-prefix-sharing --dry-run`` and pass them (but ``--threads``, applied at once) to the command
     as one ``model_opts: ModelOptions`` argument."""
 
     @functools.wraps(fn)
@@ -155,6 +158,10 @@ def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True,
                      help="Requests in flight at once to an API model (with --executor ray: "
                           "across the whole cluster)."),
+        click.option("--no-prefix-sharing", is_flag=True,
+                     help="A local model reads every prompt whole (by default prompts that begin "
+                          "with the same tokens, like every probe's instruction, read that beginning "
+                          "once and share its KV cache; answers are the same either way)."),
         click.option("--dry-run", is_flag=True,
                      help="Load no model: print how many model calls would be made (and how many are "
                           "already cached), then stop."),

@@ -19,10 +19,10 @@ __all__ = ["LocalCausalLM"]
 
 
 def LocalCausalLM(model: Any, tokenizer: Any, spec: str, *, batch_size: int = 16,  # noqa: N802
-                  prefill_cache_mb: int = 256) -> HFModel:
+                  prefill_cache_mb: int = 256, prefix_cache_mb: int = 256) -> HFModel:
     """``model`` (a transformers causal LM in memory) and its ``tokenizer`` as an ``hf`` backend
     named ``spec``; kept under the name the membership code and its tests have always used."""
     from ..models.hf import HFModel
 
     return HFModel.from_model(model, tokenizer, spec, batch_size=batch_size,
-                              prefill_cache_mb=prefill_cache_mb)
+                              prefill_cache_mb=prefill_cache_mb, prefix_cache_mb=prefix_cache_mb)

@@ -169,7 +169,8 @@ def _build_hf(parsed: ModelSpec, opts: dict[str, Any]) -> TextModel:
 
 
 BACKENDS: dict[Backend, BackendEntry] = {
-    Backend.HF: BackendEntry(frozenset({"device", "dtype", "chat", "export_dir", "prefill_cache_mb"}),
+    Backend.HF: BackendEntry(frozenset({"device", "dtype", "chat", "export_dir", "prefill_cache_mb",
+                                        "prefix_cache_mb"}),
                              _hf_identity, _build_hf, _without_key),
     Backend.OPENAI_COMPATIBLE: BackendEntry(
         frozenset({"base_url", "api_key", "endpoint", "max_retries", "timeout"}),

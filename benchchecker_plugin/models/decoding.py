@@ -29,6 +29,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from contextlib import nullcontext
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -40,6 +41,7 @@ from ..errors import InputError, ModelError
 from ..progress import progress
 from ._stop import cut_at_stop
 from .base import Completion, GenerationParams
+from .prefix import PrefixStore, shared_past, shared_prefixes
 
 # transformers 5.x renamed generate()'s ``past_key_values`` (and the output field) to ``cache``.
 _CACHE_ARG = "cache" if "cache" in getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {}) \
@@ -242,11 +244,14 @@ def _prefill(model: Any, input_ids: Any, mask: Any, headroom: int) -> Any | None
 
 def generate_ids(model: Any, tokenizer: Any, rows: Sequence[Sequence[int]], params: GenerationParams, *,
                  seeds: Sequence[int] | None = None, pad_token_id: int,
-                 prefill: PrefillCache | None = None, repeat: int = 1) -> list[list[int]]:
+                 prefill: PrefillCache | None = None, repeat: int = 1,
+                 shared: tuple[Sequence[int], PrefixStore] | None = None) -> list[list[int]]:
     """Generate for one batch of tokenised prompts (``rows``, unpadded); the new token ids per row.
 
     With ``repeat=n`` every row is continued ``n`` times (``len(rows) * n`` outputs, row by row),
     reading each prompt once. ``seeds`` (one per output) are required when ``params.temperature > 0``.
+    ``shared=(lengths, store)``: row ``i``'s first ``lengths[i]`` tokens are a shared prefix whose KV
+    cache ``store`` keeps (:mod:`.prefix`).
     """
     if not rows or any(len(r) == 0 for r in rows):
         raise InputError("every prompt needs at least one token" + (
@@ -267,14 +272,22 @@ def generate_ids(model: Any, tokenizer: Any, rows: Sequence[Sequence[int]], para
                              f"{None if seeds is None else len(seeds)}")
         kwargs["logits_processor"] = LogitsProcessorList([RowSampler(seeds, params.temperature,
                                                                      params.top_p)])
-    past = None
-    if width >= 2 and (prefill is not None or repeat > 1):
-        key = tuple(tuple(int(t) for t in r) for r in rows)
+    past = built = None
+    key: tuple[Any, ...] = tuple(tuple(int(t) for t in r) for r in rows)
+    if shared is not None and any(shared[0]):
+        key = (key, tuple(shared[0]))
+        past = prefill.take(key) if prefill is not None else None
+        input_ids, mask, built = shared_past(model, rows, shared[0], shared[1], pad_token_id=pad_token_id,
+                                             headroom=params.max_tokens + 1, read=past is None)
+        width = input_ids.shape[1]
+    elif width >= 2 and (prefill is not None or repeat > 1):
         past = prefill.take(key) if prefill is not None else None
         if past is None:
-            past = _prefill(model, input_ids[:, :-1], mask[:, :-1], params.max_tokens + 1)
-            if past is not None and prefill is not None and prefill.store(key, past):
-                past = copy.deepcopy(past)  # the stored one stays as it is
+            built = _prefill(model, input_ids[:, :-1], mask[:, :-1], params.max_tokens + 1)
+    if past is None and built is not None:
+        past = built
+        if prefill is not None and prefill.store(key, past):
+            past = copy.deepcopy(past)  # the stored one stays as it is
     if repeat > 1:
         input_ids = input_ids.repeat_interleave(repeat, dim=0)
         mask = mask.repeat_interleave(repeat, dim=0)
@@ -303,11 +316,13 @@ def decode_completion(tokenizer: Any, ids: Sequence[int], eos_ids: set[int],
 
 class BatchedDecoder:
     """``generate`` and ``generate_samples`` for a class that holds ``model``, ``tokenizer``,
-    ``batch_size``, ``prefill`` (a :class:`PrefillCache` or None), ``spec`` and ``_eos_ids`` and
+    ``batch_size``, ``prefill`` (a :class:`PrefillCache` or None), ``prefixes`` (a
+    :class:`~.prefix.PrefixStore` or None: shared-prefix caching off), ``spec`` and ``_eos_ids`` and
     turns a prompt into token ids with ``_prompt_ids(prompt, params)``.
 
     Prompts are sorted by length into batches of ``batch_size`` (a batch of ``n`` samples decodes
-    ``batch_size * n`` rows). A failing batch is split until the failing prompt is found; that
+    ``batch_size * n`` rows); with ``prefixes``, prompts that share a beginning are batched together
+    and read it once (:mod:`.prefix`). A failing batch is split until the failing prompt is found; that
     prompt gets errored completions and the others their answers.
     """
 
@@ -315,6 +330,7 @@ class BatchedDecoder:
     tokenizer: Any
     batch_size: int
     prefill: PrefillCache | None
+    prefixes: PrefixStore | None = None
     spec: str
     _eos_ids: set[int]
     _lock: threading.Lock | None = None
@@ -338,26 +354,53 @@ class BatchedDecoder:
 
     def _decode_all(self, prompts: list[str], params: GenerationParams, n: int) -> list[list[Completion]]:
         out: list[list[Completion]] = [[] for _ in prompts]
+        rows: list[list[int] | None] = [None] * len(prompts)
+        lengths = [0] * len(prompts)
         order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+        if self.prefixes is not None and len(prompts) > 1:
+            for i, p in enumerate(prompts):  # a prompt that cannot be tokenised fails in its batch
+                try:
+                    rows[i] = self._prompt_ids(p, params)
+                except (RuntimeError, ValueError, ModelError):
+                    rows[i] = None
+            ok = [i for i in range(len(prompts)) if rows[i] is not None]
+            plan = shared_prefixes([rows[i] or [] for i in ok])
+            order = [ok[j] for j in plan.order] + [i for i in range(len(prompts)) if rows[i] is None]
+            for j, i in enumerate(ok):
+                lengths[i] = plan.lengths[j]
         batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
         with self._lock or nullcontext():
             for batch in progress(batches, desc=f"generate {self.spec}"):
-                for i, c in zip(batch, self._decode_safely([prompts[i] for i in batch], params, n)):
+                jobs = [_Job(prompts[i], rows[i], lengths[i]) for i in batch]
+                for i, c in zip(batch, self._decode_safely(jobs, params, n)):
                     out[i] = c
         return out
 
-    def _decode_safely(self, prompts: list[str], params: GenerationParams, n: int) -> list[list[Completion]]:
+    def _decode_safely(self, jobs: list[_Job], params: GenerationParams, n: int) -> list[list[Completion]]:
         try:
-            return self._decode_batch(prompts, params, n)
+            return self._decode_batch(jobs, params, n)
         except (RuntimeError, ValueError, ModelError) as exc:
-            if len(prompts) > 1:  # find which item fails; the others still get answers
-                return [c for p in prompts for c in self._decode_safely([p], params, n)]
+            if len(jobs) > 1:  # find which item fails; the others still get answers
+                return [c for job in jobs for c in self._decode_safely([job], params, n)]
             return [[Completion(text="", error=f"{type(exc).__name__}: {exc}")] * n]
 
-    def _decode_batch(self, prompts: list[str], params: GenerationParams, n: int) -> list[list[Completion]]:
-        rows = [self._prompt_ids(p, params) for p in prompts]
-        seeds = [x for p in prompts for x in sample_seeds(p, params, n)] if params.temperature > 0 else None
+    def _decode_batch(self, jobs: list[_Job], params: GenerationParams, n: int) -> list[list[Completion]]:
+        rows = [job.ids if job.ids is not None else self._prompt_ids(job.prompt, params) for job in jobs]
+        seeds = ([x for job in jobs for x in sample_seeds(job.prompt, params, n)]
+                 if params.temperature > 0 else None)
+        lengths = [job.shared for job in jobs]
+        shared = (lengths, self.prefixes) if self.prefixes is not None and any(lengths) else None
         new = generate_ids(self.model, self.tokenizer, rows, params, seeds=seeds,
-                           pad_token_id=self.tokenizer.pad_token_id, prefill=self.prefill, repeat=n)
+                           pad_token_id=self.tokenizer.pad_token_id, prefill=self.prefill, repeat=n,
+                           shared=shared)
         texts = [decode_completion(self.tokenizer, ids, self._eos_ids, params) for ids in new]
-        return [texts[k * n:(k + 1) * n] for k in range(len(prompts))]
+        return [texts[k * n:(k + 1) * n] for k in range(len(jobs))]
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One prompt of a batch: its text, its token ids when already known, its shared-prefix length."""
+
+    prompt: str
+    ids: list[int] | None
+    shared: int

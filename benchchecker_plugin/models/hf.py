@@ -5,7 +5,9 @@ trains).
 Generation, greedy or sampled, runs in left-padded batches of ``batch_size`` through
 :mod:`.decoding`: a sampled answer uses its own generator seeded from ``(params.seed, prompt)``, so it
 is reproducible and does not depend on the batch or order it ran in; a batch of prompts seen again
-(the samples of one query) reuses its prompt KV cache (``prefill_cache_mb``, 0 turns it off).
+(the samples of one query) reuses its prompt KV cache (``prefill_cache_mb``, 0 turns it off), and
+prompts that begin with the same tokens read that beginning once (:mod:`.prefix`;
+``prefix_cache_mb``, 0 turns it off).
 
 ``token_scores`` runs one forward pass per batch (right padding) and returns, for every token after
 the first, log p(token | prefix), the mean and standard deviation of log p over the vocabulary at
@@ -27,6 +29,7 @@ from ..errors import InputError, ModelError
 from ..progress import progress
 from .base import Completion, GenerationParams, TokenScores
 from .decoding import BatchedDecoder, PrefillCache, prompt_seed
+from .prefix import PrefixStore
 
 __all__ = ["HFModel", "prompt_seed"]
 
@@ -53,30 +56,35 @@ class HFModel(BatchedDecoder):
 
     def __init__(self, spec: str, source: str, *, gguf_file: str | None = None, device: str | None = "cpu",
                  dtype: str | None = None, chat: bool = False, batch_size: int = 8,
-                 prefill_cache_mb: int = 256, score_token_budget: int = 8192) -> None:
+                 prefill_cache_mb: int = 256, score_token_budget: int = 8192,
+                 prefix_cache_mb: int = 256) -> None:
         self._configure(spec, source, _pick_device(device), chat=chat, batch_size=batch_size,
-                        prefill_cache_mb=prefill_cache_mb, score_token_budget=score_token_budget)
+                        prefill_cache_mb=prefill_cache_mb, score_token_budget=score_token_budget,
+                        prefix_cache_mb=prefix_cache_mb)
         self._attach(*self._load(source, gguf_file, dtype))
 
     @classmethod
     def from_model(cls, model: Any, tokenizer: Any, spec: str, *, chat: bool = False, batch_size: int = 8,
-                   prefill_cache_mb: int = 256, score_token_budget: int = 8192) -> HFModel:
+                   prefill_cache_mb: int = 256, score_token_budget: int = 8192,
+                   prefix_cache_mb: int = 256) -> HFModel:
         """An already loaded causal LM and its tokenizer (say, one trained in this process) as this
         backend; the model is put in eval mode and stays on the device it is on."""
         self = cls.__new__(cls)
         device = str(next(model.parameters()).device)
         self._configure(spec, f"<in-memory {type(model).__name__}>", device, chat=chat,
                         batch_size=batch_size, prefill_cache_mb=prefill_cache_mb,
-                        score_token_budget=score_token_budget)
+                        score_token_budget=score_token_budget, prefix_cache_mb=prefix_cache_mb)
         self._attach(model.eval(), tokenizer)
         return self
 
     def _configure(self, spec: str, source: str, device: str, *, chat: bool, batch_size: int,
-                   prefill_cache_mb: int, score_token_budget: int) -> None:
+                   prefill_cache_mb: int, score_token_budget: int, prefix_cache_mb: int = 256) -> None:
         if batch_size < 1:
             raise InputError(f"batch_size must be >= 1, got {batch_size}")
         if prefill_cache_mb < 0:
             raise InputError(f"prefill_cache_mb must be >= 0, got {prefill_cache_mb}")
+        if prefix_cache_mb < 0:
+            raise InputError(f"prefix_cache_mb must be >= 0, got {prefix_cache_mb}")
         if score_token_budget < 1:
             raise InputError(f"score_token_budget must be >= 1, got {score_token_budget}")
         self.score_token_budget = score_token_budget
@@ -88,6 +96,7 @@ class HFModel(BatchedDecoder):
         self.cache_identity = self.identity_for(spec, chat=chat)
         self._lock = threading.Lock()
         self.prefill = PrefillCache(prefill_cache_mb * 2**20) if prefill_cache_mb else None
+        self.prefixes = PrefixStore(prefix_cache_mb * 2**20) if prefix_cache_mb else None
         self.calls = 0  # generate / generate_samples / token_scores calls that reached the model
 
     def _attach(self, model: Any, tokenizer: Any) -> None:

@@ -45,7 +45,9 @@ def get_model(spec: str, *, cache_dir: str | Path | None = None, use_cache: bool
 
     Options (``None`` values are ignored): ``batch_size`` and ``max_concurrency`` for every
     backend; ``hf``: ``device`` ("cpu", "cuda", "auto"), ``dtype``, ``chat``, ``prefill_cache_mb`` (memory
-    for reusing a batch's prompt KV cache, default 256; 0 turns it off), ``export_dir``
+    for reusing a batch's prompt KV cache, default 256; 0 turns it off), ``prefix_cache_mb`` (memory
+    for the KV caches of prompt beginnings shared by several prompts, default 256; 0 turns
+    shared-prefix reading off), ``export_dir``
     (where the shipped GGUF is exported once as a plain folder, default ``<cache dir>/models``;
     ``False`` loads the GGUF directly every time); ``openai-compatible``: ``base_url``,
     ``api_key``, ``endpoint`` ("completions" or "chat"), ``max_retries``, ``timeout``;
