@@ -48,10 +48,10 @@ from packaging.version import InvalidVersion, Version
 
 from ..atomic import write_text_atomic
 from ..errors import DataError, RepositoryError
-from .archive import extract_tar
+from .archive import ExtractLimits, extract_sdist
 from .fetch import locked, repo_dir_name
 from .git import git
-from .index import PackageIndex, ReleaseFile, SimpleIndex
+from .index import PackageIndex, ReleaseFile, SimpleIndex, project_name, release_version
 from .snapshot import Snapshot, parse_cutoff
 
 __all__ = ["RELEASES_MARKER", "RELEASES_SUFFIX", "Release", "ReleaseFetch", "ReleaseHistory",
@@ -239,33 +239,56 @@ class ReleaseFetch:
 
 
 # ---------------------------------------------------------------------------------- building
-def _members(archive: Path, dest: Path, label: str) -> Path:
-    """Extract the sdist ``archive`` into ``dest``; the folder holding its files (top folder
-    stripped). :class:`DataError` naming the file when it is not a readable archive."""
+def _members(archive: Path, dest: Path, label: str, limits: ExtractLimits) -> tuple[Path, list[str]]:
+    """Extract the sdist ``archive`` into ``dest`` (under ``limits``); the folder holding its files
+    (top folder stripped) and the ``.git`` entries left out of it (git cannot store a path named
+    ``.git``, and a vendored ``.git`` folder or file is a repository's internals, not source).
+    :class:`DataError` naming the file when it is not a readable archive or passes a cap."""
     try:
-        if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as zf:
-                for name in zf.namelist():
-                    p = PurePosixPath(name)
-                    if p.is_absolute() or ".." in p.parts:
-                        raise DataError(f"{label}: sdist {archive.name} has a path leaving it: {name!r}")
-                zf.extractall(dest)
-        else:
-            with tarfile.open(archive) as tf:
-                extract_tar(tf, dest)
+        extract_sdist(archive, dest, limits)
+    except DataError as exc:
+        raise DataError(f"{label}: {exc}") from None
     except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
         raise DataError(f"{label}: sdist {archive.name} is corrupt or not an archive ({exc})") from None
     tops = [p for p in dest.iterdir()]
-    if len(tops) == 1 and tops[0].is_dir():
-        return tops[0]
-    return dest
+    top = tops[0] if len(tops) == 1 and tops[0].is_dir() and not tops[0].is_symlink() else dest
+    return top, _drop_git_entries(top)
+
+
+def _drop_git_entries(top: Path) -> list[str]:
+    """Remove every entry named ``.git`` (any case) under ``top``; their paths, sorted."""
+    dropped = []
+    for here, dirs, files in os.walk(top):
+        for name in [*dirs, *files]:
+            if name.casefold() == ".git":
+                entry = Path(here) / name
+                dropped.append(entry.relative_to(top).as_posix())
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry)
+                else:
+                    entry.unlink()
+        dirs[:] = [d for d in dirs if d.casefold() != ".git"]
+    return sorted(dropped)
+
+
+#: git reads attributes from $GIT_DIR/info/attributes first: this turns off every conversion an
+#: sdist's own .gitattributes (or the user's core.attributesFile) could ask for when storing
+_NO_CONVERSION = "* -text -eol -crlf -ident -filter -working-tree-encoding\n"
+_STORE_CONFIG = ["-c", "core.autocrlf=false", "-c", "core.safecrlf=false", "-c", "core.symlinks=true",
+                 "-c", "core.fileMode=true"]
 
 
 def _store(repo: Path, tree_dir: Path, scratch: Path) -> str:
-    """Write the files of ``tree_dir`` as objects of ``repo``; the tree id."""
+    """Write the files of ``tree_dir`` as objects of ``repo``, byte for byte; the tree id."""
+    info = Path(git(repo, ["rev-parse", "--git-dir"]).decode().strip())
+    info = (info if info.is_absolute() else repo / info) / "info"
+    info.mkdir(parents=True, exist_ok=True)
+    if not (info / "attributes").is_file() or (info / "attributes").read_text() != _NO_CONVERSION:
+        (info / "attributes").write_text(_NO_CONVERSION)
     index = scratch / f"index-{secrets.token_hex(4)}"
     env = {"GIT_INDEX_FILE": str(index), "GIT_WORK_TREE": str(tree_dir)}
-    git(repo, ["add", "-A", "-f", "."], env=env)  # -f: an sdist's own .gitignore must not drop files
+    # -f: an sdist's own .gitignore must not drop files
+    git(repo, [*_STORE_CONFIG, "add", "-A", "-f", "."], env=env)
     tree = git(repo, ["write-tree"], env=env).decode().strip()
     index.unlink(missing_ok=True)
     return tree
@@ -275,9 +298,11 @@ def _ceil_second(when: datetime) -> int:
     return math.ceil(when.timestamp())
 
 
-def _chain(repo: Path, package: str, releases: Sequence[Release]) -> list[Release]:
+def _chain(repo: Path, package: str, releases: Sequence[Release],
+           omitted: dict[str, list[str]]) -> list[Release]:
     """One commit per fetched release, in version order (parent = previous version), dated at
-    its upload time; the releases with their commits."""
+    its upload time (its message names the ``.git`` entries left out); the releases with their
+    commits."""
     parent: str | None = None
     out = []
     for rel in sorted(releases, key=lambda r: (r.parsed_version, r.uploaded_at)):
@@ -285,6 +310,8 @@ def _chain(repo: Path, package: str, releases: Sequence[Release]) -> list[Releas
         stamp = f"@{_ceil_second(rel.uploaded_at)} +0000"
         msg = (f"release {package} {rel.version}\n\nuploaded-at: {rel.uploaded_at.isoformat()}\n"
                f"sdist: {rel.filename}\nsha256: {rel.sha256}\n")
+        if omitted.get(rel.version):
+            msg += f"omitted: {', '.join(omitted[rel.version])} (git cannot store a path named .git)\n"
         args = ["-c", "user.name=benchchecker", "-c", "user.email=benchchecker@localhost",
                 "commit-tree", rel.tree, "-m", msg] + (["-p", parent] if parent else [])
         parent = git(repo, args, env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}).decode().strip()
@@ -308,13 +335,17 @@ def _wanted(files: Sequence[ReleaseFile], cutoffs: Iterable[object],
 def fetch_releases(package: str, repo: str, into: str | os.PathLike[str], *,
                    index: PackageIndex | None = None, cutoffs: Iterable[object] | None = None,
                    bases: Iterable[tuple[str | None, datetime | None]] = (),
-                   versions: Iterable[str] | None = None) -> ReleaseFetch:
+                   versions: Iterable[str] | None = None,
+                   limits: ExtractLimits | None = None) -> ReleaseFetch:
     """Store the releases of ``package`` (the project ``repo``) in ``into/owner__name.releases``.
 
     Which: ``versions`` when given; else those ``cutoffs`` and ``bases`` (pairs of an instance's
     version and creation date) need (see the module doc); with neither, every sdist on the index.
     :class:`InputError` for an unknown package, :class:`DataError`/:class:`RepositoryError` for a
-    corrupt or missing sdist (the folder is left as it was)."""
+    corrupt or missing sdist, or one that unpacks past ``limits`` (the folder is left as it was)."""
+    project_name(package)   # a name with path or host characters never reaches a URL or a path
+    if versions is not None:
+        versions = [release_version(v) for v in versions]
     index = index or SimpleIndex()
     root = Path(into).absolute()
     files = index.sdists(package)
@@ -331,11 +362,11 @@ def fetch_releases(package: str, repo: str, into: str | os.PathLike[str], *,
         want = {f.version for f in files}
     root.mkdir(parents=True, exist_ok=True)
     with locked(root):  # one writer per folder, as for clones
-        return _fetch_locked(package, repo, root, index, files, want)
+        return _fetch_locked(package, repo, root, index, files, want, limits or ExtractLimits())
 
 
 def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, files: Sequence[ReleaseFile],
-                  want: set[str]) -> ReleaseFetch:
+                  want: set[str], limits: ExtractLimits) -> ReleaseFetch:
     for stale in root.glob(".sdists-*"):  # scratch of a run that was killed
         shutil.rmtree(stale, ignore_errors=True)
     final = root / releases_dir_name(repo)
@@ -353,6 +384,7 @@ def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, file
         git(root, ["init", "--quiet", str(work)])
     added: list[str] = []
     stored: dict[str, Release] = {}
+    omitted: dict[str, list[str]] = {}
     try:
         with tempfile.TemporaryDirectory(prefix=".sdists-", dir=root) as scratch_name:
             scratch = Path(scratch_name)
@@ -365,15 +397,16 @@ def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, file
                     continue
                 label = f"package {package!r} {f.version}"
                 archive = index.download(f, scratch / "dl")
-                tree_dir = _members(archive, Path(tempfile.mkdtemp(dir=scratch)), label)
+                tree_dir, dropped = _members(archive, Path(tempfile.mkdtemp(dir=scratch)), label, limits)
                 tree = _store(work, tree_dir, scratch)
+                omitted[f.version] = dropped
                 shutil.rmtree(tree_dir, ignore_errors=True)
                 archive.unlink(missing_ok=True)
                 stored[f.version] = Release(f.version, f.uploaded_at, f.filename, f.sha256, None, tree)
                 added.append(f.version)
         for r in have.values():  # releases stored by an earlier run stay
             stored.setdefault(r.version, r)
-        chained = {r.version: r for r in _chain(work, package, list(stored.values()))}
+        chained = {r.version: r for r in _chain(work, package, list(stored.values()), omitted)}
         listing = [chained.get(f.version) or Release(f.version, f.uploaded_at, f.filename, f.sha256)
                    for f in files]
         marker = {"package": package, "repo": repo, "index": index.url,
