@@ -20,6 +20,7 @@ import contextlib
 import errno
 import json
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -155,24 +156,52 @@ def atomic_file_set(folder: str | os.PathLike[str], *, tag: str) -> Iterator[Pat
 
 def _finish_sets(target: Path, tag: str) -> None:
     """Move a committed set's files into place (its journal names them), then remove the
-    journal and every staging folder of ``tag`` (the caller holds the folder's lock)."""
+    journal and every staging folder of ``tag`` (the caller holds the folder's lock).
+
+    A journal is obeyed only when it names a staging folder of ours (``.{tag}.staging-`` and 8
+    hex digits, a real folder directly in ``target``) and plain file names (no folder part, no
+    link): anything else is refused by name and every file is left as it is."""
     journal = target / f".{tag}.commit"
     with _as_input_error(target):
         if journal.is_file():
-            try:
-                data = json.loads(journal.read_text(encoding="utf-8"))
-                stage, names = target / str(data["staging"]), [str(n) for n in data["files"]]
-            except (ValueError, KeyError, TypeError) as exc:
-                raise InputError(f"{journal}: not a journal of benchchecker's ({exc}); "
-                                 "remove it if the folder's files are as they should be") from None
+            stage, names = _read_journal(journal, target, tag)
             for name in names:
-                if (stage / name).exists():
+                if (stage / name).is_file() and not (stage / name).is_symlink():
                     os.replace(stage / name, target / name)
             _fsync_folder(target)
             journal.unlink()
         for leftover in target.glob(f".{tag}.staging-*"):
             if leftover.is_dir() and not leftover.is_symlink():
                 shutil.rmtree(leftover)
+
+
+def _read_journal(journal: Path, target: Path, tag: str) -> tuple[Path, list[str]]:
+    """The staging folder and file names ``journal`` names, checked (see :func:`_finish_sets`)."""
+    try:
+        data = json.loads(journal.read_text(encoding="utf-8"))
+        staging, names = data["staging"], data["files"]
+        if not isinstance(staging, str) or not isinstance(names, list):
+            raise TypeError("'staging' must be a string and 'files' a list")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"{journal}: not a journal of benchchecker's ({exc}); "
+                         "remove it if the folder's files are as they should be") from None
+    stage = target / staging
+    if not re.fullmatch(rf"\.{re.escape(tag)}\.staging-[0-9a-f]{{8}}", staging) or stage.is_symlink() \
+            or not stage.is_dir():
+        raise InputError(f"{journal}: names the staging folder {staging!r}, which is not one of ours "
+                         f"inside {target}; refused, nothing moved (remove the journal if the folder's "
+                         "files are as they should be)")
+    for name in names:
+        if not isinstance(name, str) or not _plain_name(name):
+            raise InputError(f"{journal}: names the file {name!r}, which is not a plain file name "
+                             f"inside {target}; refused, nothing moved (remove the journal if the "
+                             "folder's files are as they should be)")
+    return stage, names
+
+
+def _plain_name(name: str) -> bool:
+    return (bool(name) and name not in (".", "..") and "/" not in name and os.sep not in name
+            and "\0" not in name and (os.altsep is None or os.altsep not in name))
 
 
 def _fsync_folder(folder: Path) -> None:
