@@ -42,7 +42,7 @@ def test_a_full_disk_is_one_line_and_leaves_the_old_file(tmp_path: Path, monkeyp
     target = tmp_path / "out.json"
     target.write_text("old\n")
     _fill(monkeypatch)
-    with pytest.raises(InputError, match=r"out\.json: cannot write \(No space left on device\)") as err:
+    with pytest.raises(InputError, match=r"out\.json: cannot write \(No space left on device\)"):
         atomic.write_text_atomic(target, "x" * size)
     assert target.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
 
