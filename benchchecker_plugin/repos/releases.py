@@ -255,12 +255,32 @@ def _chain(repo: Path, package: str, releases: Sequence[Release],
         msg = (f"release {package} {rel.version}\n\nuploaded-at: {rel.uploaded_at.isoformat()}\n"
                f"sdist: {rel.filename}\nsha256: {rel.sha256}\n")
         if omitted.get(rel.version):
-            msg += f"omitted: {', '.join(omitted[rel.version])} (git cannot store a path named .git)\n"
+            msg += f"{_OMITTED}{', '.join(omitted[rel.version])}{_OMITTED_WHY}\n"
         args = ["-c", "user.name=benchchecker", "-c", "user.email=benchchecker@localhost",
                 "commit-tree", rel.tree, "-m", msg] + (["-p", parent] if parent else [])
         parent = git(repo, args, env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}).decode().strip()
         out.append(Release(rel.version, rel.uploaded_at, rel.filename, rel.sha256, parent, rel.tree))
     return out
+
+
+_OMITTED = "omitted: "
+_OMITTED_WHY = " (git cannot store a path named .git)"
+
+
+def _omitted_before(repo: Path, releases: Sequence[Release]) -> dict[str, list[str]]:
+    """The ``.git`` entries an earlier run left out of ``releases`` (from their commit messages),
+    so that chaining them again gives the same commits."""
+    commits = {r.commit: r.version for r in releases if r.commit}
+    if not commits:
+        return {}
+    out = git(repo, ["show", "-s", "--format=%H%x01%B%x02", *commits]).decode("utf-8", "replace")
+    found: dict[str, list[str]] = {}
+    for record in out.split("\x02"):
+        sha, _, body = record.strip().partition("\x01")
+        for line in body.splitlines():
+            if line.startswith(_OMITTED) and line.endswith(_OMITTED_WHY) and sha in commits:
+                found[commits[sha]] = [line[len(_OMITTED):-len(_OMITTED_WHY)]]
+    return found
 
 
 def _wanted(files: Sequence[ReleaseFile], cutoffs: Iterable[object],
@@ -350,6 +370,7 @@ def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, file
                 added.append(f.version)
         for r in have.values():  # releases stored by an earlier run stay
             stored.setdefault(r.version, r)
+        omitted.update(_omitted_before(work, [r for r in stored.values() if r.version not in omitted]))
         chained = {r.version: r for r in _chain(work, package, list(stored.values()), omitted)}
         listing = [chained.get(f.version) or Release(f.version, f.uploaded_at, f.filename, f.sha256)
                    for f in files]

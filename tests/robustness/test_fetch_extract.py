@@ -122,3 +122,32 @@ def test_a_vendored_git_folder_is_left_out_and_named(tmp_path: Path) -> None:
     assert "omitted: .git, sub/.GIT, vendor/lib/.git (git cannot store a path named .git)" in message
     sha = hashlib.sha256((tmp_path / "index" / "files" / "calc-1.0.tar.gz").read_bytes()).hexdigest()
     assert hist.releases[0].sha256 == sha
+    idx.add("calc", "2.0", "2022-06-10T10:00:00Z", {"calc.py": "x = 2\n"})
+    again = fetch_releases("calc", "o/calc", tmp_path / "repos", index=SimpleIndex(idx.file_url))
+    assert again.added == ("2.0",) and again.kept == ("1.0",)
+    assert ReleaseHistory.open(res.path).releases[0].commit == hist.releases[0].commit   # re-chained alike
+
+
+def test_the_caps_are_options_of_repos_fetch(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from tests.helpers.git_history import PATCH
+
+    text = "".join(f"line {i} of a module that compresses well enough\n" for i in range(40_000))
+    idx = _index_with(tmp_path, _tar({"calc-1.0/calc.py": text.encode()}))
+    insts = tmp_path / "insts.jsonl"
+    insts.write_text(json.dumps({"instance_id": "o__calc-7", "repo": "o/calc", "base_commit": "0" * 40,
+                                 "patch": PATCH, "created_at": "2021-12-01T00:00:00Z"}) + "\n")
+    argv = ["repos", "fetch", "--instances", str(insts), "--into", str(tmp_path / "repos"),
+            "--from-releases", "calc", "--index-url", idx.file_url]
+    res = CliRunner().invoke(main, [*argv, "--max-unpack-ratio", "5"])
+    assert res.exit_code != 0 and "failed calc: package 'calc' 1.0: sdist calc-1.0.tar.gz: unpacks to more than " \
+        "5 times its" in res.output, res.output
+    res = CliRunner().invoke(main, [*argv, "--max-unpacked-mib", "1"])
+    assert res.exit_code != 0 and "unpacks to more than 1,048,576 bytes (max_bytes" in res.output, res.output
+    res = CliRunner().invoke(main, [*argv, "--download-deadline", "30"])
+    assert res.exit_code == 0 and "1 added" in res.output, res.output
+    res = CliRunner().invoke(main, ["repos", "fetch", "--instances", str(insts), "--into", str(tmp_path / "r"),
+                                    "--max-unpack-ratio", "5"])
+    assert res.exit_code == 2 and "go with --from-releases" in res.output
