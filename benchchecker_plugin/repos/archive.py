@@ -86,8 +86,12 @@ def extract_sdist(archive: str | os.PathLike[str], dest: str | os.PathLike[str],
                 zf.extract(info, dest)
         return
     with tarfile.open(path) as tf:
+        sizes: dict[str, int] = {}
         for member in tf:    # streamed: sizes counted before each member is written
-            budget.take(member.name, member.size if member.isreg() else 0)
+            # a hard link costs its target's size: stored as a file, git reads (hashes) it again
+            size = member.size if member.isreg() else sizes.get(member.linkname, 0) if member.islnk() else 0
+            sizes[member.name] = size
+            budget.take(member.name, size)
             if hasattr(tarfile, "data_filter"):
                 tf.extract(member, dest, filter="data")
             else:  # pragma: no cover - Python < 3.11.4

@@ -151,3 +151,22 @@ def test_the_caps_are_options_of_repos_fetch(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["repos", "fetch", "--instances", str(insts), "--into", str(tmp_path / "r"),
                                     "--max-unpack-ratio", "5"])
     assert res.exit_code == 2 and "go with --from-releases" in res.output
+
+
+def test_hard_links_count_as_their_targets_size(tmp_path: Path) -> None:
+    """Found while fixing: 10,000 hard links to one 1 MiB file take no space when extracted, but
+    git reads each as a file: 10 GiB hashed. Each link now costs its target's size."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+        info = tarfile.TarInfo("calc-1.0/big.bin")
+        info.size = 1 << 20
+        tf.addfile(info, io.BytesIO(bytes(range(256)) * 4096))
+        for i in range(2000):
+            link = tarfile.TarInfo(f"calc-1.0/l{i}")
+            link.type, link.linkname = tarfile.LNKTYPE, "calc-1.0/big.bin"
+            tf.addfile(link)
+    archive = tmp_path / "calc-1.0.tar.gz"
+    archive.write_bytes(buf.getvalue())
+    (tmp_path / "x").mkdir()
+    with pytest.raises(DataError, match=r"unpacks to more than 209,715,200 bytes \(max_bytes; at member 'calc-1\.0/l199'\)"):
+        extract_sdist(archive, tmp_path / "x", ExtractLimits(max_bytes=200 << 20, max_ratio=1e9))

@@ -193,3 +193,26 @@ def test_a_non_pep440_version_says_so(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"version '1\.0/\.\./x': not a PEP 440 version"):
         fetch_releases("calc", "o/calc", tmp_path / "repos", index=SimpleIndex(idx.file_url),
                        versions=["1.0/../x"])
+
+
+def test_a_link_inside_a_file_index_pointing_out_is_refused(tmp_path: Path) -> None:
+    """Found while fixing: the check resolves links, so a file of the index that is a link to the
+    rest of the disk is outside it."""
+    secret, data = _secret(tmp_path)
+    idx = LocalIndex(tmp_path / "index")
+    sdist = idx.add("calc", "1.0", "2022-01-10T10:00:00Z", {}, data=data)
+    sdist.unlink()
+    sdist.symlink_to(secret)
+    with pytest.raises(DataError, match=r"sdist URL 'file:///.*index/files/calc-1\.0\.tar\.gz' "
+                       r"is outside the index folder"):
+        fetch_releases("calc", "o/calc", tmp_path / "repos", index=SimpleIndex(idx.file_url))
+
+
+def test_a_fifo_where_a_file_index_page_should_be_is_not_opened(tmp_path: Path) -> None:
+    """Found while fixing: ``NAME/index.json`` was read with ``read_text``, which blocks forever on
+    a FIFO; now only a regular file is read."""
+    import os
+    (tmp_path / "simple" / "calc").mkdir(parents=True)
+    os.mkfifo(tmp_path / "simple" / "calc" / "index.json")
+    with pytest.raises(InputError, match=r"package 'calc' on file://.*: no such package \(no .*calc/index\.json\)"):
+        SimpleIndex((tmp_path / "simple").as_uri()).sdists("calc")
