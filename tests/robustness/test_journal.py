@@ -88,6 +88,7 @@ def test_a_good_journal_is_still_finished(tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt", "leaderboard.csv", "leaderboard.md"]
 
 
+@pytest.mark.slow   # ~6 s: the leaderboard command's first import (pandas, the report stack)
 def test_the_leaderboard_command_refuses_a_hostile_journal_in_one_line(tmp_path: Path) -> None:
     sub = tmp_path / "verified" / "20240101_agent"
     (sub / "results").mkdir(parents=True)
