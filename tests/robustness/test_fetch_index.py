@@ -209,8 +209,8 @@ def test_a_link_inside_a_file_index_pointing_out_is_refused(tmp_path: Path) -> N
 
 
 def test_a_fifo_where_a_file_index_page_should_be_is_not_opened(tmp_path: Path) -> None:
-    """Found while fixing: ``NAME/index.json`` was read with ``read_text``, which blocks forever on
-    a FIFO; now only a regular file is read."""
+    """A guard (this held before too): only a regular file is read as a ``file://`` index's page;
+    a FIFO, which ``read_text`` would wait on forever, is never opened."""
     import os
     (tmp_path / "simple" / "calc").mkdir(parents=True)
     os.mkfifo(tmp_path / "simple" / "calc" / "index.json")
