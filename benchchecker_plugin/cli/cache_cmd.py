@@ -128,6 +128,16 @@ def _cache_folder(cache_dir: Path | None) -> Path:
     folder = cache_dir if cache_dir is not None else default_cache_dir()
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--cache-dir {folder}: is a file, not a cache folder")
+    for above in folder.parents:   # a path below a regular file: it cannot exist at all
+        if above.exists():
+            if not above.is_dir():
+                raise InputError(f"--cache-dir {folder}: cannot be a folder: {above} is a file")
+            break
+    db = folder / DB_NAME
+    if db.is_dir() or (os.path.lexists(db) and not db.is_file()):
+        kind = "a folder" if db.is_dir() else "not a regular file"
+        raise InputError(f"cache file {db}: is {kind}, not a cache file (move it away; nothing was "
+                         "read or deleted)")
     return folder
 
 

@@ -53,9 +53,21 @@ def repos() -> None:
                    "bases; without it every sdist of the package.")
 @click.option("--index-url", default=None, metavar="URL",
               help="With --from-releases: the simple index (PEP 691 JSON) to read; default: the "
-                   "one pip reads (PIP_INDEX_URL, pip's index-url, else PyPI).")
+                   "one pip reads (PIP_INDEX_URL, pip's index-url, else PyPI). Its pages may point "
+                   "only to https:// (or, for an http:// index, its own host; for a file:// index, "
+                   "files inside its folder).")
+@click.option("--download-deadline", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="SECONDS", help="With --from-releases: the most one request (an index page, an "
+                                      "sdist) may take in all, however slowly it trickles  [default: 600]")
+@click.option("--max-unpacked-mib", type=click.IntRange(min=1), default=None, metavar="MIB",
+              help="With --from-releases: refuse an sdist that unpacks to more than this (or whose "
+                   "download is larger)  [default: 1024]")
+@click.option("--max-unpack-ratio", type=click.FloatRange(min=1), default=None, metavar="RATIO",
+              help="With --from-releases: refuse an sdist that unpacks to more than RATIO times its "
+                   "size, beyond its first MiB (a compression bomb)  [default: 200]")
 def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: bool, dry_run: bool,
-          packages: tuple[str, ...], cutoffs_file: Path | None, index_url: str | None) -> None:
+          packages: tuple[str, ...], cutoffs_file: Path | None, index_url: str | None,
+          download_deadline: float | None, max_unpacked_mib: int | None, max_unpack_ratio: float | None) -> None:
     """Clone every repository the instances name, with its full history, into DIR/owner__name.
 
     Clones are full (every commit, branch and tag; no working files: --no-checkout), never
@@ -82,10 +94,13 @@ def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: b
     if packages:
         if dry_run:
             raise click.UsageError("--dry-run lists clones; it does not apply to --from-releases")
-        _fetch_releases(instances, packages, into, cutoffs_file, index_url)
+        _fetch_releases(instances, packages, into, cutoffs_file, index_url,
+                        (download_deadline, max_unpacked_mib, max_unpack_ratio))
         return
-    if cutoffs_file is not None or index_url is not None:
-        raise click.UsageError("--cutoffs and --index-url go with --from-releases")
+    if cutoffs_file is not None or index_url is not None or \
+            (download_deadline, max_unpacked_mib, max_unpack_ratio) != (None, None, None):
+        raise click.UsageError("--cutoffs, --index-url, --download-deadline, --max-unpacked-mib and "
+                               "--max-unpack-ratio go with --from-releases")
     commits: dict[str, set[str]] = {}
     for inst in instances:
         commits.setdefault(inst.repo, set()).add(inst.base_commit)
@@ -127,18 +142,24 @@ def _package_repo(package: str, repos: list[str]) -> tuple[str, str]:
 
 
 def _fetch_releases(instances: Sequence[BugInstance], packages: tuple[str, ...], into: Path,
-                    cutoffs_file: Path | None, index_url: str | None) -> None:
+                    cutoffs_file: Path | None, index_url: str | None,
+                    caps: tuple[float | None, int | None, float | None]) -> None:
 
     from ..errors import BenchcheckerError
+    from ..repos.archive import ExtractLimits
     from ..repos.index import SimpleIndex
     from ..repos.releases import fetch_releases
+
+    deadline, mib, ratio = caps
+    default = ExtractLimits()
+    limits = ExtractLimits(max_bytes=mib << 20 if mib else default.max_bytes, max_ratio=ratio or default.max_ratio)
 
     cutoffs = None
     if cutoffs_file is not None:
         from ..cutoffs_file import read_cutoffs
 
         cutoffs = list(dict.fromkeys(read_cutoffs(cutoffs_file).cutoffs.values()))
-    index = SimpleIndex(index_url)
+    index = SimpleIndex(index_url, deadline=deadline or 600.0, max_bytes=mib << 20 if mib else 1 << 30)
     repos = sorted({i.repo for i in instances})
     failed = []
     for package in packages:
@@ -147,7 +168,7 @@ def _fetch_releases(instances: Sequence[BugInstance], packages: tuple[str, ...],
             # without --cutoffs every sdist: any cutoff can then be asked
             bases = [(inst.extra.get("version"), inst.created) for inst in instances
                      if inst.repo == repo] if cutoffs is not None else []
-            res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs, bases=bases)
+            res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs, bases=bases, limits=limits)
         except (BenchcheckerError, OSError) as exc:
             click.echo(f"failed {package}: {exc}", err=True)
             failed.append(package)

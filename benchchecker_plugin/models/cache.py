@@ -11,6 +11,7 @@ such as ``chat`` or the server URL) — never an API key.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -18,7 +19,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -117,8 +118,7 @@ class ResponseCache:
             # computed so far: check once, here, and say what to do
             check = self._conn.execute("PRAGMA quick_check").fetchone()
         except sqlite3.DatabaseError as exc:
-            raise InputError(f"cache file {self.path}: not a usable SQLite database ({exc}); "
-                             "remove it, or run with --no-cache") from exc
+            raise _db_problem(self.path, exc) from exc
         if not check or check[0] != "ok":
             self._conn.close()
             raise InputError(f"cache file {self.path}: corrupt ({check[0] if check else 'no answer'}"
@@ -145,7 +145,7 @@ class ResponseCache:
         now = time.time()
         p = json.dumps(params.cache_key(), sort_keys=True)
         rows = [(k, identity, p, c.text if c.ok else "", c.finish_reason, c.error, now) for k, c in items]
-        with self._lock, self._conn:
+        with self._lock, _told(self.path), self._conn:
             self._conn.executemany("INSERT OR REPLACE INTO completions VALUES (?,?,?,?,?,?,?)", rows)
 
     # -- token scores ----------------------------------------------------------------------
@@ -165,7 +165,7 @@ class ResponseCache:
     def put_scores(self, identity: str, items: Sequence[tuple[str, TokenScores]]) -> None:
         now = time.time()
         rows = [(k, identity, _pack_scores(s), now) for k, s in items]
-        with self._lock, self._conn:
+        with self._lock, _told(self.path), self._conn:
             self._conn.executemany("INSERT OR REPLACE INTO token_scores VALUES (?,?,?,?)", rows)
 
     # -- maintenance -----------------------------------------------------------------------
@@ -183,19 +183,50 @@ class ResponseCache:
 
     def clear(self, *, errors_only: bool = False) -> int:
         """Delete entries (or only the error rows); returns how many rows went."""
-        with self._lock, self._conn:
+        with self._lock, _told(self.path), self._conn:
             if errors_only:
                 n = self._conn.execute("DELETE FROM completions WHERE error IS NOT NULL").rowcount
             else:
                 n = self._conn.execute("DELETE FROM completions").rowcount
                 n += self._conn.execute("DELETE FROM token_scores").rowcount
-        with self._lock:
+        with self._lock, _told(self.path):
             self._conn.execute("VACUUM")
         return int(n)
 
     def close(self) -> None:
         with self._lock:
             self._conn.close()
+
+
+#: SQLite's primary result codes that say what is wrong with the file or the disk under it
+_SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_NOTADB = 11, 13, 26
+
+
+def _db_problem(path: Path, exc: sqlite3.DatabaseError) -> InputError:
+    """One line saying what is wrong with the cache file at ``path``; only a file that is not a
+    database (or a corrupt one) is advised to be removed, never one on a full disk."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    text = str(exc)
+    if primary == _SQLITE_FULL or "disk is full" in text:
+        return InputError(f"cache file {path}: the disk is full ({exc}); free some space, or run with "
+                          "--no-cache")
+    if path.is_dir():
+        return InputError(f"cache file {path}: is a folder, not a cache file; move it away, or give "
+                          "another --cache-dir")
+    if primary in (_SQLITE_NOTADB, _SQLITE_CORRUPT) or "not a database" in text or "malformed" in text:
+        return InputError(f"cache file {path}: not a usable SQLite database ({exc}); remove it, or run "
+                          "with --no-cache")
+    return InputError(f"cache file {path}: cannot use it ({exc}); run with --no-cache, or give another "
+                      "--cache-dir")
+
+
+@contextlib.contextmanager
+def _told(path: Path) -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        raise _db_problem(path, exc) from None
 
 
 def _pack_scores(s: TokenScores) -> bytes:

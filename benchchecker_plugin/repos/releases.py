@@ -34,13 +34,11 @@ import math
 import os
 import secrets
 import shutil
-import tarfile
 import tempfile
-import zipfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Protocol, TypeVar
 
 from packaging.utils import canonicalize_name
@@ -48,10 +46,11 @@ from packaging.version import InvalidVersion, Version
 
 from ..atomic import write_text_atomic
 from ..errors import DataError, RepositoryError
-from .archive import extract_tar
+from .archive import ExtractLimits
 from .fetch import locked, repo_dir_name
 from .git import git
-from .index import PackageIndex, ReleaseFile, SimpleIndex
+from .index import PackageIndex, ReleaseFile, SimpleIndex, project_name, release_version
+from .sdist_tree import store_tree, unpack_sdist
 from .snapshot import Snapshot, parse_cutoff
 
 __all__ = ["RELEASES_MARKER", "RELEASES_SUFFIX", "Release", "ReleaseFetch", "ReleaseHistory",
@@ -239,45 +238,15 @@ class ReleaseFetch:
 
 
 # ---------------------------------------------------------------------------------- building
-def _members(archive: Path, dest: Path, label: str) -> Path:
-    """Extract the sdist ``archive`` into ``dest``; the folder holding its files (top folder
-    stripped). :class:`DataError` naming the file when it is not a readable archive."""
-    try:
-        if zipfile.is_zipfile(archive):
-            with zipfile.ZipFile(archive) as zf:
-                for name in zf.namelist():
-                    p = PurePosixPath(name)
-                    if p.is_absolute() or ".." in p.parts:
-                        raise DataError(f"{label}: sdist {archive.name} has a path leaving it: {name!r}")
-                zf.extractall(dest)
-        else:
-            with tarfile.open(archive) as tf:
-                extract_tar(tf, dest)
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError, ValueError) as exc:
-        raise DataError(f"{label}: sdist {archive.name} is corrupt or not an archive ({exc})") from None
-    tops = [p for p in dest.iterdir()]
-    if len(tops) == 1 and tops[0].is_dir():
-        return tops[0]
-    return dest
-
-
-def _store(repo: Path, tree_dir: Path, scratch: Path) -> str:
-    """Write the files of ``tree_dir`` as objects of ``repo``; the tree id."""
-    index = scratch / f"index-{secrets.token_hex(4)}"
-    env = {"GIT_INDEX_FILE": str(index), "GIT_WORK_TREE": str(tree_dir)}
-    git(repo, ["add", "-A", "-f", "."], env=env)  # -f: an sdist's own .gitignore must not drop files
-    tree = git(repo, ["write-tree"], env=env).decode().strip()
-    index.unlink(missing_ok=True)
-    return tree
-
-
 def _ceil_second(when: datetime) -> int:
     return math.ceil(when.timestamp())
 
 
-def _chain(repo: Path, package: str, releases: Sequence[Release]) -> list[Release]:
+def _chain(repo: Path, package: str, releases: Sequence[Release],
+           omitted: dict[str, list[str]]) -> list[Release]:
     """One commit per fetched release, in version order (parent = previous version), dated at
-    its upload time; the releases with their commits."""
+    its upload time (its message names the ``.git`` entries left out); the releases with their
+    commits."""
     parent: str | None = None
     out = []
     for rel in sorted(releases, key=lambda r: (r.parsed_version, r.uploaded_at)):
@@ -285,11 +254,33 @@ def _chain(repo: Path, package: str, releases: Sequence[Release]) -> list[Releas
         stamp = f"@{_ceil_second(rel.uploaded_at)} +0000"
         msg = (f"release {package} {rel.version}\n\nuploaded-at: {rel.uploaded_at.isoformat()}\n"
                f"sdist: {rel.filename}\nsha256: {rel.sha256}\n")
+        if omitted.get(rel.version):
+            msg += f"{_OMITTED}{', '.join(omitted[rel.version])}{_OMITTED_WHY}\n"
         args = ["-c", "user.name=benchchecker", "-c", "user.email=benchchecker@localhost",
                 "commit-tree", rel.tree, "-m", msg] + (["-p", parent] if parent else [])
         parent = git(repo, args, env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp}).decode().strip()
         out.append(Release(rel.version, rel.uploaded_at, rel.filename, rel.sha256, parent, rel.tree))
     return out
+
+
+_OMITTED = "omitted: "
+_OMITTED_WHY = " (git cannot store a path named .git)"
+
+
+def _omitted_before(repo: Path, releases: Sequence[Release]) -> dict[str, list[str]]:
+    """The ``.git`` entries an earlier run left out of ``releases`` (from their commit messages),
+    so that chaining them again gives the same commits."""
+    commits = {r.commit: r.version for r in releases if r.commit}
+    if not commits:
+        return {}
+    out = git(repo, ["show", "-s", "--format=%H%x01%B%x02", *commits]).decode("utf-8", "replace")
+    found: dict[str, list[str]] = {}
+    for record in out.split("\x02"):
+        sha, _, body = record.strip().partition("\x01")
+        for line in body.splitlines():
+            if line.startswith(_OMITTED) and line.endswith(_OMITTED_WHY) and sha in commits:
+                found[commits[sha]] = [line[len(_OMITTED):-len(_OMITTED_WHY)]]
+    return found
 
 
 def _wanted(files: Sequence[ReleaseFile], cutoffs: Iterable[object],
@@ -308,13 +299,17 @@ def _wanted(files: Sequence[ReleaseFile], cutoffs: Iterable[object],
 def fetch_releases(package: str, repo: str, into: str | os.PathLike[str], *,
                    index: PackageIndex | None = None, cutoffs: Iterable[object] | None = None,
                    bases: Iterable[tuple[str | None, datetime | None]] = (),
-                   versions: Iterable[str] | None = None) -> ReleaseFetch:
+                   versions: Iterable[str] | None = None,
+                   limits: ExtractLimits | None = None) -> ReleaseFetch:
     """Store the releases of ``package`` (the project ``repo``) in ``into/owner__name.releases``.
 
     Which: ``versions`` when given; else those ``cutoffs`` and ``bases`` (pairs of an instance's
     version and creation date) need (see the module doc); with neither, every sdist on the index.
     :class:`InputError` for an unknown package, :class:`DataError`/:class:`RepositoryError` for a
-    corrupt or missing sdist (the folder is left as it was)."""
+    corrupt or missing sdist, or one that unpacks past ``limits`` (the folder is left as it was)."""
+    project_name(package)   # a name with path or host characters never reaches a URL or a path
+    if versions is not None:
+        versions = [release_version(v) for v in versions]
     index = index or SimpleIndex()
     root = Path(into).absolute()
     files = index.sdists(package)
@@ -331,11 +326,11 @@ def fetch_releases(package: str, repo: str, into: str | os.PathLike[str], *,
         want = {f.version for f in files}
     root.mkdir(parents=True, exist_ok=True)
     with locked(root):  # one writer per folder, as for clones
-        return _fetch_locked(package, repo, root, index, files, want)
+        return _fetch_locked(package, repo, root, index, files, want, limits or ExtractLimits())
 
 
 def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, files: Sequence[ReleaseFile],
-                  want: set[str]) -> ReleaseFetch:
+                  want: set[str], limits: ExtractLimits) -> ReleaseFetch:
     for stale in root.glob(".sdists-*"):  # scratch of a run that was killed
         shutil.rmtree(stale, ignore_errors=True)
     final = root / releases_dir_name(repo)
@@ -353,6 +348,7 @@ def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, file
         git(root, ["init", "--quiet", str(work)])
     added: list[str] = []
     stored: dict[str, Release] = {}
+    omitted: dict[str, list[str]] = {}
     try:
         with tempfile.TemporaryDirectory(prefix=".sdists-", dir=root) as scratch_name:
             scratch = Path(scratch_name)
@@ -365,15 +361,17 @@ def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, file
                     continue
                 label = f"package {package!r} {f.version}"
                 archive = index.download(f, scratch / "dl")
-                tree_dir = _members(archive, Path(tempfile.mkdtemp(dir=scratch)), label)
-                tree = _store(work, tree_dir, scratch)
+                tree_dir, dropped = unpack_sdist(archive, Path(tempfile.mkdtemp(dir=scratch)), label, limits)
+                tree = store_tree(work, tree_dir, scratch)
+                omitted[f.version] = dropped
                 shutil.rmtree(tree_dir, ignore_errors=True)
                 archive.unlink(missing_ok=True)
                 stored[f.version] = Release(f.version, f.uploaded_at, f.filename, f.sha256, None, tree)
                 added.append(f.version)
         for r in have.values():  # releases stored by an earlier run stay
             stored.setdefault(r.version, r)
-        chained = {r.version: r for r in _chain(work, package, list(stored.values()))}
+        omitted.update(_omitted_before(work, [r for r in stored.values() if r.version not in omitted]))
+        chained = {r.version: r for r in _chain(work, package, list(stored.values()), omitted)}
         listing = [chained.get(f.version) or Release(f.version, f.uploaded_at, f.filename, f.sha256)
                    for f in files]
         marker = {"package": package, "repo": repo, "index": index.url,
