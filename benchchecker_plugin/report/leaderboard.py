@@ -224,8 +224,8 @@ def _page(title: str, table: pd.DataFrame, summary: pd.DataFrame | None,
     over = drop_over_time_svg(table, summary)
     if over:
         page.figure(over, caption="Each submission's drop by its date, with 95% intervals; "
-                                  "outliers beyond +-100% clipped and marked; pooled per-year drops "
-                                  "as bands.")
+                                  "the axis is scaled to the data, outliers beyond it clipped to its "
+                                  "edge and marked (triangles); pooled per-year drops as bands.")
     else:
         page.paragraph("No time plot: no dated submission has a drop.")
     if excluded:
