@@ -277,24 +277,27 @@ def headline(summary: pd.DataFrame, groups: Mapping[str, Sequence[str]], n_score
             continue
         parts.append(f"{label} {drop_text(r)}")
         if pd.notna(r.get("mde", float("nan"))):
-            mdes.append(f"{label} {100 * float(r['mde']):.0f}")
+            mdes.append(f"{100 * float(r['mde']):.0f} points ({label})")
         if pd.notna(r["drop_ci_low"]) and (r["drop_ci_low"] > 0 or r["drop_ci_high"] < 0):
             detected.append(label)
     clean = inst[(inst["scored_as"] == "published cutoff") & (inst["verdict"] == "clean")]
-    kinds = clean["clean_kind"].replace("", "not recorded").value_counts()
-    kind_text = ", ".join(f"{k} {v}" for k, v in kinds.items())
+    kinds = clean["clean_kind"].value_counts()
+    kind_text = ("clean (submission, instance) pairs by why-clean kind: "
+                 + ", ".join(f"{k} {v}" for k, v in kinds.items()) if all(kinds.index) else
+                 "which of these each clean instance is, is not recorded in this edition: see the "
+                 "changelog")
     conclusion = ("Removing the instances whose fix was in the repository at the model's training "
                   "cutoff moves no pooled resolution rate detectably" if not detected else
                   "Removing the instances whose fix was in the repository at the model's training "
                   f"cutoff gives a pooled drop whose interval excludes 0 for {', '.join(detected)}")
     return (f"{conclusion}: pooled relative drops (95% interval) {'; '.join(parts)}. "
             "This data can detect only large drops: the minimum detectable drop at 80% power is "
-            f"{', '.join(mdes)} points, so no drop above those is supported, and the paper's smaller drops (5.2% for 2025, 8-11% for Claude 4) "
+            f"{', '.join(mdes)}, so no drop above those is supported, and the paper's smaller drops (5.2% for 2025, 8-11% for Claude 4) "
             "lie inside our intervals: not detectable at this power, neither confirmed nor "
             "refuted. 'Clean' here means Stage II did not find the fix's lines in the snapshot at "
             "the cutoff; at cutoffs after mid-2023 almost every fix was already merged, so clean "
             "instances are mostly fixes rewritten since or never found by the detector, not fixes "
-            f"not yet written (why-clean kinds over (submission, instance) pairs: {kind_text}).")
+            f"not yet written ({kind_text}).")
 
 
 def _md(frame: pd.DataFrame) -> str:

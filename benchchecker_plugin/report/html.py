@@ -26,7 +26,7 @@ from ..atomic import write_text_atomic
 __all__ = ["HtmlPage"]
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1320px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1360px;
 color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table.bc{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}
