@@ -35,8 +35,11 @@ What it does, in order (library calls, no subprocess):
    (submissions not scored, with the reason) and ``README.md`` (command, date, versions, coverage,
    the assumption, the rule and the paper-vs-ours table).
 
-``--stage2-cache FILE`` keeps the full Stage II flags (JSON Lines, large: keep it outside the
-published folder): read when it exists, written otherwise. ``--repos`` / ``--submissions`` restrict
+``--stage2-cache DIR`` keeps the full Stage II flags per (instance, cutoff) (JSON Lines, large: keep
+it outside the published folder): what is there is read, what is missing computed and added, so
+a new cutoff costs only its own pairs. Every flag says what clean rests on (``clean_kind``,
+``last_found``, ``snapshot``: ``stage2.why_clean``), from the readings at every cutoff of the run
+and at the instance's own fix snapshot. ``--repos`` / ``--submissions`` restrict
 the run (for a quick try; the pages then say so).
 """
 
@@ -44,7 +47,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import platform
 import sys
 import time
@@ -84,11 +86,18 @@ def _args(argv: Sequence[str] | None) -> argparse.Namespace:
     p.add_argument("--min-resolved-clean", type=int, default=10,
                    help="fewer resolved clean instances: 'too few'")
     p.add_argument("--stage2-cache", type=Path, default=None, metavar="DIR",
-                   help="full Stage II flags per repository: read if present, else written "
-                        "(keep outside --out)")
+                   help="full Stage II flags per (instance, cutoff) in DIR/owner__name.at.jsonl: "
+                        "the pairs there are read, the missing ones computed and added (keep "
+                        "outside --out)")
     p.add_argument("--cached-only", action="store_true",
                    help="compute nothing: publish the repositories found in --stage2-cache; the "
                         "others are 'not covered (Stage II not run)', and the pages say so")
+    p.add_argument("--extra-dates", nargs="*", default=None, metavar="YYYY-MM-DD",
+                   help="also run Stage II at these cutoffs (kept in --stage2-cache; the ends of a "
+                        "cutoff interval, say), and use them for what clean rests on")
+    p.add_argument("--no-own-fix", action="store_true",
+                   help="do not read each instance at its own fix snapshot (clean_kind then rests "
+                        "on the model cutoffs alone)")
     p.add_argument("--repos", nargs="*", default=None, help="only these repositories (owner/name)")
     p.add_argument("--submissions", nargs="*", default=None, help="only these submissions")
     p.add_argument("--from-flags", type=Path, default=None, metavar="DIR",
@@ -123,51 +132,93 @@ def _chosen(instances: list[Any], repos: Sequence[str] | None) -> list[Any]:
     return [i for i in instances if i.repo in repos]
 
 
-def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any]) -> tuple[list[Any], str, set[str]]:
-    """Stage II flags of the covered instances, one repository at a time (smallest first); with
-    ``--stage2-cache DIR`` each repository's flags are kept in ``DIR/owner__name.jsonl`` as soon as
-    it is done and read back on the next run. With ``--cached-only`` nothing is computed: the
-    repositories without a cache file are returned as unfinished."""
-    from benchchecker_plugin.flags import read_flags, write_flags
-    from benchchecker_plugin.repos import repo_dir_name
-    from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+def _at(when: datetime) -> str:
+    """The cache's name of a cutoff instant: a flag is kept per (instance, cutoff), not per model,
+    so a model moved to another cutoff (claude-2 read as 'Early 2023') is computed again, and
+    models at one instant share it."""
+    return f"at:{when.isoformat()}"
 
+
+def _read_cache(cache: Path | None) -> dict[tuple[str, str], Any]:
+    from benchchecker_plugin.flags import read_flags
+
+    if cache is None or not cache.exists():
+        return {}
+    return {(f.instance_id, f.model): f for f in read_flags(cache) if f.model.startswith("at:")}
+
+
+def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any]) -> tuple[list[Any], str, set[str]]:
+    """Stage II flags of the covered instances at every model's cutoff, one repository at a time
+    (smallest first), each flag with what clean rests on (``stage2.why_clean``: ``clean_kind``,
+    ``last_found``, ``snapshot``) from the instance's readings at every cutoff of the run
+    (``--extra-dates`` included) and at its own fix snapshot (``stage2.own_fix``).
+
+    With ``--stage2-cache DIR`` the flags are kept per (instance, cutoff instant) in
+    ``DIR/owner__name.at.jsonl``: pairs found there are read, the missing ones computed
+    (``run_grid(pairs=...)``) and appended as soon as the repository is done. With
+    ``--cached-only`` nothing is computed: a repository missing any pair is returned as
+    unfinished."""
+    from dataclasses import replace
+
+    from benchchecker_plugin.flags import write_flags
+    from benchchecker_plugin.repos import repo_dir_name
+    from benchchecker_plugin.stage2 import PresenceConfig, run_grid, why_clean
+    from benchchecker_plugin.stage2.grid import cutoff_when
+    from benchchecker_plugin.stage2.own_fix import own_fix_snapshot, pr_dates
+    from benchchecker_plugin.stage2.sources import locate
+
+    whens = {m: cutoff_when(m, c) for m, c in cutoffs.items()}
+    extra = [cutoff_when(d, d) for d in (args.extra_dates or [])]
+    at_all = sorted(set(whens.values()) | set(extra))
+    dated = pr_dates(covered)
     by_repo: dict[str, list[Any]] = {}
     for inst in covered:
         by_repo.setdefault(inst.repo, []).append(inst)
+    config = PresenceConfig(releases_dir=args.releases_dir, lag_margin_days=args.lag_margin,
+                            snapshot_source="auto" if args.releases_dir else "git")
     flags: list[Any] = []
     unfinished: set[str] = set()
-    computed, read, took, snapshots, cached_min = 0, 0, 0.0, 0, 0.0
+    computed, read, took, snapshots = 0, 0, 0.0, 0
     for repo, insts in sorted(by_repo.items(), key=lambda kv: len(kv[1])):
-        cache = args.stage2_cache / f"{repo_dir_name(repo)}.jsonl" if args.stage2_cache else None
-        if cache is not None and cache.exists():
-            got = [f for f in read_flags(cache) if f.model in cutoffs]
-            if {f.model for f in got} >= set(cutoffs):
-                flags += got
-                read += len(insts)
-                timing = cache.with_suffix(".minutes")
-                cached_min += float(timing.read_text()) if timing.exists() else math.nan
-                continue
-        if args.cached_only:
+        cache = args.stage2_cache / f"{repo_dir_name(repo)}.at.jsonl" if args.stage2_cache else None
+        have = _read_cache(cache)
+        own = {}
+        if not args.no_own_fix:
+            path = locate(args.repos_dir, insts[0], source=config.snapshot_source, releases_dir=config.releases_dir)
+            own = {i.instance_id: own_fix_snapshot(path, i, dated.get(i.instance_id)) for i in insts}
+        want = {(i.instance_id, _at(w)): w for i in insts for w in at_all}
+        want |= {(iid, _at(o.when)): o.when for iid, o in own.items() if o.when is not None and not o.missing}
+        missing = [k for k in want if k not in have]
+        read += len(want) - len(missing)
+        if missing and args.cached_only:
             unfinished.add(repo)
             continue
-        t0 = time.perf_counter()
-        config = PresenceConfig(releases_dir=args.releases_dir, lag_margin_days=args.lag_margin,
-                                snapshot_source="auto" if args.releases_dir else "git")
-        run = run_grid(insts, args.repos_dir, cutoffs, config=config)
-        took += time.perf_counter() - t0
-        snapshots += run.snapshots
-        computed += len(insts)
-        print(f"stage II {repo}: {len(insts)} instances in {(time.perf_counter() - t0) / 60:.1f} min",
-              file=sys.stderr)
-        if cache is not None:
-            args.stage2_cache.mkdir(parents=True, exist_ok=True)
-            write_flags(cache, run.flags)
-            cache.with_suffix(".minutes").write_text(f"{(time.perf_counter() - t0) / 60:.2f}\n")
-        flags += run.flags
-    line = (f"{computed + read} instances x {len(cutoffs)} models; {computed} computed in this run "
-            f"({took / 60:.1f} min, {snapshots} distinct snapshots), {read} read from the Stage II "
-            f"cache of an earlier run of this script (computed there in {cached_min:.1f} min)")
+        if missing:
+            t0 = time.perf_counter()
+            run = run_grid(insts, args.repos_dir, {m: w for (_, m), w in want.items()}, config=config,
+                           pairs=missing)
+            took += time.perf_counter() - t0
+            snapshots += run.snapshots
+            computed += len(missing)
+            have.update({(f.instance_id, f.model): f for f in run.flags})
+            print(f"stage II {repo}: {len(missing)} (instance, cutoff) pairs in "
+                  f"{(time.perf_counter() - t0) / 60:.1f} min", file=sys.stderr)
+            if cache is not None:
+                args.stage2_cache.mkdir(parents=True, exist_ok=True)
+                write_flags(cache, sorted(have.values(), key=lambda f: (f.instance_id, f.model)))
+        for inst in insts:
+            iid = inst.instance_id
+            o = own.get(iid)
+            own_flag = have.get((iid, _at(o.when))) if o is not None and o.when is not None else None
+            readings = [have[(iid, _at(w))] for w in at_all]
+            explained = {f.model: f for f in why_clean(readings, own_fix=own_flag,
+                                                       cutoffs={_at(w): w for w in at_all})}
+            for m, w in whens.items():
+                flags.append(replace(explained[_at(w)], model=m))
+    line = (f"{len(covered)} instances x {len(at_all)} cutoffs ({len(whens)} models"
+            + (f", {len(extra)} extra dates" if extra else "") + (", and each at its own fix snapshot"
+            if not args.no_own_fix else "") + f"); {computed} (instance, cutoff) pairs computed in this run "
+            f"({took / 60:.1f} min, {snapshots} distinct snapshots), {read} read from the Stage II cache")
     return flags, line, unfinished
 
 
