@@ -59,7 +59,7 @@ def write_inputs(out: Path, frames: Mapping[str, pd.DataFrame], build: Mapping[s
     out.mkdir(parents=True, exist_ok=True)
     for name, frame in frames.items():
         write_csv(frame[list(WRITTEN_COLUMNS)] if name == "instances.csv" else frame, out / name)
-    write_text_atomic(out / "build.json", json.dumps(build, indent=1, sort_keys=True) + "\n")
+    write_text_atomic(out / "build.json", json.dumps(build, indent=1, sort_keys=True, default=dict) + "\n")
 
 
 def _codes(frame: pd.DataFrame, column: str) -> dict[str, dict[str, Any]]:

@@ -454,7 +454,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "verdict_band_start": ends[0], "verdict_band_end": ends[1],
                          "clean_kind": ev.get("clean_kind", "") if v == "clean" else "",
                          "snapshot_source": sources.get(inst.repo, "git"),
-                         "snapshot": json.dumps(snap, sort_keys=True) if snap else ""})
+                         "snapshot": json.dumps(snap, sort_keys=True, default=dict) if snap else ""})
     inst_df = pd.DataFrame(rows, columns=list(INSTANCE_COLUMNS))
     snap_rows = {}
     for (iid, m), ev in facts["evidence"].items():
