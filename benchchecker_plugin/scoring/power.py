@@ -26,7 +26,8 @@ import numpy as np
 
 from ..errors import InputError
 from .bootstrap import percentile_interval
-from .pooled import CLEAN
+
+CLEAN = 0   # the verdict code of a clean instance (as in .pooled and .rates)
 
 __all__ = [
     "MDE_SENTENCE",
