@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from .errors import DataError
 
-__all__ = ["EARLIEST_CUTOFF_YEAR", "CutoffPeriod"]
+__all__ = ["EARLIEST_CUTOFF_YEAR", "CutoffPeriod", "period_in_words"]
 
 #: no model's training cutoff lies before this year (patch-presence refuses the same: repos.snapshot)
 EARLIEST_CUTOFF_YEAR = 1990
@@ -59,3 +59,25 @@ class CutoffPeriod:
     @classmethod
     def matches(cls, text: str) -> bool:
         return bool(re.fullmatch(r"\d{4}(-\d{2}){0,2}", text.strip()))
+
+
+# "Early 2023" and its kin: the part of the year the words name (thirds of a year for early / mid
+# / late, halves for first / second half), read from a source's own words (issue 34: claude-2's
+# source says "Early 2023", which is not "2023")
+_WORDS = {"early": (1, 4), "mid": (5, 8), "middle": (5, 8), "late": (9, 12), "end of": (9, 12),
+          "first half of": (1, 6), "h1": (1, 6), "second half of": (7, 12), "h2": (7, 12)}
+
+
+def period_in_words(text: str) -> CutoffPeriod | None:
+    """The period a phrase like ``Early 2023``, ``mid-2024`` or ``second half of 2022`` names
+    (``None`` when the text holds no such phrase): early = January-April, mid = May-August,
+    late = September-December; ``text`` of the period is ``2023-01..2023-04``."""
+    m = re.search(r"\b(early|mid(?:dle)?|late|end of|first half of|second half of|h1|h2)"
+                  r"[\s-]*(?:of\s+)?(\d{4})\b", text, re.I)
+    if not m:
+        return None
+    first, last = _WORDS[m.group(1).lower()]
+    year = int(m.group(2))
+    start = datetime(year, first, 1, tzinfo=UTC)
+    end = datetime(year + (last == 12), last % 12 + 1, 1, tzinfo=UTC)
+    return CutoffPeriod(f"{year}-{first:02d}..{year}-{last:02d}", start, end)

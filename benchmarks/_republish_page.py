@@ -21,9 +21,6 @@ from benchchecker_plugin.report.tables import pct
 
 HARD = "1-4 hours"
 MEDIUM = "15 min - 1 hour"
-CLAUDE4 = re.compile(r"claude-(4|sonnet-4|opus-4)", re.I)
-TOP10 = "top 10 (by resolved of 500)"
-FAMILY = "Claude 4 family"
 RULE = ("An instance is contaminated for a model when its repository is in the model's training data "
         "(Stage I) AND the gold patch was present in the repository at the model's training cutoff "
         "(Stage II); clean when either says no; undecided otherwise (Stage II could not locate the "
@@ -32,12 +29,13 @@ RULE = ("An instance is contaminated for a model when its repository is in the m
 ASSUMPTION = (f"Assumption (--assume-repo-seen): Stage I is taken as true for every model, because "
               f"{ASSUME_REPO_SEEN_REASON}; Stage I cannot be run for closed models here. So "
               "'contaminated' here means 'patch present at the cutoff'.")
-ERAS = ("What 'clean' means depends on the cutoff. SWE-bench Verified's fixes were merged by mid-2023 "
-        "(the latest fix date among the 130 instances with full fields is 2023-07-24). At a cutoff "
+ERAS = ("What 'clean' means depends on the cutoff. SWE-bench Verified's fixes date from before "
+        "mid-2023 (the latest pull-request creation date among the 130 instances whose full fields "
+        "are in the data is 2023-07-24; merge dates are not in the data). At a cutoff "
         "before an instance's fix, 'clean' is what the paper means: the fix was not yet in the "
-        "repository. At cutoffs after mid-2023 every covered fix was already merged, so 'clean' "
+        "repository. At cutoffs after mid-2023 (almost) every fix was already merged, so 'clean' "
         "means 'the fixed lines are not in the snapshot at the cutoff': the code was rewritten "
-        "since (Stage II category pre-patch-only). Such instances test whether a model has seen "
+        "since, or the detector never found the fix present at any snapshot. Such instances test whether a model has seen "
         "*this* fix verbatim, not whether it could have seen the issue.")
 
 
@@ -58,93 +56,248 @@ def _sub_row(table: pd.DataFrame, sub: str, tier: str) -> pd.Series | None:
     return rows.iloc[0] if len(rows) else None
 
 
+def _pct_pts(x: float) -> str:
+    return "" if x is None or pd.isna(x) else f"{100 * float(x):.0f} points"
+
+
+def verdict_against(row: pd.Series | None, low: float, high: float) -> str:
+    """``consistent`` when our 95% interval meets the paper's value (or range) ``[low, high]``,
+    ``inconsistent`` when it does not, ``not testable`` when there is no interval (too few clean
+    instances, or none could be drawn)."""
+    if row is None or pd.isna(row["drop_ci_low"]) or pd.isna(row["drop_ci_high"]):
+        return "not testable (no interval: too few clean instances)"
+    if row["drop_ci_high"] < low or row["drop_ci_low"] > high:
+        return "inconsistent (the paper's value is outside our interval)"
+    return "consistent (the paper's value is inside our interval; not detectable at this power)" \
+        if row["drop_ci_low"] <= 0 else "consistent (our interval excludes 0 and meets the paper's)"
+
+
+def _mde(row: pd.Series | None) -> str:
+    if row is None or "mde" not in row or pd.isna(row["mde"]):
+        return ""
+    return _pct_pts(row["mde"])
+
+
 def paper_tables(table: pd.DataFrame, summary: pd.DataFrame, compact: pd.DataFrame,
-                 subs: Sequence[Any], cutoffs: Mapping[str, Any], min_clean: int,
-                 coverage: str) -> dict[str, Any]:
-    """The four findings of the paper, recomputed on our flags with the pooled estimator."""
+                 subs: pd.DataFrame, cutoff_df: pd.DataFrame, build: Mapping[str, Any],
+                 groups: Mapping[str, Sequence[str]], bands: Mapping[str, Any]) -> dict[str, Any]:
+    """The paper's findings recomputed with the pooled estimator, each with its verdict."""
+    from _republish_bundle import FAMILIES, top10_label
+
     scored = set(table["submission"])
-    # 1. top-10 submissions (500-instance original rate), drop on 1-4 h tasks
+    top_label = top10_label(len(scored))
+    c4_label, c45_label = list(FAMILIES)
     top = []
-    for s in sorted(subs, key=lambda s: -len(s.resolved))[:10]:
-        r = _sub_row(table, s.name, HARD) if s.name in scored else None
-        top.append({"submission": s.name, "model": s.model, "resolved of 500": len(s.resolved),
-                    "1-4 h covered": int(r["n_instances"]) if r is not None else "",
+    for name in groups.get(top_label, []):
+        r = _sub_row(table, name, HARD)
+        meta = subs.set_index("submission").loc[name]
+        top.append({"submission": name, "model": meta["models"],
+                    "resolved of 500": int(meta["resolved_of_500"]),
                     "1-4 h clean n": int(r["n_clean"]) if r is not None else "",
                     "1-4 h original": pct(r["original_rate"]) if r is not None else "",
                     "1-4 h clean": pct(r["clean_rate"]) if r is not None else "",
-                    "1-4 h drop [95% CI]": drop_text(r) if r is not None
-                    else "not scored (model or cutoff unknown, or input excluded)"})
-    top_df = pd.DataFrame(top)
-    # 2. Claude-4 submissions, overall (tier-stratified) drop
-    c4 = [s for s in subs if CLAUDE4.search(s.model or "") and s.name in scored]
-    c4_df = pd.DataFrame([{"submission": s.name, "model": s.model,
-                           "covered": int(r["n_instances"]), "clean n": int(r["n_clean"]),
-                           "original (covered)": pct(r["original_rate"]),
-                           "clean": pct(r["clean_rate"]), "clean (tier-std.)": pct(r["clean_rate_std"]),
-                           "drop [95% CI]": drop_text(r)}
-                          for s in c4 if (r := _sub_row(table, s.name, "all")) is not None])
-    # 3. discrepancy by submission year: pooled per year, all tiers and 15-60 min
+                    "1-4 h drop [95% CI]": drop_text(r) if r is not None else ""})
+    board = pd.DataFrame([{"rank": k + 1, "entry": e["name"], "resolved": f"{e['resolved %']:.1f}%",
+                           "date": e["date"], "per-instance results here": "yes" if e["here"] else
+                           "no", "scored here": "yes" if e["scored"] else "no"}
+                          for k, e in enumerate(build["board"]["top10"])])
+    fam_rows = []
+    for label, members in ((c4_label, groups.get(c4_label, [])), (c45_label, groups.get(c45_label, []))):
+        for name in members:
+            r = _sub_row(table, name, "all")
+            if r is not None:
+                fam_rows.append({"family": label.split(" (")[0], "submission": name,
+                                 "model": r["model"], "clean n": int(r["n_clean"]),
+                                 "original": pct(r["original_rate"]), "clean": pct(r["clean_rate"]),
+                                 "drop [95% CI]": drop_text(r), "MDE": _mde(r)})
     years = []
-    for group in [g for g in dict.fromkeys(summary["group"]) if re.fullmatch(r"\d{4}", str(g))]:
+    for group in [g for g in groups if re.fullmatch(r"\d{4}", str(g))]:
         a, m = _cell(summary, group, "all"), _cell(summary, group, MEDIUM)
         assert a is not None
         years.append({"year": group, "submissions": int(a["n_submissions"]),
-                      "instances": int(a["n_instances"]), "clean n": int(a["n_clean"]),
-                      "resolved clean n": int(a["n_resolved_clean"]),
+                      "clean n": int(a["n_clean"]), "resolved clean n": int(a["n_resolved_clean"]),
                       "original": pct(a["original_rate"]), "clean": pct(a["clean_rate"]),
                       "clean (tier-std.)": pct(a["clean_rate_std"]),
-                      "undecided": pct(a["undecided_rate"]), "drop [95% CI]": drop_text(a),
+                      "undecided rate": pct(a["undecided_rate"]), "drop [95% CI]": drop_text(a),
+                      "MDE": _mde(a),
                       "clean vs contaminated [95% CI]": drop_text(a, "clean_vs_contaminated",
                                                                   "cvc_ci_low", "cvc_ci_high"),
                       "15-60 min: clean n": int(m["n_clean"]) if m is not None else "",
-                      "15-60 min: drop [95% CI]": drop_text(m) if m is not None else ""})
+                      "15-60 min: drop [95% CI]": drop_text(m) if m is not None else "",
+                      "15-60 min: MDE": _mde(m)})
     year_df = pd.DataFrame(years)
-    # 4. share of covered instances flagged per model
     shares = []
-    for model, cut in cutoffs.items():
-        part = compact[compact["model"] == model]
+    snap = dict(zip(cutoff_df["model"], cutoff_df["snapshot at"]))
+    for model, part in compact.groupby("model", sort=False):
         n = len(part)
-        c = (part["contaminated"] == "true").sum()
-        k = (part["contaminated"] == "false").sum()
-        shares.append({"model": model, "snapshot at": f"{cut.last_moment:%Y-%m-%d}", "covered": n,
-                       "contaminated": pct(c / n) if n else "", "clean": pct(k / n) if n else "",
-                       "undecided": pct((n - c - k) / n) if n else ""})
+        c = int((part["contaminated"] == "true").sum())
+        k = int((part["contaminated"] == "false").sum())
+        shares.append({"model": model, "snapshot at": snap.get(str(model), ""), "covered": n,
+                       "contaminated share": pct(c / n) if n else "",
+                       "clean share": pct(k / n) if n else "",
+                       "undecided share": pct((n - c - k) / n) if n else ""})
     share_df = pd.DataFrame(shares).sort_values(["snapshot at", "model"]).reset_index(drop=True)
-    summary_df = _summary(summary, year_df, share_df, min_clean, coverage)
-    return {"summary": summary_df, "top10": top_df, "claude4": c4_df, "years": year_df,
-            "shares": share_df}
+    rows = []
+    th, c4 = _cell(summary, top_label, HARD), _cell(summary, c4_label, "all")
+    rows.append({"finding": "relative drop on 1-4 h tasks, top-10 submissions",
+                 "paper": "> 20% for every one",
+                 "ours": f"{top_label}, 1-4 h pooled: {drop_text(th) if th is not None else '-'} "
+                         f"({_n(th)})", "MDE": _mde(th),
+                 "verdict": verdict_against(th, 0.20, 10.0),
+                 "note": "not the paper's top 10: none of the board's top 10 has per-instance "
+                         "results here (see 'Groups as they are')"})
+    rows.append({"finding": "overall drop, Claude 4 submissions", "paper": "8-11%",
+                 "ours": f"{c4_label}: {drop_text(c4) if c4 is not None else '-'} ({_n(c4)})",
+                 "MDE": _mde(c4), "verdict": verdict_against(c4, 0.08, 0.11),
+                 "note": "Claude 4.5 is its own row ('Model families')"})
+    paper_year = {"2023": (0.425, 0.425, "42.5%", 0.558, "55.8%"), "2025": (0.052, 0.052, "5.2%", 0.0, "~0")}
+    for y in [g for g in groups if re.fullmatch(r"\d{4}", str(g))]:
+        a, m = _cell(summary, y, "all"), _cell(summary, y, MEDIUM)
+        if y in paper_year:
+            lo, hi, text, med, med_text = paper_year[y]
+            rows.append({"finding": f"drop, {y} submissions", "paper": text,
+                         "ours": f"{drop_text(a)} ({_n(a)})", "MDE": _mde(a),
+                         "verdict": verdict_against(a, lo, hi), "note": ""})
+            rows.append({"finding": f"drop on 15-60 min tasks, {y} submissions", "paper": med_text,
+                         "ours": drop_text(m) if m is not None else "-", "MDE": _mde(m),
+                         "verdict": verdict_against(m, med, med), "note": ""})
+        else:
+            rows.append({"finding": f"drop, {y} submissions", "paper": "(no figure for this year)",
+                         "ours": f"{drop_text(a)} ({_n(a)})", "MDE": _mde(a),
+                         "verdict": "not testable (no paper figure)", "note": ""})
+    cont = share_df["contaminated share"].str.rstrip("%").astype(float)
+    rows.append({"finding": "share of instances flagged per model", "paper": "(per model, in the "
+                 "paper's figures)", "ours": f"contaminated share {cont.min():.0f}-{cont.max():.0f}% "
+                 "per model", "MDE": "", "verdict": "not testable (no figure to compare)", "note": ""})
+    band_df = _band_table(bands, build)
+    return {"summary": pd.DataFrame(rows), "top10": pd.DataFrame(top), "board": board,
+            "families": pd.DataFrame(fam_rows), "years": year_df, "shares": share_df,
+            "bands": band_df}
 
 
-def _summary(summary: pd.DataFrame, years: pd.DataFrame, shares: pd.DataFrame, min_clean: int,
-             coverage: str) -> pd.DataFrame:
-    top_hard = _cell(summary, TOP10, HARD)
-    top_all = _cell(summary, TOP10, "all")
-    fam = _cell(summary, FAMILY, "all")
-    ours_top = (f"1-4 h, pooled over the top 10: {drop_text(top_hard) if top_hard is not None else '-'} "
-                f"({_n(top_hard)}); all tiers: {drop_text(top_all) if top_all is not None else '-'}")
-    ours_c4 = (f"pooled: {drop_text(fam)} ({_n(fam)})" if fam is not None else "no scored submission")
-    ours_year = "; ".join(f"{r['year']}: {r['drop [95% CI]']} (15-60 min: {r['15-60 min: drop [95% CI]']})"
-                          for _, r in years.iterrows())
-    cont = shares["contaminated"].str.rstrip("%").astype(float)
-    und = shares["undecided"].str.rstrip("%").astype(float)
-    ours_share = (f"contaminated {cont.min():.0f}-{cont.max():.0f}% of covered instances per model, "
-                  f"undecided {und.min():.0f}-{und.max():.0f}%")
-    why = f"{coverage}; "
-    return pd.DataFrame([
-        {"finding": "relative drop on 1-4 h tasks, top-10 submissions", "paper": "> 20% for every one",
-         "ours": ours_top, "why ours differs": why + "at 2024-25 cutoffs only a few 1-4 h fixes are "
-         "absent from the snapshot; the clean 1-4 h set is too small to estimate a drop"},
-        {"finding": "overall drop, Claude-4 submissions", "paper": "8-11%", "ours": ours_c4,
-         "why ours differs": why + "drop compared within tiers (the clean set is easier than the "
-         "benchmark); at a 2025 cutoff 'clean' means the fixed code was rewritten since"},
-        {"finding": "discrepancy by submission year", "paper": "42.5% (2023) -> 5.2% (2025); 15-60 min: 55.8% -> ~0",
-         "ours": ours_year, "why ours differs": why + "Stage I assumed true; pooled within tiers "
-         "over each year's submissions (not a mean of their ratios); undecided instances in neither "
-         "group; 'too few' below the minimum of distinct clean instances"},
-        {"finding": "share of instances flagged per model", "paper": "(per model, in the paper's figures)",
-         "ours": ours_share, "why ours differs": "Stage II only, on covered instances; undecided = changed "
-         "code rewritten, moved or removed since, not settled by tests here"},
-    ])
+def _band_table(bands: Mapping[str, Any], build: Mapping[str, Any]) -> pd.DataFrame:
+    if not bands:
+        return pd.DataFrame()
+    (t0, s0), (t1, s1) = bands["verdict_band_start"], bands["verdict_band_end"]
+    rows = []
+    for name, b in build["bands"].items():
+        r0, r1 = _sub_row(t0, name, "all"), _sub_row(t1, name, "all")
+        if r0 is None or r1 is None:
+            continue
+        rows.append({"submission": name, "model": b["models"], "band": f"{b['start']} .. {b['end']}",
+                     "clean n (start / end)": f"{int(r0['n_clean'])} / {int(r1['n_clean'])}",
+                     "drop at start [95% CI]": drop_text(r0), "drop at end [95% CI]": drop_text(r1)})
+    g0, g1 = _cell(s0, "without a published cutoff", "all"), _cell(s1, "without a published cutoff", "all")
+    rows.append({"submission": "pooled (these submissions)", "model": "", "band": "",
+                 "clean n (start / end)": f"{int(g0['n_clean'])} / {int(g1['n_clean'])}" if g0 is not None and g1 is not None else "",
+                 "drop at start [95% CI]": drop_text(g0) if g0 is not None else "",
+                 "drop at end [95% CI]": drop_text(g1) if g1 is not None else ""})
+    return pd.DataFrame(rows)
+
+
+SENS_GROUPS = ("all submissions", "2024", "2025")
+
+
+def sensitivity_table(pub: pd.DataFrame, band: pd.DataFrame, groups: Mapping[str, Sequence[str]],
+                      build: Mapping[str, Any], score: Any) -> pd.DataFrame:
+    """The pooled drops (all submissions, 2024, 2025; all tiers) under other readings of the
+    same data, each with the sentence saying what changed."""
+    want = {g: list(groups[g]) for g in SENS_GROUPS if g in groups}
+
+    def cells(frame: pd.DataFrame, covered: set[str] | None = None,
+              extra: Mapping[str, Sequence[str]] | None = None) -> dict[str, str]:
+        _, summ = score(frame, "verdict", dict(extra or want), build, covered=covered)
+        out = {}
+        for g in (extra or want):
+            r = _cell(summ, g, "all")
+            out[g] = f"{drop_text(r)} (clean n={int(r['n_clean'])})" if r is not None else ""
+        return out
+
+    rows = [{"reading": "as published", "what changes": "the verdicts as published", **cells(pub)}]
+    for word in ("clean", "contaminated"):
+        alt = pub.assign(verdict=pub["verdict"].replace({"undecided": word}))
+        rows.append({"reading": f"undecided as {word}",
+                     "what changes": f"every undecided instance is counted {word}"
+                     + ("" if word == "clean" else " (the drop compares clean with all instances, "
+                        "so it cannot move; only clean vs contaminated would)"), **cells(alt)})
+    ids_by = {k: set(pub.loc[pub["snapshot_source"] == k, "instance_id"]) for k in ("git", "release")}
+    for k, label in (("git", "git-read projects only"), ("release", "sdist-read projects only")):
+        repos = sorted(set(pub.loc[pub["snapshot_source"] == k, "repo"]))
+        if ids_by[k]:
+            rows.append({"reading": f"{label} (split post hoc)",
+                         "what changes": f"only the {len(repos)} projects read from "
+                                         f"{'git history' if k == 'git' else 'release sdists'} "
+                                         f"({', '.join(r.split('/')[1] for r in repos)}); chosen "
+                                         "after looking at the data: a lead, not a finding",
+                         **cells(pub, covered=ids_by[k])})
+    loo: dict[str, list[tuple[float, str]]] = {g: [] for g in want}
+    for repo in sorted(set(pub["repo"])):
+        keep = set(pub.loc[pub["repo"] != repo, "instance_id"])
+        _, summ = score(pub, "verdict", want, build, covered=keep)
+        for g in want:
+            r = _cell(summ, g, "all")
+            if r is not None and pd.notna(r["relative_drop"]):
+                loo[g].append((float(r["relative_drop"]), repo.split("/")[1]))
+    rows.append({"reading": "leave one repository out (range)",
+                 "what changes": "each of the repositories left out in turn: the lowest and highest "
+                                 "pooled drop, and which repository's absence gives it",
+                 **{g: (f"{pct(min(v)[0])} (without {min(v)[1]}) .. {pct(max(v)[0])} "
+                        f"(without {max(v)[1]})" if v else "") for g, v in loo.items()}})
+    if len(band):
+        names = list(dict.fromkeys(band["submission"]))
+        for end, word in (("verdict_band_start", "start"), ("verdict_band_end", "end")):
+            both = pd.concat([pub, band.assign(verdict=band[end], scored_as="published cutoff")])
+            merged = {g: want[g] + [n for n in names if g == "all submissions"
+                                    or _year(band, n) == g] for g in want}
+            rows.append({"reading": f"with the {len(names)} submissions without a published cutoff, "
+                                    f"at their interval's {word}",
+                         "what changes": "the submissions without a published cutoff (or with the "
+                                         f"model undisclosed) join their groups, scored at the "
+                                         f"{word} of their plausible interval",
+                         **cells(both, extra=merged)})
+    return pd.DataFrame(rows)
+
+
+def _year(band: pd.DataFrame, name: str) -> str:
+    return str(band.loc[band["submission"] == name, "date"].iloc[0])[:4]
+
+
+def headline(summary: pd.DataFrame, groups: Mapping[str, Sequence[str]], n_scored: int,
+             inst: pd.DataFrame) -> str:
+    """The page's first paragraph: the conclusion, its power, what clean means."""
+    from _republish_bundle import FAMILIES
+
+    c4 = list(FAMILIES)[0]
+    keys = [("all submissions", f"all {n_scored} scored submissions"), ("2024", "2024"),
+            ("2025", "2025"), (c4, "Claude 4")]
+    parts, mdes, detected = [], [], []
+    for g, label in keys:
+        r = _cell(summary, g, "all")
+        if r is None:
+            continue
+        parts.append(f"{label} {drop_text(r)}")
+        if pd.notna(r.get("mde", float("nan"))):
+            mdes.append(f"{100 * float(r['mde']):.0f} points ({label})")
+        if pd.notna(r["drop_ci_low"]) and (r["drop_ci_low"] > 0 or r["drop_ci_high"] < 0):
+            detected.append(label)
+    clean = inst[(inst["scored_as"] == "published cutoff") & (inst["verdict"] == "clean")]
+    kinds = clean["clean_kind"].value_counts()
+    kind_text = ("clean (submission, instance) pairs by why-clean kind: "
+                 + ", ".join(f"{k} {v}" for k, v in kinds.items()) if all(kinds.index) else
+                 "which of these each clean instance is, is not recorded in this edition: see the "
+                 "changelog")
+    conclusion = ("Removing the instances whose fix was in the repository at the model's training "
+                  "cutoff moves no pooled resolution rate detectably" if not detected else
+                  "Removing the instances whose fix was in the repository at the model's training "
+                  f"cutoff gives a pooled drop whose interval excludes 0 for {', '.join(detected)}")
+    return (f"{conclusion}: pooled relative drops (95% interval) {'; '.join(parts)}. "
+            "This data can detect only large drops: the minimum detectable drop at 80% power is "
+            f"{', '.join(mdes)}, so no drop above those is supported, and the paper's smaller drops (5.2% for 2025, 8-11% for Claude 4) "
+            "lie inside our intervals: not detectable at this power, neither confirmed nor "
+            "refuted. 'Clean' here means Stage II did not find the fix's lines in the snapshot at "
+            "the cutoff; at cutoffs after mid-2023 almost every fix was already merged, so clean "
+            "instances are mostly fixes rewritten since or never found by the detector, not fixes "
+            f"not yet written ({kind_text}).")
 
 
 def _md(frame: pd.DataFrame) -> str:
@@ -164,74 +317,128 @@ def _not_covered(info: dict[str, Any]) -> str:
 
 
 def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: pd.DataFrame,
-                unscored: pd.DataFrame, by_repo: pd.DataFrame, paper: dict[str, Any],
-                info: dict[str, Any], cutoff_df: pd.DataFrame) -> list[Path]:
+                unscored: pd.DataFrame, inst: pd.DataFrame, paper: dict[str, Any],
+                info: Mapping[str, Any], cutoff_df: pd.DataFrame, sens: pd.DataFrame,
+                snapshots: pd.DataFrame, mde_sentence: str) -> list[Path]:
+    from _republish_bundle import groups_of
+
     out.mkdir(parents=True, exist_ok=True)
-    n_cov = int(by_repo["covered"].sum())
-    n_all = len(by_repo)
-    cov = by_repo.groupby("repo").agg(instances=("covered", "size"), covered=("covered", "sum")).reset_index()
+    per_inst = inst.drop_duplicates("instance_id")
+    covered_ids = set(inst.loc[(inst["verdict"] != "not covered") | (inst["scored_as"] == "band"),
+                               "instance_id"])
+    per_inst = per_inst.assign(covered=per_inst["instance_id"].isin(covered_ids))
+    cov = per_inst.groupby("repo").agg(instances=("covered", "size"), covered=("covered", "sum"),
+                                       source=("snapshot_source", "first")).reset_index()
     described = {"git": "git (first-parent history at the cutoff)",
                  "release": "released sdists (the highest version uploaded by the cutoff)"}
-    cov["snapshots from"] = [
-        " + ".join(described.get(k, k) for k in info.get("sources", {}).get(r, "git").split(" + "))
-        if c else "not covered" for r, c in zip(cov["repo"], cov["covered"])]
-    cov_tier = by_repo.groupby("tier").agg(instances=("covered", "size"), covered=("covered", "sum")).reset_index()
+    cov["snapshots from"] = [described.get(k, k) if c else "not covered"
+                             for k, c in zip(cov["source"], cov["covered"])]
+    cov = cov.drop(columns="source")
+    cov_tier = per_inst.groupby("tier").agg(instances=("covered", "size"),
+                                            covered=("covered", "sum")).reset_index()
+    n_cov, n_all = int(per_inst["covered"].sum()), len(per_inst)
+    by_src = per_inst[per_inst["covered"]].groupby("snapshot_source").size().to_dict()
     flags_line = (f"Flags: benchchecker.stage2 at each model's cutoff, merged with policy benchchecker "
-                  f"(Stage I assumed). Stage II: {info['stage2']}; {info['errors']} of {info['n_flags']} "
-                  "Stage II flags are errors (undecided).")
-    coverage = (f"Coverage: {n_cov} of {n_all} instances are covered (their repository's history was "
-                f"read); not covered: {_not_covered(info)}. Instances not "
-                "covered are not undecided: they are left out. Every rate, count and drop is over the "
-                "covered instances of each tier.")
+                  f"(Stage I assumed). Stage II: {info['stage2']}"
+                  + (f"; {info['errors']} of {info['n_flags']} Stage II flags are errors (undecided)."
+                     if info["errors"] != "" else "."))
+    coverage = (f"Coverage: {n_cov} of {n_all} instances are covered: "
+                f"{by_src.get('git', 0)} read from each project's git history, "
+                f"{by_src.get('release', 0)} from its released sdists (no history: the highest "
+                f"version uploaded by the cutoff); not covered: {_not_covered(dict(info))}. "
+                "Instances not covered are not undecided: they are left out. Every rate, count and "
+                "drop is over the covered instances of each tier.")
     restricted = []
     if info["unfinished"]:
         restricted.append(f"**Partial: Stage II did not finish in time for {', '.join(info['unfinished'])}; "
                           "their instances are counted as not covered here.**")
     elif info["restricted"]:
         restricted.append("**A restricted trial run (--repos / --submissions): not the full republication.**")
-    capped = [f"{m}: {n}" for m, n in zip(cutoff_df["model"], cutoff_df["note"]) if n]
+    noted = [f"{m}: {n}" for m, n in zip(cutoff_df["model"], cutoff_df["note"]) if n]
+    lower = [m for m, k in zip(cutoff_df["model"], cutoff_df["kind"]) if k.startswith("derived")]
     method = (f"{DROP_SENTENCE} {CVC_SENTENCE} Rates: 95% Wilson intervals; drops: 95% intervals "
               f"from a cluster bootstrap over instances stratified by tier ({info['resamples']} "
               f"resamples, seed {info['seed']}); a cell with fewer than {info['min_clean']} clean or "
               f"{info['min_resolved_clean']} resolved clean instances (distinct, for pooled cells) "
-              "reads 'too few (clean n, resolved n)'.")
+              f"reads 'too few (clean n, resolved n)'. {mde_sentence}")
     hygiene = ("Inputs: a submission whose resolved count differs from the official leaderboard by "
                "more than 2% of the 500 instances is not scored (listed under 'Not scored'); partial "
-               "resolved lists are scored and named in the notes; a cutoff stated as a period is "
+               "resolved lists are scored and named in the notes. Cutoffs are intervals: a source "
+               "whose own words name part of a period is read as that part, and every cutoff is "
                "capped at the date of the model's earliest submission"
-               + (f" ({'; '.join(capped)})" if capped else "") + ".")
-    notes = restricted + [coverage, RULE, ASSUMPTION, hygiene] + [
-        f"{name}: {mark} (scored as it is)." for name, mark in info["marks"].items()]
+               + (f" ({'; '.join(noted)})" if noted else "") + "."
+               + (f" Derived from a base model, so a lower bound of the real cutoff: "
+                  f"{', '.join(lower)}." if lower else ""))
+    bands = info.get("bands", {})
+    band_text = (f"Submissions without a published cutoff, or whose model is undisclosed "
+                 f"({len(bands)}), are scored over their plausible interval: from "
+                 f"{info['band_floor']} (the latest pull-request date among the instances with full "
+                 "fields; merge dates are not in the data) to the submission's date, at the first "
+                 "and last computed snapshot inside it; shown as bands, pooled apart from the "
+                 "published-cutoff groups, and with them only as a sensitivity.") if bands else ""
+    clean = inst[(inst["scored_as"] == "published cutoff") & (inst["verdict"] == "clean")]
+    kinds = clean["clean_kind"].value_counts().to_dict()
+    kind_text = ("Why each instance is clean (not merged at the cutoff / rewritten since / never "
+                 "found present) is recorded per (submission, instance) in instances.csv: "
+                 + ", ".join(f"{k} {v}" for k, v in kinds.items() if k) + "."
+                 if any(kinds) and any(k for k in kinds) else
+                 "Why each instance is clean (not merged / rewritten since / never found present) is "
+                 "not recorded in this bundle: its verdicts were carried over from the previous "
+                 "Stage II run, which did not record it (see CHANGELOG.md).")
+    notes = restricted + [coverage, RULE, ASSUMPTION, hygiene] + ([band_text] if band_text else []) \
+        + [f"{name}: {mark} (scored as it is)." for name, mark in info["marks"].items()]
     excluded = list(zip(unscored["submission"], unscored["reason"]))
-    cutoffs_by_sub = {s: "; ".join(f"{t}" for t in cutoff_text) for s, cutoff_text in
-                      info["submission_cutoffs"].items()}
+    cutoffs_by_sub = {}
+    snap = dict(zip(cutoff_df["model"], cutoff_df["snapshot at"]))
+    for s, models in inst.drop_duplicates("submission")[["submission", "models"]].itertuples(index=False):
+        cutoffs_by_sub[s] = "; ".join(snap.get(m, "") for m in str(models).split(";"))
+    board = info["board"]
+    n_scored = table["submission"].nunique()
+    groups_text = (f"The top 10 here are the top 10 of the {n_scored} scored submissions (of the "
+                   f"{len(info['submissions'])} with per-instance results), by resolved of 500. The "
+                   f"official Verified board (leaderboards.json) has {board['n_entries']} entries; "
+                   f"{board['n_absent']} of them have no per-instance results here, including "
+                   f"{sum(not e['here'] for e in board['top10'])} of its own top 10 (below). Model "
+                   "families are explicit lists: Claude 4 = Sonnet 4 and Opus 4; Claude 4.5 = "
+                   "Sonnet 4.5 and Opus 4.5, its own row.")
+    sens_text = ("Each row re-reads the same data one way, one sentence each (column 'what "
+                 "changes'); drops pooled over all tiers with their 95% intervals.")
+    lead = headline(summary, groups_of(pd.DataFrame(info["submissions"]).loc[
+        lambda d: d["submission"].isin(set(table["submission"]))]), n_scored, inst)
     extra: list[tuple[str, Any]] = [
         ("Paper vs ours", paper["summary"]),
+        ("Sensitivity", sens_text), ("Sensitivity of the pooled drops", sens),
         ("By submission year (pooled within tiers)", paper["years"]),
-        ("Top-10 submissions: 1-4 h tier", paper["top10"]),
-        ("Claude-4 submissions: all tiers (stratified)", paper["claude4"]),
-        ("What 'clean' means at each cutoff", ERAS),
-        ("Verdicts per model (covered instances)", paper["shares"]),
-        ("Training cutoffs and snapshot dates", cutoff_df),
-        ("Coverage by repository", cov),
-        ("Coverage by tier", cov_tier),
+        ("Groups as they are", groups_text),
+        (f"Top 10 of the {n_scored} scored submissions: 1-4 h tier", paper["top10"]),
+        ("The official board's top 10", paper["board"]),
+        ("Model families: each submission (all tiers, stratified)", paper["families"]),
+        ("What 'clean' means at each cutoff", ERAS + " " + kind_text),
+        ("Verdicts per model: share of covered instances", paper["shares"]),
     ]
+    if len(paper["bands"]):
+        extra.append(("Submissions without a published cutoff: drops as bands", paper["bands"]))
+    extra += [("Training cutoffs and snapshot dates", cutoff_df),
+              ("Coverage by repository", cov), ("Coverage by tier", cov_tier)]
     paths = list(write_leaderboard_report(
         table, out, title="SWE-bench Verified re-scored without Stage II-contaminated instances",
         notes=notes, flags_line=flags_line, summary=summary, excluded=excluded,
-        cutoffs=cutoffs_by_sub, extra=extra).values())
-    paths += [write_csv(compact, out / "flags.csv"), write_csv(unscored, out / "unscored.csv"),
-              write_csv(cutoff_df, out / "cutoffs.csv")]
-    readme = (["# SWE-bench Verified, republished with BenchChecker Stage II flags", ""] + restricted
+        cutoffs=cutoffs_by_sub, extra=extra, lead=lead).values())
+    paths.append(write_csv(sens, out / "sensitivity.csv"))
+    readme = (["# SWE-bench Verified, republished with BenchChecker Stage II flags", "",
+               f"**{lead}**", ""] + restricted
               + ["## How it was made", "", f"- Command: `{info['command']}` (from the project root, "
-                 "with the shared data at ../shared/data, full clones in the --repos-dir and release "
-                 "snapshots (`benchchecker repos fetch --from-releases`) in the --releases-dir).",
-                 f"- Date: {info['date']}; {info['versions']}.",
+                 "with the shared data at ../shared/data).",
+                 "- Rebuild every table and page from this folder alone: `python "
+                 "benchmarks/republish_verified.py --rebuild published/swebench-verified --out "
+                 "DIR` (reads only the bundle files listed below; a test checks it gives these "
+                 "files).",
+                 f"- Date: {info['date']}; {info['versions']}.", f"- Data: {info['data']}.",
                  f"- Stage II: {info['stage2']}; {info['n_models']} models with a published cutoff; "
                  f"{len(info['unknown_models'])} without one ({', '.join(info['unknown_models'])}).",
-                 f"- Runtime: {info['runtime']} (a 2-core machine).",
-                 f"- {info['n_submissions']} submissions; {len(unscored)} not scored (listed in "
-                 "`unscored.csv` with the reason).", "",
+                 f"- {info['n_submissions']} submissions; {n_scored} scored at a published cutoff, "
+                 f"{len(bands)} over a plausible interval (bands), {len(unscored)} not scored "
+                 "(`unscored.csv`, with the reason).", "",
                  "## Statistics", "", method, "",
                  "Every figure over several submissions (a year, the top 10, a model family) pools "
                  "their counts within difficulty tiers (Mantel-Haenszel over submission x tier "
@@ -240,23 +447,31 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
                  "(a drawn instance brings every submission's result on it) and counts are of "
                  "distinct instances.", "",
                  "## Rule, assumption and inputs", "", RULE, "", ASSUMPTION, "", hygiene, "",
-                 ERAS, "", "## Coverage", "", coverage, "", _md(cov), _md(cov_tier),
-                 "## Paper vs ours", "", _md(paper["summary"]),
+                 band_text, "", ERAS, "", kind_text, "", "## Coverage", "", coverage, "", _md(cov),
+                 _md(cov_tier), "## Paper vs ours", "", _md(paper["summary"]),
+                 "## Sensitivity", "", sens_text, "", _md(sens),
                  "### By submission year (pooled within tiers)", "", _md(paper["years"]),
-                 "### Top-10 submissions (by resolved of 500): 1-4 h tier", "", _md(paper["top10"]),
-                 "### Claude-4 submissions: all tiers (stratified)", "", _md(paper["claude4"]),
-                 "### Verdicts per model (covered instances)", "", _md(paper["shares"]),
+                 "## Groups as they are", "", groups_text, "",
+                 f"### Top 10 of the {n_scored} scored submissions: 1-4 h tier", "",
+                 _md(paper["top10"]), "### The official board's top 10", "", _md(paper["board"]),
+                 "### Model families (all tiers, stratified)", "", _md(paper["families"]),
+                 "### Verdicts per model: share of covered instances", "", _md(paper["shares"]),
+                 *(["### Submissions without a published cutoff: drops as bands", "",
+                    _md(paper["bands"])] if len(paper["bands"]) else []),
                  "### Training cutoffs and snapshot dates", "", _md(cutoff_df),
                  "## Files", "",
-                 "- `leaderboard.csv`: one row per (submission, tier) over the covered instances "
-                 "(columns as `benchchecker leaderboard` writes them).",
-                 "- `summary.csv`: pooled over groups of submissions (all, each year, the top 10, the "
-                 "Claude-4 family) and tiers, with the distinct instances each figure rests on.",
-                 "- `leaderboard.md`, `index.html`: the same, readable; the page also has plots.",
-                 "- `flags.csv`: one merged verdict per (covered instance, model): contaminated "
-                 "(true / false / empty = undecided), score (Stage II's least matched-line similarity), "
-                 "category (Stage II's).",
-                 "- `cutoffs.csv`: each model's published cutoff and the snapshot date used.",
-                 "- `unscored.csv`: submissions not scored, with the reason.", ""])
+                 "The bundle (inputs of every figure): `instances.csv` (one row per instance and "
+                 "scored submission: repository, tier, models, date, resolved, verdict, the band "
+                 "verdicts of submissions without a published cutoff, why-clean kind, snapshot "
+                 "source and id), `flags.csv` (one merged verdict per covered instance and model: "
+                 "contaminated true / false / empty = undecided, Stage II score and category), "
+                 "`snapshots.csv` ((repository, model) -> snapshot source and date, commit or sdist "
+                 "version + sha256 + upload time where the Stage II run recorded them), "
+                 "`cutoffs.csv`, `unscored.csv`, `build.json` (the run's facts), `CHANGELOG.md`, "
+                 "`LICENSE-DATA.md`.", "",
+                 "Rebuilt from it: `leaderboard.csv` (one row per submission and tier), "
+                 "`summary.csv` (pooled over groups and tiers, with the distinct instances each "
+                 "figure rests on and its MDE), `sensitivity.csv`, `leaderboard.md`, `index.html`, "
+                 "this README.", ""])
     paths.append(write_text_atomic(out / "README.md", "\n".join(readme)))
     return paths

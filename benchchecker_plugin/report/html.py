@@ -26,7 +26,7 @@ from ..atomic import write_text_atomic
 __all__ = ["HtmlPage"]
 
 _CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1320px;
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1360px;
 color:#222;padding:0 1em}
 h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #ddd}
 table.bc{border-collapse:collapse;font-size:.85em;margin:.5em 0 1.5em}
@@ -39,12 +39,14 @@ table.bc th[aria-sort=descending]::after{content:" \\25BC"}
 table.bc tbody tr:nth-child(even){background:#fafafa}
 figure{margin:1em 0}figcaption{font-size:.85em;color:#555}
 .note{background:#fff8e1;border-left:4px solid #f0b400;padding:.5em 1em}
-.scroll{overflow:auto;max-height:80vh;max-width:100%}
+.scroll{overflow-x:auto;max-width:100%}
+p.lead{font-size:1.08em;line-height:1.5;background:#eef5ff;border-left:4px solid #2b6cb0;padding:.6em 1em}
 details{margin:.5em 0 1.5em}details>summary{cursor:pointer;font-weight:600}
 figure svg{max-width:100%;height:auto}
 @media (max-width:600px){body{margin:1em auto;padding:0 .5em}h1{font-size:1.25em}
-table.bc{font-size:.78em}table.bc td.t{min-width:8em}
-table.bc td:first-child,table.bc th:first-child{position:sticky;left:0;background:#fff;z-index:1}}
+table.bc{font-size:.78em}table.bc td.t{min-width:6em;max-width:9em}
+table.bc th,table.bc td{white-space:normal;padding:.2em .3em}
+table.bc .w{display:none}}
 """
 
 _JS = """
@@ -93,8 +95,9 @@ class HtmlPage:
         self._parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
         return self
 
-    def paragraph(self, text: str, *, note: bool = False) -> HtmlPage:
-        cls = ' class="note"' if note else ""
+    def paragraph(self, text: str, *, note: bool = False, lead: bool = False) -> HtmlPage:
+        """A paragraph; ``note``: set off as a note; ``lead``: the headline paragraph."""
+        cls = ' class="note"' if note else ' class="lead"' if lead else ""
         self._parts.append(f"<p{cls}>{html.escape(text)}</p>")
         return self
 
@@ -106,10 +109,12 @@ class HtmlPage:
     def table(self, frame: pd.DataFrame, *, caption: str = "", sortable: bool = True,
               formats: Mapping[str, Callable[[Any], str]] | None = None,
               table_id: str | None = None, labels: Mapping[str, Sequence[str]] | None = None,
-              collapsed: str | None = None) -> HtmlPage:
+              collapsed: str | None = None, narrow: Sequence[str] | None = None) -> HtmlPage:
         """A table of ``frame``; numbers sort numerically, empty cells last. ``labels``: display
         text per row for some columns (``12.3% [-4.0%, 28.1%]``), sorted by the frame's value;
-        ``collapsed``: the table sits folded under that summary line (long tables)."""
+        ``collapsed``: the table sits folded under that summary line (long tables); ``narrow``:
+        the columns kept on a phone-width screen (the others are hidden there, so the drop is
+        seen without sideways scrolling; ``None``: all)."""
         formats = formats or {}
         labels = labels or {}
         self._tables += 1
@@ -120,16 +125,18 @@ class HtmlPage:
         if caption:
             out.append(f"<caption>{html.escape(caption)}</caption>")
         kinds = {c: frame[c].dtype.kind in "OSUb" for c in frame.columns}
+        wide = {c: narrow is not None and c not in narrow for c in frame.columns}
         out.append("<thead><tr>" + "".join(
-            f'<th class="{"t" if kinds[c] else "n"}" scope="col">{html.escape(str(c))}</th>'
-            for c in frame.columns) + "</tr></thead><tbody>")
+            f'<th class="{"t" if kinds[c] else "n"}{" w" if wide[c] else ""}" scope="col">'
+            f'{html.escape(str(c))}</th>' for c in frame.columns) + "</tr></thead><tbody>")
         for k, row in enumerate(frame.itertuples(index=False, name=None)):
             cells = []
             for col, value in zip(frame.columns, row):
                 text, key, is_text = _cell(value, formats.get(col))
                 if col in labels:
                     text, is_text = str(labels[col][k]), False
-                cls_td = ' class="t"' if is_text else ""
+                names = ("t " if is_text else "") + ("w" if wide[col] else "")
+                cls_td = f' class="{names.strip()}"' if names.strip() else ""
                 cells.append(f'<td{cls_td} data-v="{html.escape(key)}">{html.escape(text)}</td>')
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</tbody></table></div>" + ("</details>" if collapsed else ""))

@@ -110,7 +110,8 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
                              summary: pd.DataFrame | None = None,
                              excluded: Sequence[tuple[str, str]] = (),
                              cutoffs: dict[str, str] | None = None,
-                             extra: Sequence[tuple[str, pd.DataFrame | str]] = ()) -> dict[str, Path]:
+                             extra: Sequence[tuple[str, pd.DataFrame | str]] = (),
+                             lead: str = "") -> dict[str, Path]:
     """Write the files of a rate table (and its pooled ``summary``) into ``out_dir``, all
     together (:func:`~benchchecker_plugin.atomic.atomic_file_set`: a run killed while writing
     leaves the previous set whole); returns ``{kind: path}``.
@@ -118,19 +119,21 @@ def write_leaderboard_report(table: pd.DataFrame, out_dir: str | os.PathLike[str
     ``flags_line`` (e.g. from :func:`describe_flags`) says which methods' flags the rates rest on;
     it heads the Markdown, the HTML page and the README. ``excluded``: ``(submission, reason)`` of
     the submissions not scored; ``cutoffs``: ``{submission: cutoff}`` for the main table;
-    ``extra``: ``(heading, table or paragraph)`` sections after the pooled summary.
+    ``extra``: ``(heading, table or paragraph)`` sections after the pooled summary; ``lead``: the
+    headline paragraph (the conclusion and its power), first on every page.
     """
     with atomic_file_set(out_dir, tag="leaderboard") as stage:
         staged = _write_files(stage, table, title=title, notes=notes, flags_line=flags_line,
-                              summary=summary, excluded=excluded, cutoffs=cutoffs, extra=extra)
+                              summary=summary, excluded=excluded, cutoffs=cutoffs, extra=extra,
+                              lead=lead)
     return {kind: Path(out_dir) / path.name for kind, path in staged.items()}
 
 
 def _write_files(out: Path, table: pd.DataFrame, *, title: str, notes: Sequence[str],
                  flags_line: str, summary: pd.DataFrame | None,
                  excluded: Sequence[tuple[str, str]], cutoffs: dict[str, str] | None,
-                 extra: Sequence[tuple[str, pd.DataFrame | str]]) -> dict[str, Path]:
-    head = [flags_line, ""] if flags_line else []
+                 extra: Sequence[tuple[str, pd.DataFrame | str]], lead: str = "") -> dict[str, Path]:
+    head = ([f"**{lead}**", ""] if lead else []) + ([flags_line, ""] if flags_line else [])
     method = _method_text(table)
     paths = {"csv": write_csv(table, out / "leaderboard.csv")}
     if summary is not None:
@@ -170,22 +173,25 @@ def _write_files(out: Path, table: pd.DataFrame, *, title: str, notes: Sequence[
               + [f"- `{k}`: {v}" for k, v in _COLUMNS.items()] + [""])
     paths["readme"] = write_text_atomic(out / "README.md", "\n".join(readme))
     paths["html"] = _page(title, table, summary, excluded, main, labels, notes, flags_line,
-                          method, extra).write(out / "index.html")
+                          method, extra, lead).write(out / "index.html")
     return paths
 
 
 def _page(title: str, table: pd.DataFrame, summary: pd.DataFrame | None,
           excluded: Sequence[tuple[str, str]], main: pd.DataFrame, labels: dict[str, list[str]],
           notes: Sequence[str], flags_line: str, method: str,
-          extra: Sequence[tuple[str, pd.DataFrame | str]] = ()) -> HtmlPage:
+          extra: Sequence[tuple[str, pd.DataFrame | str]] = (), lead: str = "") -> HtmlPage:
     page = HtmlPage(title)
+    if lead:
+        page.paragraph(lead, lead=True)
     if flags_line:
         page.paragraph(flags_line)
     page.paragraph(method)
     page.heading("Submissions")
     page.paragraph("One row per submission, all tiers. Click a column to sort.")
     fmt = {c: pct for c in main.columns if main[c].dtype.kind == "f" and c != "clean n"}
-    page.table(main, formats=fmt, labels=labels, table_id="submissions")
+    page.table(main, formats=fmt, labels=labels, table_id="submissions",
+               narrow=["submission", "original", "clean", "drop [95% CI]", "MDE"])
     if summary is not None and len(summary):
         page.heading("Pooled over submissions")
         page.paragraph("Each figure pools the counts of its submissions, tier by tier "
@@ -193,7 +199,8 @@ def _page(title: str, table: pd.DataFrame, summary: pd.DataFrame | None,
                        "shared across submissions; n counts distinct instances.")
         pooled, plabels = summary_display(summary)
         page.table(pooled, formats={c: pct for c in pooled.columns if pooled[c].dtype.kind == "f"},
-                   labels=plabels, table_id="pooled")
+                   labels=plabels, table_id="pooled",
+                   narrow=["group", "clean n", "drop [95% CI]", "MDE"])
         tiers = [t for t in dict.fromkeys(summary["tier"]) if t != "all"]
         for tier in tiers:
             part, plab = summary_display(summary, tier)
@@ -217,8 +224,8 @@ def _page(title: str, table: pd.DataFrame, summary: pd.DataFrame | None,
     over = drop_over_time_svg(table, summary)
     if over:
         page.figure(over, caption="Each submission's drop by its date, with 95% intervals; "
-                                  "outliers beyond +-100% clipped and marked; pooled per-year drops "
-                                  "as bands.")
+                                  "the axis is scaled to the data, outliers beyond it clipped to its "
+                                  "edge and marked (triangles); pooled per-year drops as bands.")
     else:
         page.paragraph("No time plot: no dated submission has a drop.")
     if excluded:

@@ -36,7 +36,8 @@ def rate_formats(frame: pd.DataFrame) -> dict[str, Any]:
     """Percent formats for the rate, interval and drop columns of a rate table (HTML display:
     one unit on a page, never fractions beside percents)."""
     return {c: pct for c in frame.columns
-            if c.endswith(("_rate", "_rate_500", "_ci_low", "_ci_high")) or c == "relative_drop"}
+            if c.endswith(("_rate", "_rate_500", "_rate_std", "_ci_low", "_ci_high"))
+            or c in ("relative_drop", "clean_vs_contaminated", "mde")}
 
 
 def write_csv(table: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
@@ -87,7 +88,8 @@ def main_table(table: pd.DataFrame, cutoffs: dict[str, str] | None = None
                ) -> tuple[pd.DataFrame, dict[str, list[str]]]:
     """The table readers look at first: one row per submission (its ``all`` row) with submission,
     model, [cutoff,] original %, clean %, clean % standardised to the tier mix, drop [95% CI],
-    clean n and the undecided rate. Returns the frame (numbers, for sorting) and display labels
+    [its minimum detectable drop, MDE,] clean n and the undecided rate (resolved among the
+    undecided instances: a resolution rate, not a share of instances). Returns the frame (numbers, for sorting) and display labels
     for the drop column."""
     rows = table[table["tier"] == "all"].reset_index(drop=True)
     out = pd.DataFrame({"submission": rows["submission"], "model": rows["model"]})
@@ -97,8 +99,10 @@ def main_table(table: pd.DataFrame, cutoffs: dict[str, str] | None = None
     out["clean"] = rows["clean_rate"]
     out["clean (tier-std.)"] = rows["clean_rate_std"]
     out["drop [95% CI]"] = rows["relative_drop"]
+    if "mde" in rows.columns:
+        out["MDE"] = rows["mde"]
     out["clean n"] = rows["n_clean"]
-    out["undecided"] = rows["undecided_rate"]
+    out["undecided rate"] = rows["undecided_rate"]
     labels = {"drop [95% CI]": [drop_text(r) for _, r in rows.iterrows()]}
     return out, labels
 
@@ -113,8 +117,10 @@ def summary_display(summary: pd.DataFrame, tier: str = "all") -> tuple[pd.DataFr
         "instances": rows["n_instances"], "clean n": rows["n_clean"],
         "resolved clean n": rows["n_resolved_clean"], "original": rows["original_rate"],
         "clean": rows["clean_rate"], "clean (tier-std.)": rows["clean_rate_std"],
-        "undecided": rows["undecided_rate"], "drop [95% CI]": rows["relative_drop"],
+        "undecided rate": rows["undecided_rate"], "drop [95% CI]": rows["relative_drop"],
         "clean vs contaminated [95% CI]": rows["clean_vs_contaminated"]})
+    if "mde" in rows.columns:
+        out.insert(out.columns.get_loc("drop [95% CI]") + 1, "MDE", rows["mde"])
     labels = {"drop [95% CI]": [drop_text(r) for _, r in rows.iterrows()],
               "clean vs contaminated [95% CI]": [
                   drop_text(r, "clean_vs_contaminated", "cvc_ci_low", "cvc_ci_high")

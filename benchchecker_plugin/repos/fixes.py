@@ -27,7 +27,7 @@ from ..errors import RepositoryError
 from .git import git, resolve_commit
 from .snapshot import default_ref
 
-__all__ = ["FixCommit", "fix_landed"]
+__all__ = ["FixCommit", "first_landing", "fix_landed", "unapplies"]
 
 _lock = threading.Lock()
 _chains: dict[tuple[Path, str], list[str]] = {}
@@ -81,6 +81,33 @@ def _unapplies(repo: Path, commit: str, patch: str) -> bool:
         except RepositoryError:  # it does not un-apply here
             return False
         return True
+
+
+def unapplies(repo: str | os.PathLike[str], commit: str, patch: str) -> bool:
+    """Whether ``patch`` un-applies at ``commit`` (``git apply -R --check``: its fixed lines are
+    in that tree, verbatim)."""
+    return _unapplies(Path(repo), commit, patch)
+
+
+def first_landing(repo: str | os.PathLike[str], instance_id: str, base_commit: str) -> FixCommit | None:
+    """The first first-parent commit of the default branch holding a commit that names the
+    instance's pull request, dated after the base commit, *without* the un-apply check of
+    :func:`fix_landed` (for a fix whose merged form differs from the gold patch); ``None`` when
+    no commit names it."""
+    root = Path(repo)
+    m = re.search(r"-(\d+)$", instance_id)
+    if not m:
+        return None
+    number = m.group(1)
+    ref = default_ref(root)
+    base_date = _date(root, resolve_commit(root, base_commit))
+    out = git(root, ["log", "--all", "-E", f"--grep=(pull request #{number}\\b|\\(#{number}\\))",
+                     "--format=%H"]).decode().split()
+    for sha in reversed(out):  # oldest first
+        landed = _landed(root, ref, sha)
+        if landed is not None and (when := _date(root, landed)) >= base_date:
+            return FixCommit(landed, when, sha)
+    return None
 
 
 def fix_landed(repo: str | os.PathLike[str], instance_id: str, base_commit: str, patch: str) -> FixCommit | None:

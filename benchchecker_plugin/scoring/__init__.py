@@ -4,6 +4,7 @@ and pooled tier-stratified drops over groups of submissions."""
 from .bootstrap import BootstrapInterval, DetectionMetrics, bootstrap_auc, detection_metrics
 from .flag_scores import read_labels, score_flags
 from .pooled import MIN_CLEAN, MIN_RESOLVED_CLEAN, POOLED_COLUMNS, mantel_haenszel_ratio
+from .power import MDE_SENTENCE, MdeConfig, minimum_detectable_drop
 from .rates import (
     ALL_TIER,
     HARD_TIER,
@@ -32,9 +33,11 @@ __all__ = [
     "DetectionMetrics",
     "HARD_TIER",
     "LEADERBOARD_COLUMNS",
+    "MDE_SENTENCE",
     "MIN_CLEAN",
     "MIN_RESOLVED_CLEAN",
     "MULTI_SWE_BENCH_TIERS",
+    "MdeConfig",
     "POOLED_COLUMNS",
     "Rates",
     "ResolvedMatrix",
@@ -44,6 +47,7 @@ __all__ = [
     "bootstrap_auc",
     "detection_metrics",
     "mantel_haenszel_ratio",
+    "minimum_detectable_drop",
     "pooled_summary",
     "rate_and_pool",
     "rate_table",

@@ -43,6 +43,7 @@ from ..errors import DataError, InputError
 from ..flags import Verdict
 from .bootstrap import seed_key, wilson_interval
 from .pooled import POOLED_COLUMNS, TOO_FEW, StrataSums, per_submission_table, pooled_table, strata_sums
+from .power import MdeConfig, draw_worlds, minimum_detectable_drop
 from .roc import UndefinedMetricWarning
 
 __all__ = [
@@ -335,10 +336,12 @@ def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                   groups: Mapping[str, Sequence[str]], models: Mapping[str, str] | None = None,
                   dates: Mapping[str, str] | None = None, group_hard: bool = False,
                   n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int,
-                  min_resolved_clean: int, covered: Iterable[str] | None = None
-                  ) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  min_resolved_clean: int, covered: Iterable[str] | None = None,
+                  mde: MdeConfig | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(rate_table(...), pooled_summary(...))`` on the same inputs, equal to calling each, with
-    the inputs prepared and the cluster bootstrap drawn once instead of twice."""
+    the inputs prepared and the cluster bootstrap drawn once instead of twice. With ``mde``, both
+    tables gain an ``mde`` column (:mod:`.power`): the minimum detectable drop of every cell whose
+    drop is estimated (``nan`` elsewhere)."""
     _check_options(n_boot, ci, min_clean, min_resolved_clean)
     prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
     sums = _sums(prep, n_boot, seed)
@@ -347,6 +350,39 @@ def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                    min_resolved_clean=min_resolved_clean)
     summary = _pooled(prep, sums, groups, by_tier=tiers is not None, n_boot=n_boot, seed=seed,
                       ci=ci, min_clean=min_clean, min_resolved_clean=min_resolved_clean)
+    if mde is not None:
+        table, summary = _with_mde(prep, table, summary, groups, mde)
+    return table, summary
+
+
+def _with_mde(prep: _Prepared, table: pd.DataFrame, summary: pd.DataFrame,
+              groups: Mapping[str, Sequence[str]], cfg: MdeConfig
+              ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``table`` and ``summary`` with the ``mde`` column: per submission all at once (one cell
+    each), per group one at a time (groups share submissions), for each tier set."""
+    res, codes = prep.matrix.resolved, prep.codes
+    n_tiers = len(prep.tier_names)
+    worlds = draw_worlds(res, prep.tier_idx, n_tiers, cfg)
+    index = {s: i for i, s in enumerate(prep.matrix.submissions)}
+    sets = [(ALL_TIER, np.arange(n_tiers))] + [(t, np.array([k])) for k, t in
+                                              enumerate(prep.tier_names)]
+    table, summary = table.copy(), summary.copy()
+    table["mde"], summary["mde"] = np.nan, np.nan
+    for tier, tiers in sets:
+        rows = table.index[(table["tier"] == tier) & np.isfinite(table["relative_drop"])]
+        if len(rows):
+            cells = [np.array([index[s]]) for s in table.loc[rows, "submission"]]
+            table.loc[rows, "mde"] = minimum_detectable_drop(res, codes, prep.tier_idx, n_tiers,
+                                                             tiers, cells, cfg, worlds)
+        for label, members in groups.items():
+            at = summary.index[(summary["group"] == label) & (summary["tier"] == tier)
+                               & np.isfinite(summary["relative_drop"])]
+            if len(at):
+                cell = [np.array([index[m] for m in members], dtype=np.intp)]
+                summary.loc[at, "mde"] = minimum_detectable_drop(
+                    res, codes, prep.tier_idx, n_tiers, tiers, cell, cfg, worlds)[0]
+    table.attrs.update(mde=cfg.sentence())
+    summary.attrs.update(mde=cfg.sentence())
     return table, summary
 
 

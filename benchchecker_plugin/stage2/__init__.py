@@ -25,10 +25,12 @@ from .similarity import (
                          get_similarity,
 )
 from .splice import SpliceError, modified_patch
+from .why_clean import CleanKind, why_clean
 
 __all__ = [
     "BlockResult",
     "Category",
+    "CleanKind",
     "DEFAULT_THRESHOLD",
     "EmbeddingSimilarity",
     "ExactSimilarity",
@@ -67,4 +69,5 @@ __all__ = [
     "register_language",
     "run_grid",
     "summary_line",
+    "why_clean",
 ]

@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from bisect import bisect_left, insort
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -307,13 +307,21 @@ class _RepoGrid:
 
 def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str],
              cutoffs: Mapping[str, str | date | datetime | CutoffPeriod], *,
-             config: PresenceConfig | None = None, executor: Executor | None = None) -> GridRun:
+             config: PresenceConfig | None = None, executor: Executor | None = None,
+             pairs: Collection[tuple[str, str]] | None = None) -> GridRun:
     """Stage II flags for every (instance, model) of ``cutoffs`` (model -> cutoff), and what
-    was shared; failures are flags with ``evidence.error``, as in ``patch_presence``."""
+    was shared; failures are flags with ``evidence.error``, as in ``patch_presence``. With
+    ``pairs`` ((instance id, model) pairs) only those flags are computed and returned (a cache
+    filled incrementally; each instance at its own fix snapshot), the same flags a full run gives."""
     if not cutoffs:
         raise InputError("no models: the cutoffs mapping is empty")
     whens = {m: cutoff_when(m, c) for m, c in cutoffs.items()}
-    distinct = sorted(set(whens.values()))
+    if pairs is not None:
+        unknown = sorted({m for _, m in pairs} - set(whens))
+        if unknown:
+            raise InputError(f"pairs: model(s) {', '.join(unknown)} not in the cutoffs mapping")
+    wanted = _wanted(instances, whens, pairs)
+    distinct = sorted({w for ws in wanted for w in ws})
     config = config or PresenceConfig()
     sim = config.resolved_similarity()
     executor = executor or LocalExecutor()
@@ -327,22 +335,37 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
         except RepositoryError:
             unfound.append(i)
     with one_bar(desc=f"patch presence ({len(instances)} instances x {len(distinct)} cutoffs)",
-                 total=len(instances) * len(distinct)) as bar:   # issue 29: one bar, not one per snapshot
-        return _grid(instances, repos_dir, config, sim, executor, whens, distinct, by_repo, unfound,
-                     bar)
+                 total=sum(map(len, wanted))) as bar:   # issue 29: one bar, not one per snapshot
+        return _grid(instances, repos_dir, config, sim, executor, whens, wanted, by_repo, unfound,
+                     bar, pairs)
+
+
+def _wanted(instances: Sequence[BugInstance], whens: Mapping[str, datetime],
+            pairs: Collection[tuple[str, str]] | None) -> list[set[datetime]]:
+    """The cutoffs each instance is computed at (all of them without ``pairs``)."""
+    if pairs is None:
+        return [set(whens.values()) for _ in instances]
+    by_id: dict[str, set[datetime]] = {}
+    for iid, model in pairs:
+        by_id.setdefault(iid, set()).add(whens[model])
+    return [by_id.get(inst.instance_id, set()) for inst in instances]
 
 
 def _grid(instances: list[BugInstance], repos_dir: str | os.PathLike[str], config: PresenceConfig, sim: Any,
-          executor: Executor, whens: dict[str, datetime], distinct: list[datetime],
-          by_repo: dict[Path, list[int]], unfound: list[int], bar: OneBar) -> GridRun:
+          executor: Executor, whens: dict[str, datetime], wanted: list[set[datetime]],
+          by_repo: dict[Path, list[int]], unfound: list[int], bar: OneBar,
+          pairs: Collection[tuple[str, str]] | None) -> GridRun:
     outcomes: dict[tuple[int, datetime], ItemResult] = {}
+    unfound = [i for i in unfound if wanted[i]]
     if unfound:
-        bar.weight = len(distinct)
+        bar.weight = 1
         missing = executor.map(lambda i: locate(repos_dir, instances[i], source=config.snapshot_source,
                                                 releases_dir=config.releases_dir), unfound, desc="patch presence")
-        outcomes.update({(i, w): res for i, res in zip(unfound, missing) for w in distinct})
+        outcomes.update({(i, w): res for i, res in zip(unfound, missing) for w in wanted[i]})
     snapshots = computed = reused = realigned = 0
-    for path, idxs in by_repo.items():
+    for path, all_idxs in by_repo.items():
+        idxs = [i for i in all_idxs if wanted[i]]
+        distinct = sorted(set().union(*(wanted[i] for i in idxs)))
         grid = _RepoGrid(path, config, sim)
         commits: dict[str, tuple[Snapshot, list[datetime]]] = {}
         failed: dict[datetime, RepositoryError] = {}
@@ -360,10 +383,12 @@ def _grid(instances: list[BugInstance], repos_dir: str | os.PathLike[str], confi
                 def fail(i: int, exc: RepositoryError = err) -> Any:
                     raise RepositoryError(f"instance {instances[i].instance_id!r}: {exc}")
                 bar.weight = 1
-                for i, res in zip(idxs, executor.map(fail, idxs, desc="patch presence")):
+                here = [i for i in idxs if when in wanted[i]]
+                for i, res in zip(here, executor.map(fail, here, desc="patch presence")):
                     outcomes[(i, when)] = res
             for sha, (snap, group) in sorted(commits.items(), key=lambda kv: kv[1][0].committed_at):
                 grid.anchor = grid.anchor or snap
+                at_sha = [i for i in idxs if wanted[i] & set(group)]
                 index = _SharedIndex(snap, grid.blobs, preprocess=config.preprocess, max_files=config.max_files)
                 snapshots += 1
 
@@ -371,24 +396,28 @@ def _grid(instances: list[BugInstance], repos_dir: str | os.PathLike[str], confi
                         grid: _RepoGrid = grid) -> Any:
                     return named(instances[i], lambda: grid.at(i, instances[i], snap, index))
 
-                bar.weight = len(group)
-                runs = executor.map(one, idxs, desc=f"patch presence {path.name}@{sha[:10]}")
-                for i, res in zip(idxs, runs):
+                bar.weight = len(group) if pairs is None else 1
+                runs = executor.map(one, at_sha, desc=f"patch presence {path.name}@{sha[:10]}")
+                for i, res in zip(at_sha, runs):
                     if res.ok and res.value is not None:
                         timings = res.value[2]["timings_s"]
                         reused += timings["blocks_reused"]
                         realigned += timings["alignments_reused"]
                         computed += len(res.value[2]["blocks"]) - timings["blocks_reused"] - timings["alignments_reused"]
                     for when in group:
-                        outcomes[(i, when)] = grid.dated(i, instances[i], res, snap, when)
+                        if when in wanted[i]:
+                            outcomes[(i, when)] = grid.dated(i, instances[i], res, snap, when)
                 del index
         finally:
             for snap in opened + [other for other, _ in grid.others.values()]:
                 snap.close()
     flags = []
+    chosen = None if pairs is None else set(pairs)
     for i, inst in enumerate(instances):
         given: set[int] = set()
         for model, when in whens.items():
+            if chosen is not None and (inst.instance_id, model) not in chosen:
+                continue
             res = outcomes[(i, when)]
             if res.ok and id(res) in given:  # models sharing a commit: one evidence dict per flag
                 res = ItemResult(res.index, copy.deepcopy(res.value))

@@ -110,8 +110,8 @@ def describe(snapshot: Snapshot) -> dict[str, Any]:
     if is_release_repo(snapshot.repo):
         hist = history(snapshot.repo)
         rel = hist.of_commit(snapshot.commit)
-        if rel is not None:
-            return rel.to_evidence(hist.package)
+        if rel is not None:   # the sdist's digest too: a reader can check the very file read
+            return {**rel.to_evidence(hist.package), "sha256": rel.sha256}
     return {"kind": "git", "commit": snapshot.commit, "committed_at": snapshot.committed_at.isoformat()}
 
 

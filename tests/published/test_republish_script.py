@@ -51,3 +51,14 @@ def test_the_page_gives_each_uncovered_repository_its_reason() -> None:
         "astropy/astropy (no clone under --repos-dir); sympy/sympy (Stage II not run); "
         "django/django, pallets/flask (left out by --repos)")
     assert page._not_covered({"missing_repos": [], "unfinished": []}) == "none"
+
+
+def test_a_band_runs_from_the_floor_to_the_submission_date_over_computed_snapshots() -> None:
+    from types import SimpleNamespace
+
+    script = _module("republish_verified")
+    dates = ["2023-04-30", "2023-08-31", "2024-04-30", "2024-06-01", "2025-03-31"]
+    sub = SimpleNamespace(date="2024-06-17")
+    assert script._band_dates(sub, dates, "2023-07-24") == ("2023-08-31", "2024-06-01")
+    # no computed snapshot inside the interval: not scored (the caller says why)
+    assert script._band_dates(SimpleNamespace(date="2023-08-01"), dates, "2023-07-24") is None

@@ -145,7 +145,7 @@ def test_main_table_reads_at_desktop_and_phone_widths(tmp_path, width):
         page.goto(paths["html"].as_uri())
         headers = page.locator("#submissions thead th").all_inner_texts()
         assert headers == ["submission", "model", "cutoff", "original", "clean",
-                           "clean (tier-std.)", "drop [95% CI]", "clean n", "undecided"]
+                           "clean (tier-std.)", "drop [95% CI]", "clean n", "undecided rate"]
         box = page.evaluate("(() => { const t = document.querySelector('#submissions');"
                             " return [t.scrollWidth, t.parentElement.clientWidth,"
                             " document.documentElement.scrollWidth]; })()")

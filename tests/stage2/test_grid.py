@@ -92,6 +92,29 @@ def test_grid_equals_one_run_per_model_on_a_labelled_history(history) -> None:  
     assert by[("bad-repo", "late")].evidence["cutoff"] == "2025-06-30T23:59:59+00:00"
 
 
+def test_pairs_compute_only_those_flags_and_equal_a_full_run(history) -> None:  # noqa: ANN001
+    """A cache filled incrementally and each instance at its own cutoff: ``pairs`` computes only
+    the (instance, model) pairs asked, each equal to the full grid's flag."""
+    root, cases = history
+    instances = [c.instance for c in cases[:4]] + [
+        BugInstance(instance_id="bad-repo", benchmark=cases[0].instance.benchmark, repo="nobody/nothing",
+                    base_commit=cases[0].instance.base_commit, patch=cases[0].instance.patch)]
+    cutoffs = {"early": T0 + timedelta(days=120), "at-cutoff": CUTOFF, "late": "2025-06",
+               "before-history": "2020-01-01"}
+    full = {(f.instance_id, f.model): f for f in run_grid(instances, root, cutoffs, config=CONFIG).flags}
+    ids = [i.instance_id for i in instances]
+    pairs = [(ids[0], "early"), (ids[0], "late"), (ids[1], "at-cutoff"), (ids[2], "before-history"),
+             ("bad-repo", "late")]
+    run = run_grid(instances, root, cutoffs, config=CONFIG, pairs=pairs)
+    assert [(f.instance_id, f.model) for f in run.flags] == [pairs[0], pairs[1], pairs[2], pairs[3], pairs[4]]
+    for f in run.flags:
+        _same(f, full[(f.instance_id, f.model)])
+    assert run.snapshots == 3   # early, at-cutoff, late: the commits some pair needs
+    assert run_grid(instances, root, cutoffs, config=CONFIG, pairs=[]).flags == ()
+    with pytest.raises(InputError, match="pairs: model\\(s\\) nobody not in the cutoffs mapping"):
+        run_grid(instances, root, cutoffs, config=CONFIG, pairs=[(ids[0], "nobody")])
+
+
 def _commit(repo: Path, message: str, when: datetime) -> str:
     stamp = when.strftime("%Y-%m-%dT%H:%M:%S+0000")
     git(repo, ["add", "-A"])

@@ -12,7 +12,7 @@ from benchchecker_plugin.instances.bug import BugInstance
 from benchchecker_plugin.models.executor import LocalExecutor
 from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.repos.index import SimpleIndex
-from benchchecker_plugin.repos.releases import fetch_releases
+from benchchecker_plugin.repos.releases import ReleaseHistory, fetch_releases
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence, run_grid
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, commit_all
 from tests.helpers.local_index import LocalIndex
@@ -68,8 +68,12 @@ def test_release_snapshots_at_cutoffs_between_releases(releases: Path) -> None:
     assert flags["before-any"].contaminated is None
     assert "no release uploaded before the cutoff 2021-12-31T23:59:59+00:00" in flags["before-any"].evidence["error"]
     assert flags["early"].contaminated is False and flags["late"].contaminated is True
-    assert flags["early"].evidence["snapshot_source"] == {
+    source = dict(flags["early"].evidence["snapshot_source"])
+    sha = source.pop("sha256")   # the digest of the sdist read, as the index lists it
+    assert source == {
         "kind": "release", "package": "calc", "release": "1.0", "uploaded_at": "2022-01-10T10:00:00+00:00"}
+    listed = {r.version: r.sha256 for r in ReleaseHistory.open(releases / "o__calc.releases").releases}
+    assert sha == listed["1.0"] and len(sha) == 64
     # the stand-in base: the newest release before the PR, its hunk found three lines down
     base = flags["late"].evidence["base_source"]
     assert (base["release"], base["how"], base["max_offset"]) == ("1.1", "applies-at-offset", 3)

@@ -1,0 +1,130 @@
+"""An instance's own fix snapshot: the first snapshot that holds its fix, a check of Stage II itself.
+
+>>> own = own_fix_snapshot(repo_path, inst)       # doctest: +SKIP
+>>> own.when, own.snapshot, own.basis             # doctest: +SKIP
+
+Git: the first first-parent commit of the default branch whose tree holds the fix -- the commit
+naming the pull request (``repos.fixes``), followed to the first default-branch commit having it
+as an ancestor, *not* the merge date (sphinx merges fixes into a maintenance branch that reaches
+the default branch later). Preferably the landing where the gold patch un-applies
+(:func:`~..repos.fixes.fix_landed`); else the first landing of a commit naming the pull request
+(the merged fix differs from the gold patch: ``unapplies`` is ``False``).
+
+Release snapshots: the first release uploaded after the fix's date with a version at or above the
+instance's own line (SWE-bench's ``version``: the development line the fix was written on; a
+release of an older line is a backport that need not hold it), read as the release at that
+upload time. The fix's date is the pull request's creation (``created_at``) where known, else
+estimated from its number (pull requests are numbered in time order) by interpolating between
+the instances of the same repository whose creation is known; ``basis`` says which.
+
+Stage II at ``when`` (the snapshot's own date) reads that snapshot; the share of instances found
+present there is a label-free recall figure (``benchmarks/own_fix_recall.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import numpy as np
+from packaging.version import InvalidVersion, Version
+
+from ..instances.bug import BugInstance
+from ..repos.fixes import first_landing, fix_landed, unapplies
+from ..repos.releases import ReleaseHistory, is_release_repo
+
+__all__ = ["OwnFix", "own_fix_snapshot", "pr_dates"]
+
+
+@dataclass(frozen=True)
+class OwnFix:
+    """Where an instance's own fix snapshot is (``when`` is ``None`` and ``missing`` says why
+    when there is none)."""
+
+    instance_id: str
+    source: str                  # "git" or "release"
+    when: datetime | None        # the cutoff that reads the snapshot
+    snapshot: str                # a commit sha or a release version
+    basis: str                   # how it was found
+    unapplies: bool | None       # the gold patch un-applies there (git; None: not checked)
+    missing: str = ""
+
+
+def _number(instance_id: str) -> int | None:
+    m = re.search(r"-(\d+)$", instance_id)
+    return int(m.group(1)) if m else None
+
+
+def pr_dates(instances: Sequence[BugInstance]) -> dict[str, tuple[datetime, str]]:
+    """Each instance's pull-request date and its basis: ``created_at`` where known, else
+    interpolated from its number between the known ones of its repository (clamped at the ends;
+    none when its repository has fewer than two known)."""
+    out: dict[str, tuple[datetime, str]] = {}
+    known: dict[str, list[tuple[int, float]]] = {}
+    for inst in instances:
+        n = _number(inst.instance_id)
+        if inst.created is not None:
+            out[inst.instance_id] = (inst.created, "pull request created_at")
+            if n is not None:
+                known.setdefault(inst.repo, []).append((n, inst.created.timestamp()))
+    for inst in instances:
+        n = _number(inst.instance_id)
+        pts = sorted(known.get(inst.repo, []))
+        if inst.instance_id in out or n is None or len(pts) < 2:
+            continue
+        xs, ys = zip(*pts, strict=True)
+        stamp = float(np.interp(n, xs, ys))
+        out[inst.instance_id] = (datetime.fromtimestamp(stamp, UTC),
+                                 f"estimated from PR number #{n} ({len(pts)} known in {inst.repo})")
+    return out
+
+
+def _line(version: str | None) -> Version | None:
+    try:
+        return Version(f"{version}.dev0") if version else None
+    except InvalidVersion:
+        return None
+
+
+def _release(path: Path, inst: BugInstance, dated: tuple[datetime, str] | None) -> OwnFix:
+    def none(why: str) -> OwnFix:
+        return OwnFix(inst.instance_id, "release", None, "", "", None, why)
+
+    if dated is None:
+        return none("no pull-request date (created_at) to start from")
+    hist = ReleaseHistory.open(path)
+    floor = _line(inst.extra.get("version"))
+    later = [r for r in hist.releases if r.uploaded_at > dated[0]
+             and (floor is None or r.parsed_version >= floor)]
+    if not later:
+        return none(f"no release of line {inst.extra.get('version')} or above after {dated[0]:%Y-%m-%d}")
+    first = min(later, key=lambda r: r.uploaded_at)
+    at = hist.at(first.uploaded_at) if first.commit else first
+    return OwnFix(inst.instance_id, "release", first.uploaded_at, at.version,
+                  f"first release of line >= {inst.extra.get('version')} uploaded after the PR date "
+                  f"({dated[1]}: {dated[0]:%Y-%m-%d})", None,
+                  "" if at.commit else f"release {at.version} was not fetched")
+
+
+def own_fix_snapshot(path: str | Path, inst: BugInstance,
+                     dated: tuple[datetime, str] | None = None) -> OwnFix:
+    """The own fix snapshot of ``inst`` in the clone or release repository ``path`` (module doc);
+    ``dated`` (from :func:`pr_dates`) is needed for release repositories."""
+    root = Path(path)
+    if is_release_repo(root):
+        return _release(root, inst, dated)
+    fix = fix_landed(root, inst.instance_id, inst.base_commit, inst.patch)
+    if fix is not None:
+        return OwnFix(inst.instance_id, "git", fix.landed_at, fix.commit,
+                      f"first default-branch commit holding {fix.named_in[:12]} (names the PR; gold patch "
+                      "un-applies there)", True)
+    first = first_landing(root, inst.instance_id, inst.base_commit)
+    if first is None:
+        return OwnFix(inst.instance_id, "git", None, "", "", None,
+                      f"no commit names pull request #{_number(inst.instance_id)}")
+    return OwnFix(inst.instance_id, "git", first.landed_at, first.commit,
+                  f"first default-branch commit holding {first.named_in[:12]} (names the PR)",
+                  unapplies(root, first.commit, inst.patch))

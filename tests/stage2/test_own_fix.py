@@ -1,0 +1,77 @@
+"""own_fix_snapshot: the first default-branch commit whose tree holds the fix (not the merge
+date), on a history where the fix lands on a maintenance branch first; pr_dates interpolation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from benchchecker_plugin.instances import BugInstance
+from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+from benchchecker_plugin.stage2.own_fix import own_fix_snapshot, pr_dates
+from tests.helpers.git_history import BUGGY, FIXED, PATCH
+
+
+def _commit(repo: Path, message: str, when: str, *extra: str) -> str:
+    stamp = f"{when}T12:00:00+0000"
+    git(repo, ["add", "-A"])
+    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-q",
+               *extra, "-m", message], env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    return git(repo, ["rev-parse", "HEAD"]).decode().strip()
+
+
+@pytest.fixture()
+def maint(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """main: base -> unrelated -> merge of 'stable' (2023-03-01); stable: the fix merged there
+    (PR 7, 2023-02-01) a month before it reaches main."""
+    repo = tmp_path / "repos" / "o__calc"
+    repo.mkdir(parents=True)
+    git(repo, ["init", "-q", "-b", "main"])
+    (repo / "calc.py").write_text(BUGGY)
+    shas = {"base": _commit(repo, "base", "2023-01-01")}
+    git(repo, ["checkout", "-q", "-b", "stable"])
+    (repo / "calc.py").write_text(FIXED)
+    shas["fix"] = _commit(repo, "Merge pull request #7 from x/fix", "2023-02-01")
+    git(repo, ["checkout", "-q", "main"])
+    (repo / "other.py").write_text("x = 1\n")
+    shas["unrelated"] = _commit(repo, "unrelated", "2023-02-10")
+    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "merge", "-q", "--no-ff", "--no-commit", "stable"])
+    shas["merge"] = _commit(repo, "Merge branch 'stable'", "2023-03-01")
+    return repo, shas
+
+
+def test_own_fix_is_the_first_default_branch_commit_holding_the_fix(maint) -> None:  # noqa: ANN001
+    repo, shas = maint
+    inst = BugInstance(instance_id="o__calc-7", benchmark="t", repo="o/calc", base_commit=shas["base"], patch=PATCH)
+    own = own_fix_snapshot(repo, inst)
+    assert (own.source, own.snapshot, own.unapplies, own.missing) == ("git", shas["merge"], True, "")
+    assert own.when == datetime(2023, 3, 1, 12, tzinfo=UTC)   # not the fix's own date (2023-02-01)
+    flag = run_grid([inst], repo.parent, {"own": own.when}, config=PresenceConfig(similarity="difflib")).flags[0]
+    assert flag.contaminated is True and flag.evidence["snapshot_commit"] == shas["merge"]
+    # a fix whose merged form differs from the gold patch (another id: fix_landed memoizes per id):
+    # the landing still, un-apply False
+    other = BugInstance(instance_id="x__calc-7", benchmark="t", repo="o/calc", base_commit=shas["base"],
+                        patch=PATCH.replace("return 0", "return -1"))
+    got = own_fix_snapshot(repo, other)
+    assert (got.snapshot, got.unapplies) == (shas["merge"], False)
+    none = own_fix_snapshot(repo, BugInstance(instance_id="o__calc-8", benchmark="t", repo="o/calc",
+                                              base_commit=shas["base"], patch=PATCH))
+    assert (none.when, none.missing) == (None, "no commit names pull request #8")
+
+
+def test_pr_dates_interpolate_between_known_numbers() -> None:
+    def inst(n: int, created: str | None) -> BugInstance:
+        return BugInstance(instance_id=f"o__r-{n}", benchmark="t", repo="o/r", base_commit="a" * 40, patch=PATCH,
+                           created_at=created)
+
+    got = pr_dates([inst(100, "2022-01-01T00:00:00+00:00"), inst(300, "2022-01-21T00:00:00+00:00"),
+                    inst(200, None), inst(400, None),
+                    BugInstance(instance_id="p__q-5", benchmark="t", repo="p/q", base_commit="a" * 40, patch=PATCH)])
+    assert got["o__r-100"] == (datetime(2022, 1, 1, tzinfo=UTC), "pull request created_at")
+    assert got["o__r-200"][0] == datetime(2022, 1, 11, tzinfo=UTC)   # halfway in number, halfway in time
+    assert got["o__r-200"][1] == "estimated from PR number #200 (2 known in o/r)"
+    assert got["o__r-400"][0] == datetime(2022, 1, 21, tzinfo=UTC)   # clamped at the last known
+    assert "p__q-5" not in got   # its repository has no known date
