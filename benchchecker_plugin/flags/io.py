@@ -18,6 +18,7 @@ from typing import Any
 
 from ..atomic import atomic_open
 from ..errors import FlagsFormatError
+from ..safe_io import is_input_file, open_input
 from .record import SCHEMA_VERSION, ContaminationFlag
 from .strict_json import (
     STRICT_DECODER,
@@ -158,8 +159,8 @@ def _flag_files(path: str | os.PathLike[str]) -> list[Path]:
         if not files:
             raise FlagsFormatError("folder holds no *.jsonl flags file", source=str(p))
         return files
-    if p.is_file():
-        return [p]
+    if is_input_file(p):
+        return [p]   # (a FIFO or device: refused by name when opened)
     raise FlagsFormatError("no such flags file or folder", source=str(p))
 
 
@@ -229,7 +230,7 @@ def _file_chunks(file: Path) -> Iterator[list[ContaminationFlag]]:
     strings: dict[str, str] = {}
     same = strings.setdefault
     lineno = 0
-    with open(file, "rb") as fh:
+    with open_input(file) as fh:
         while True:
             chunk = fh.read(_CHUNK)
             if not chunk:
