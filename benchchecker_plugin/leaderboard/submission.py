@@ -72,5 +72,7 @@ def read_json(path: Path) -> Any:
         raise DataError(f"{path}: not UTF-8 ({exc.reason})") from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise DataError(f"{path}: malformed JSON (nested too deeply to read)") from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None

@@ -80,6 +80,8 @@ def _metadata(folder: Path) -> dict[str, str]:
             raise DataError(f"{yml}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except yaml.YAMLError as exc:
             raise DataError(f"{yml}: malformed YAML ({_yaml_problem(exc)})") from None
+        except RecursionError:
+            raise DataError(f"{yml}: malformed YAML (nested too deeply to read)") from None
         if isinstance(data, Mapping):
             info = data.get("info")
             if not isinstance(info, Mapping):

@@ -57,6 +57,8 @@ def load_table(source: str | Path, *, split: str = "test") -> pd.DataFrame:
                                 "list: give --instances")
         except (ValueError, json.JSONDecodeError) as exc:
             raise DataError(f"{path}: cannot read as {suffix[1:]} ({exc})") from None
+        except RecursionError:
+            raise DataError(f"{path}: cannot read as {suffix[1:]} (nested too deeply)") from None
         raise DataError(f"{path}: unsupported file type (use one of {', '.join(_SUFFIXES)})")
     if path.suffix.lower() in _SUFFIXES or path.exists():
         raise DataError(f"{path}: {'a folder, not a table file' if path.is_dir() else 'no such file'}")
