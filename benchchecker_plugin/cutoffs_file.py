@@ -28,11 +28,11 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .cutoff import CutoffPeriod
 from .errors import DataError
+from .safe_io import read_input_text
 
 __all__ = ["ModelCutoffs", "read_cutoffs", "read_model_cutoffs"]
 
@@ -149,7 +149,7 @@ def read_cutoffs(path: str | os.PathLike[str]) -> ModelCutoffs:
     """The model cutoffs of a JSON or CSV file (see the module doc for the three formats)."""
     name = os.fspath(path)
     try:
-        text = Path(path).read_text(encoding="utf-8-sig")
+        text = read_input_text(path, encoding="utf-8-sig")
     except OSError as exc:
         raise DataError(f"{name}: cannot read the cutoffs file ({exc.strerror})") from None
     except UnicodeDecodeError as exc:

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ..errors import InputError
 from ..flags import (
@@ -186,7 +187,8 @@ def show(paths: tuple[Path, ...]) -> None:
     for (benchmark, model, method), recs in sorted(groups.items()):
         c = Counter(r.verdict for r in recs)
         scores = [r.score for r in recs]
-        table.add_row(benchmark, model, method, str(len(recs)), str(c[Verdict.CONTAMINATED]),
+        # names as text, never as rich markup (a model named "[/]" or "[bold]x")
+        table.add_row(Text(benchmark), Text(model), Text(method), str(len(recs)), str(c[Verdict.CONTAMINATED]),
                       str(c[Verdict.CLEAN]), str(c[Verdict.UNDECIDED]), f"{min(scores):.4g}",
                       f"{max(scores):.4g}")
     Console(width=140).print(table)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
 from typing import Any
 
 import click
@@ -100,7 +101,25 @@ class LazyGroup(click.Group):
             where = " -> ".join(str(f) for f in (exc.filename, exc.filename2) if f is not None)
             raise UsageFailure(InputError(f"{where}: {exc.strerror or exc}")) from exc
         except RecursionError as exc:
-            raise UsageFailure(DataError("an input is nested too deeply to read")) from exc
+            # a reader that does not name its file: name the paths the command was given
+            given = [str(v) for v in _path_params(ctx)]
+            where = f" (one of: {', '.join(given)})" if given else ""
+            raise UsageFailure(DataError(f"an input is nested too deeply to read{where}")) from exc
+
+
+def _path_params(ctx: click.Context) -> list[object]:
+    """The path-like values of ``ctx``'s parameters and of its parents' (in order given)."""
+    out: list[object] = []
+    seen: set[str] = set()
+    node: click.Context | None = ctx
+    while node is not None:
+        for value in node.params.values():
+            for v in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(v, os.PathLike) and str(v) not in seen:
+                    seen.add(str(v))
+                    out.append(v)
+        node = node.parent
+    return out
 
 
 def _parent_exists(module: str) -> bool:

@@ -8,16 +8,26 @@ import math
 import operator
 import os
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from ..atomic import atomic_open
 from ..errors import FlagsFormatError
+from ..safe_io import is_input_file, open_input
 from .record import SCHEMA_VERSION, ContaminationFlag
+from .strict_json import (
+    STRICT_DECODER,
+    Overflow,
+    StrictJSONError,
+    check_values,
+    count_keys,
+    keys_may_repeat,
+)
 
 __all__ = ["flags_schema", "iter_flags", "read_flags", "validate_record", "write_flags"]
 
@@ -97,9 +107,7 @@ def validate_record(data: Any, *, source: str = "<record>", line: int | None = N
         raise FlagsFormatError(f"expected a JSON object, got {type(data).__name__}", source=source,
                                line=line)
     if _fast_valid(data):
-        score = data["score"]
-        if type(score) is float and not math.isfinite(score):
-            raise FlagsFormatError("score must be finite", source=source, line=line, field="score")
+        _check_numbers_and_text(data, source, line)
         return
     version = data.get("schema_version")
     if isinstance(version, int) and not isinstance(version, bool) and version != SCHEMA_VERSION:
@@ -113,9 +121,29 @@ def validate_record(data: Any, *, source: str = "<record>", line: int | None = N
         if err.validator == "pattern" and "u0000" in str(err.validator_value):
             message = f"{err.instance!r} has a control character"
         raise FlagsFormatError(message, source=source, line=line, field=_field_path(err))
-    score = data["score"]
-    if isinstance(score, float) and not math.isfinite(score):
-        raise FlagsFormatError("score must be finite", source=source, line=line, field="score")
+    _check_numbers_and_text(data, source, line)
+
+
+def _check_numbers_and_text(data: dict[str, Any], source: str, line: int | None) -> None:
+    """What the schema cannot say: ``score`` finite, ``score`` and ``p_value`` within a double
+    (an integer of 400 digits is a JSON number), no lone surrogate in any string, no non-finite
+    float in the evidence."""
+    for name in ("score", "p_value"):
+        value = data[name]
+        if isinstance(value, Overflow):
+            raise FlagsFormatError(f"{name} must be finite ({value.text} is outside the range of "
+                                   "a double)", source=source, line=line, field=name)
+        if type(value) is float and not math.isfinite(value):
+            raise FlagsFormatError(f"{name} must be finite", source=source, line=line, field=name)
+        if type(value) is int and abs(value) > _FLOAT_MAX:
+            raise FlagsFormatError(f"{name} is outside the range of a double", source=source,
+                                   line=line, field=name)
+    found = check_values(data, "")
+    if found:
+        raise FlagsFormatError(found[1], source=source, line=line, field=found[0])
+
+
+_FLOAT_MAX = sys.float_info.max
 
 
 def iter_flags(path: str | os.PathLike[str]) -> Iterator[ContaminationFlag]:
@@ -131,8 +159,8 @@ def _flag_files(path: str | os.PathLike[str]) -> list[Path]:
         if not files:
             raise FlagsFormatError("folder holds no *.jsonl flags file", source=str(p))
         return files
-    if p.is_file():
-        return [p]
+    if is_input_file(p):
+        return [p]   # (a FIFO or device: refused by name when opened)
     raise FlagsFormatError("no such flags file or folder", source=str(p))
 
 
@@ -174,6 +202,19 @@ def _typed_decoder() -> Any:
     return msgspec.json.Decoder(record), (msgspec.DecodeError, msgspec.ValidationError)
 
 
+def _n_keys(records: list[Any]) -> int:
+    """The keys of a chunk's decoded records: each record's fields and its evidence's keys."""
+    fields = len(flags_schema()["required"])
+    return sum(fields + count_keys(r.evidence) for r in records)
+
+
+def _compact(records: list[Any]) -> bytes:
+    """The records of a chunk re-encoded as compact JSON (see keys_may_repeat)."""
+    import msgspec
+
+    return msgspec.json.encode(records)
+
+
 def _iter_file(file: Path) -> Iterator[ContaminationFlag]:
     for flags in _file_chunks(file):
         yield from flags
@@ -189,7 +230,7 @@ def _file_chunks(file: Path) -> Iterator[list[ContaminationFlag]]:
     strings: dict[str, str] = {}
     same = strings.setdefault
     lineno = 0
-    with open(file, "rb") as fh:
+    with open_input(file) as fh:
         while True:
             chunk = fh.read(_CHUNK)
             if not chunk:
@@ -201,7 +242,8 @@ def _file_chunks(file: Path) -> Iterator[list[ContaminationFlag]]:
             except failures:
                 records = None
             # (msgspec refuses numbers beyond a double, so every score it decodes is finite)
-            if records is not None and _patterns_hold(records):
+            if (records is not None and _patterns_hold(records)
+                    and not keys_may_repeat(chunk, _compact(records), partial(_n_keys, records))):
                 yield [trusted(same(r.benchmark, r.benchmark), r.instance_id, same(r.model, r.model),
                                same(r.method, r.method), r.contaminated, r.score, r.p_value,
                                r.evidence, same(r.created_at, r.created_at),
@@ -235,7 +277,9 @@ def _slow_lines(file: Path, chunk: bytes, before: int) -> Iterator[Contamination
         if not text:
             continue
         try:
-            data = _DECODER.decode(text)
+            data = STRICT_DECODER.decode(text)
+        except StrictJSONError as exc:
+            raise FlagsFormatError(str(exc), source=str(file), line=lineno) from None
         except (json.JSONDecodeError, ValueError) as exc:
             raise FlagsFormatError(f"invalid JSON ({exc})", source=str(file), line=lineno) from None
         except RecursionError:   # a 200k-deep line is no flag record
@@ -243,13 +287,6 @@ def _slow_lines(file: Path, chunk: bytes, before: int) -> Iterator[Contamination
                                    line=lineno) from None
         validate_record(data, source=str(file), line=lineno)
         yield ContaminationFlag.from_dict(data)
-
-
-def _reject_constant(name: str) -> float:
-    raise ValueError(f"{name} is not allowed")
-
-
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)   # one decoder, not one per line
 
 
 def read_flags(path: str | os.PathLike[str]) -> list[ContaminationFlag]:

@@ -94,9 +94,13 @@ class ContaminationFlag:
         object.__setattr__(self, "evidence", _freeze(self.evidence))
         if isinstance(self.score, bool) or not isinstance(self.score, (int, float)):
             raise FlagsFormatError(f"must be a number, got {self.score!r}", field="score")
-        if not math.isfinite(self.score):
+        try:
+            score = float(self.score)
+        except OverflowError:   # an int of 400 digits
+            raise FlagsFormatError("is outside the range of a double", field="score") from None
+        if not math.isfinite(score):
             raise FlagsFormatError(f"must be finite, got {self.score!r}", field="score")
-        object.__setattr__(self, "score", float(self.score))
+        object.__setattr__(self, "score", score)
 
     @property
     def verdict(self) -> Verdict:

@@ -14,6 +14,7 @@ frequent language of the files the fix changes (C headers next to C++ files coun
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from typing import Any
 
 from ..errors import DataError, InputError
 from ..repos.language import detect_language
+from ..safe_io import open_input
 from .bug import BugInstance
 from .swebench import rows_from_file
 
@@ -125,7 +127,7 @@ def is_multi_swe_bench(path: str | os.PathLike[str]) -> bool:
     if not files:
         return False
     first = files[0]
-    with first.open(encoding="utf-8", errors="replace") as fh:
+    with io.TextIOWrapper(open_input(first), encoding="utf-8", errors="replace") as fh:
         line = next((ln for ln in fh if ln.strip()), "")
     try:
         row = json.loads(line)

@@ -12,6 +12,7 @@ from typing import Any
 from ..benchmarks import benchmark_of_source
 from ..errors import DataError, HubUnavailableError, InputError
 from ..repos.language import detect_language
+from ..safe_io import is_input_file, read_input_text
 from .bug import BugInstance
 
 __all__ = ["instance_from_swebench", "load_swebench", "rows_from_file"]
@@ -89,7 +90,7 @@ def rows_from_file(path: Path) -> Iterable[tuple[str, Mapping[str, Any]]]:
     """``(where, record)`` of a ``.json`` list or a JSON Lines file; ``where`` names the file and
     the line (or index) for error messages."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input_text(path)
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if path.suffix == ".json":
@@ -126,7 +127,7 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
     """Instances from a SWE-bench ``.jsonl``/``.json`` file or a dataset name
     (``princeton-nlp/SWE-bench_Verified``, loaded with :func:`datasets.load_dataset`)."""
     path = Path(source)
-    if path.is_file():
+    if is_input_file(path):
         rows = list(rows_from_file(path))
         if not rows:
             raise DataError(f"{path}: no instances (the file holds no record)")

@@ -7,6 +7,7 @@ Inspect sample id.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Mapping
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..safe_io import is_input_file, open_input, read_input_text
 from .submission import Submission
 
 __all__ = ["lm_eval_run_model", "load_inspect_log", "load_lm_eval_samples"]
@@ -41,7 +43,7 @@ def lm_eval_run_model(folder: Path) -> str | None:
 
     for results in sorted(folder.glob("results_*.json"), reverse=True):
         try:
-            data = json.loads(results.read_text(encoding="utf-8"))
+            data = json.loads(read_input_text(results))
         except (OSError, json.JSONDecodeError):
             continue
         config = data.get("config") if isinstance(data.get("config"), Mapping) else {}
@@ -65,14 +67,14 @@ def load_lm_eval_samples(path: str | Path, *, metric: str | None = None,
     """
     root = Path(path)
     files = sorted(root.glob("samples_*.jsonl")) if root.is_dir() else [root]
-    if not files or not files[0].is_file():
+    if not files or not is_input_file(files[0]):
         raise DataError(f"{root}: no samples_*.jsonl file")
     resolved: set[str] = set()
     submitted: set[str] = set()
     for file in files:
         m = _SAMPLES.match(file.name)
         task = m["task"] if m else file.stem
-        with open(file, encoding="utf-8") as fh:
+        with io.TextIOWrapper(open_input(file), encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, start=1):
                 if not line.strip():
                     continue
@@ -128,6 +130,8 @@ def load_inspect_log(path: str | Path, *, scorer: str | None = None,
 
     read_eval_log = require("inspect_ai.log", "reading an Inspect log").read_eval_log
     from inspect_ai.scorer import value_to_float
+
+    open_input(path).close()   # a FIFO or device is refused by name, not waited on by Inspect
 
     from ..models.names import canonical_model_name
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..cutoff import CutoffPeriod
 from ..errors import DataError
-from .submission import Submission, read_json
+from .submission import Submission, official_percent, read_json
 
 __all__ = ["Screened", "cap_cutoffs", "official_percentages", "screen_submissions"]
 
@@ -50,10 +50,16 @@ def official_percentages(path: str | Path, board: str = "Verified") -> dict[str,
     if not found:
         raise DataError(f"{file}: no board named {board!r} (it has: {', '.join(map(str, names))})")
     out: dict[str, float] = {}
-    for entry in found[0].get("results") or []:
-        folder, pct = entry.get("folder"), entry.get("resolved")
-        if isinstance(folder, str) and isinstance(pct, (int, float)) and not isinstance(pct, bool):
-            out[folder] = float(pct)
+    results = found[0].get("results") or []
+    k = next((i for i, b in enumerate(boards) if b is found[0]), 0)
+    for j, entry in enumerate(results if isinstance(results, list) else []):
+        if not isinstance(entry, Mapping):
+            continue
+        folder = entry.get("folder")
+        pct = official_percent(entry.get("resolved"),
+                               f"{file}: leaderboards[{k}].results[{j}].resolved")
+        if isinstance(folder, str) and pct is not None:
+            out[folder] = pct
     return out
 
 

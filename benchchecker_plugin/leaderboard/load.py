@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, InputError
+from ..safe_io import is_input_file
 from .harness_logs import load_inspect_log, load_lm_eval_samples
 from .multi_swe_bench import load_multi_swe_bench
 from .submission import Submission, read_json
@@ -16,7 +17,7 @@ __all__ = ["FORMATS", "detect_format", "load_submissions"]
 
 
 def _run_reports(path: Path) -> list[Submission]:
-    if path.is_file():
+    if is_input_file(path):
         return [load_run_report(path)]
     files = sorted(path.glob("*.json"))
     if not files:
@@ -30,7 +31,7 @@ FORMATS: dict[str, Callable[[Path], list[Submission]]] = {
     "swebench-instance-logs": load_instance_logs,
     "multi-swe-bench": load_multi_swe_bench,
     "lm-eval": lambda p: [load_lm_eval_samples(p)],
-    "inspect": lambda p: ([load_inspect_log(p)] if p.is_file()
+    "inspect": lambda p: ([load_inspect_log(p)] if is_input_file(p)
                           else [load_inspect_log(f) for f in sorted(p.glob("*.eval"))]),
 }
 
@@ -40,7 +41,7 @@ def detect_format(path: str | Path) -> str:
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such results file or folder")
-    if p.is_file():
+    if is_input_file(p):
         if p.name == "results.json" and p.parent.name == "results":
             return "swebench-experiments"   # <submission>/results/results.json: named by its folder
         if p.name == "final_report.json":
@@ -57,10 +58,10 @@ def detect_format(path: str | Path) -> str:
                 return "inspect"
         raise DataError(f"{p}: unrecognised results file (expected a swebench run report, "
                         "final_report.json, samples_*.jsonl or an Inspect log)")
-    if ((p / "results" / "results.json").is_file() or any(p.glob("*/results/results.json"))
-            or (p.name == "results" and (p / "results.json").is_file())):
+    if (is_input_file(p / "results" / "results.json") or any(p.glob("*/results/results.json"))
+            or (p.name == "results" and is_input_file(p / "results.json"))):
         return "swebench-experiments"
-    if (p / "final_report.json").is_file() or any(p.glob("*/final_report.json")):
+    if is_input_file(p / "final_report.json") or any(p.glob("*/final_report.json")):
         return "multi-swe-bench"
     if any(p.glob("samples_*.jsonl")):
         return "lm-eval"

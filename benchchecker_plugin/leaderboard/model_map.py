@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..flags import ANY_MODEL, ContaminationFlag, Verdict, verdicts_for
+from ..safe_io import open_input
 from .submission import Submission
 
 __all__ = ["apply_model_map", "read_model_map", "submission_verdicts", "verdicts_by_submission"]
@@ -24,7 +25,8 @@ _UNKNOWN = {"", "undisclosed", "unknown", "none", "nan"}
 def read_model_map(path: str | Path) -> dict[str, str]:
     """``{submission: "model[;model...]"}`` from a CSV."""
     try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        with open_input(path) as fh:
+            table = pd.read_csv(fh, dtype=str, keep_default_na=False)
     except (OSError, ValueError) as exc:
         raise DataError(f"{path}: cannot read the model map ({exc})") from None
     col = "model" if "model" in table.columns else "models" if "models" in table.columns else None

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from ..errors import DataError
+from ..safe_io import is_input_file
 from .submission import Submission, read_json
 from .swebench import load_experiments, resolved_from_results
 
@@ -43,7 +44,7 @@ def load_final_report(path: str | Path, *, name: str | None = None) -> Submissio
 def load_multi_swe_bench(path: str | Path) -> list[Submission]:
     """A ``final_report.json`` file, a folder of runs each holding one, or an experiments folder."""
     root = Path(path)
-    if root.is_file():
+    if is_input_file(root):
         return [load_final_report(root)]
     reports = sorted(root.glob("*/final_report.json")) + sorted(root.glob("final_report.json"))
     if reports:

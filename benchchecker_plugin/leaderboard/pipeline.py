@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # pandas and the scorer (numba) are imported where used
     import pandas as pd
 
 __all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "RUN_INSTANCES", "Rescored", "build_leaderboard",
-           "rate_submissions", "rescore_run", "summary_groups", "write_leaderboard"]
+           "rate_submissions", "refuse_empty_submission", "rescore_run", "summary_groups", "write_leaderboard"]
 
 
 MIN_CLEAN = 20            # = scoring.MIN_CLEAN (scoring is imported where used: numba)
@@ -227,6 +227,8 @@ def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", mode
     if len(subs) != 1:
         raise InputError(f"{results_path}: holds {len(subs)} runs; rescore takes one "
                          "(use `benchchecker leaderboard` for many)")
+    if instances_path is None:
+        refuse_empty_submission(subs[0].submitted, results_path)
     if model is not None:
         subs = [subs[0].with_(model=model)]
     return rate_submissions(subs, flags_path, benchmark=benchmark, tiers_path=tiers_path,
@@ -234,6 +236,16 @@ def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", mode
                             id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
                             min_clean=min_clean, min_resolved_clean=min_resolved_clean,
                             groups={}, run_ids=subs[0].submitted)
+
+
+def refuse_empty_submission(submitted: frozenset[str] | None, source: object) -> None:
+    """An :class:`InputError` for a run report whose ``submitted_ids`` is ``[]``: the run
+    submitted no instance, so its rate has no denominator; rating it over the tiers file's ids
+    (what happened) would count every instance as attempted and failed. SWE-bench lists in
+    ``submitted_ids`` the instances it had predictions for; an empty list is a run of nothing."""
+    if submitted is not None and not submitted:
+        raise InputError(f"{source}: submitted_ids is empty: the run submitted no instance, so "
+                         "there is nothing to rate (give --instances to rate it over a list)")
 
 
 def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "auto",

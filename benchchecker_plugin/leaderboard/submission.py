@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import DataError
+from ..safe_io import read_input_text
 
-__all__ = ["Submission", "read_json"]
+__all__ = ["Submission", "official_percent", "read_json"]
 
 
 @dataclass(frozen=True)
@@ -47,15 +49,30 @@ class Submission:
         return tuple(m.strip() for m in self.model.split(";") if m.strip())
 
 
+def official_percent(value: Any, where: str) -> float | None:
+    """A resolved percentage of an official leaderboard file (``where`` names the file and
+    field): ``None`` when it gives none; one that is not a number from 0 to 100 (``NaN``,
+    ``1e308``) is a :class:`DataError` naming ``where``."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise DataError(f"{where}: expected a resolved percentage (a number), got {value!r}")
+    if not math.isfinite(float(value)) or not 0 <= float(value) <= 100:
+        raise DataError(f"{where}: {value!r} is not a resolved percentage (0 to 100)")
+    return float(value)
+
+
 def read_json(path: Path) -> Any:
     """Parse a JSON file; a malformed one is a :class:`DataError` naming the file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input_text(path)
     except OSError as exc:
         raise DataError(f"{path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
         raise DataError(f"{path}: not UTF-8 ({exc.reason})") from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise DataError(f"{path}: malformed JSON (nested too deeply to read)") from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}: malformed JSON ({exc.msg} at line {exc.lineno})") from None

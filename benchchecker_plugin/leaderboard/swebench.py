@@ -21,7 +21,8 @@ from typing import Any
 import yaml
 
 from ..errors import DataError
-from .submission import Submission, read_json
+from ..safe_io import is_input_file, read_input_text
+from .submission import Submission, official_percent, read_json
 
 __all__ = [
     "load_experiments",
@@ -72,13 +73,15 @@ def _metadata(folder: Path) -> dict[str, str]:
     if m:
         meta["date"] = "-".join(m.groups())
     yml = folder / "metadata.yaml"
-    if yml.is_file():
+    if is_input_file(yml):
         try:
-            data = yaml.safe_load(yml.read_text(encoding="utf-8")) or {}
+            data = yaml.safe_load(read_input_text(yml)) or {}
         except UnicodeDecodeError as exc:
             raise DataError(f"{yml}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
         except yaml.YAMLError as exc:
             raise DataError(f"{yml}: malformed YAML ({_yaml_problem(exc)})") from None
+        except RecursionError:
+            raise DataError(f"{yml}: malformed YAML (nested too deeply to read)") from None
         if isinstance(data, Mapping):
             info = data.get("info")
             if not isinstance(info, Mapping):
@@ -92,7 +95,7 @@ def _metadata(folder: Path) -> dict[str, str]:
             elif data.get("model"):
                 meta["model"] = str(data["model"])
     entry = folder / "leaderboard_entry.json"
-    if entry.is_file():
+    if is_input_file(entry):
         data = read_json(entry)
         if isinstance(data, Mapping):
             if data.get("name"):
@@ -102,9 +105,9 @@ def _metadata(folder: Path) -> dict[str, str]:
             model = _model_from_tags(data.get("tags") or [])
             if model:
                 meta.setdefault("model", model)
-            pct = data.get("resolved")
-            if isinstance(pct, (int, float)) and not isinstance(pct, bool):
-                meta["official_pct"] = str(float(pct))
+            pct = official_percent(data.get("resolved"), f"{entry}: field 'resolved'")
+            if pct is not None:
+                meta["official_pct"] = str(pct)
     return meta
 
 
@@ -143,13 +146,13 @@ def load_experiments(path: str | Path) -> list[Submission]:
     """Every submission under an experiments folder (or the one submission folder given, its
     ``results`` folder or its ``results/results.json``: named after the submission's folder)."""
     root = Path(path).absolute()
-    if root.is_file() and root.name == "results.json" and root.parent.name == "results":
+    if is_input_file(root) and root.name == "results.json" and root.parent.name == "results":
         root = root.parent.parent
-    elif root.name == "results" and (root / "results.json").is_file():
+    elif root.name == "results" and is_input_file(root / "results.json"):
         root = root.parent
-    if (root / "results" / "results.json").is_file():
+    if is_input_file(root / "results" / "results.json"):
         return [_load_experiment(root)]
-    folders = sorted(p for p in root.iterdir() if (p / "results" / "results.json").is_file()) \
+    folders = sorted(p for p in root.iterdir() if is_input_file(p / "results" / "results.json")) \
         if root.is_dir() else []
     if not folders:
         raise DataError(f"{root}: no <submission>/results/results.json found")
@@ -189,7 +192,7 @@ def load_instance_logs(path: str | Path) -> list[Submission]:
         iid = instance_dir.name
         run["submitted"].add(iid)
         try:
-            content = report.read_text(encoding="utf-8").strip()
+            content = read_input_text(report).strip()
             data = read_json(report) if content else None
             if data is None:
                 raise DataError(f"{report}: empty report")

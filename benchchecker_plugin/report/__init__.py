@@ -1,5 +1,6 @@
 """Reports: CSV / Markdown tables, inline-SVG plots, and a reusable self-contained HTML page."""
 
+from .cells import csv_escape, csv_unescape, markdown_cell
 from .html import HtmlPage
 from .leaderboard import describe_flags, write_leaderboard_report
 from .plots import drop_by_tier_svg, drop_over_time_svg, figure_to_svg, pyplot
@@ -7,6 +8,7 @@ from .tables import (
     display_drops,
     drop_text,
     main_table,
+    read_csv,
     summary_display,
     to_markdown,
     wide_summary,
@@ -15,6 +17,8 @@ from .tables import (
 
 __all__ = [
     "HtmlPage",
+    "csv_escape",
+    "csv_unescape",
     "describe_flags",
     "display_drops",
     "drop_by_tier_svg",
@@ -22,7 +26,9 @@ __all__ = [
     "drop_text",
     "figure_to_svg",
     "main_table",
+    "markdown_cell",
     "pyplot",
+    "read_csv",
     "summary_display",
     "to_markdown",
     "wide_summary",

@@ -17,9 +17,10 @@ import pandas as pd
 
 from ..atomic import write_text_atomic
 from ..scoring.rates import TOO_FEW_CLEAN
+from .cells import csv_escape_frame, csv_unescape_frame, markdown_cell
 
-__all__ = ["display_drops", "drop_text", "main_table", "pct", "rate_formats", "summary_display",
-           "to_markdown", "wide_summary", "write_csv"]
+__all__ = ["display_drops", "drop_text", "main_table", "pct", "rate_formats", "read_csv",
+           "summary_display", "to_markdown", "wide_summary", "write_csv"]
 
 
 def pct(value: Any) -> str:
@@ -41,8 +42,15 @@ def rate_formats(frame: pd.DataFrame) -> dict[str, Any]:
 
 
 def write_csv(table: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """CSV with the table's columns; ``nan`` written as an empty cell."""
-    return write_text_atomic(path, table.to_csv(index=False, na_rep=""))
+    """CSV with the table's columns; ``nan`` written as an empty cell; a text cell a spreadsheet
+    would evaluate (``=``, ``+``, ``-``, ``@``, tab, CR first) written with a leading ``'``
+    (:func:`~benchchecker_plugin.report.cells.csv_escape`; :func:`read_csv` reads it back)."""
+    return write_text_atomic(path, csv_escape_frame(table).to_csv(index=False, na_rep=""))
+
+
+def read_csv(path: str | os.PathLike[str]) -> pd.DataFrame:
+    """A table :func:`write_csv` wrote, as it was (text cells un-escaped; empty cells ``nan``)."""
+    return csv_unescape_frame(pd.read_csv(path))
 
 
 def _fmt(value: Any, digits: int) -> str:
@@ -50,12 +58,14 @@ def _fmt(value: Any, digits: int) -> str:
         return ""
     if isinstance(value, float):
         return f"{value:.{digits}f}"
-    return str(value).replace("|", "\\|")
+    return markdown_cell(str(value))
 
 
 def to_markdown(table: pd.DataFrame, digits: int = 4) -> str:
-    """A GitHub-flavoured Markdown table (floats to ``digits`` decimals, undefined empty)."""
-    cols = [str(c) for c in table.columns]
+    """A GitHub-flavoured Markdown table (floats to ``digits`` decimals, undefined empty; text
+    cells through :func:`~benchchecker_plugin.report.cells.markdown_cell`: no line break, raw HTML
+    or link of their own)."""
+    cols = [markdown_cell(str(c)) for c in table.columns]
     numeric = [table[c].dtype.kind in "iuf" for c in table.columns]
     lines = ["| " + " | ".join(cols) + " |",
              "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]

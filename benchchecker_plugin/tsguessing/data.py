@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -24,6 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import DataError, HubUnavailableError
+from ..safe_io import open_input
 
 __all__ = [
     "BENCHMARKS",
@@ -90,7 +92,7 @@ def _read_mmlu_csv(file: Path, subject: str) -> list[BenchmarkItem]:
 
 def _parse_mmlu_csv(file: Path, subject: str) -> list[BenchmarkItem]:
     items = []
-    with open(file, newline="", encoding="utf-8-sig") as fh:   # -sig: a BOM is no part of a question
+    with io.TextIOWrapper(open_input(file), newline="", encoding="utf-8-sig") as fh:   # -sig: no BOM
         reader = csv.reader(fh)
         header = next(reader, None)
         if header is None:
@@ -187,7 +189,7 @@ def load_truthfulqa(path: str | os.PathLike[str] | None = None) -> list[Benchmar
     file = Path(path)
     if not file.is_file():
         raise DataError(f"TruthfulQA file not found: {file}")
-    with open(file, newline="", encoding="utf-8-sig") as fh:   # -sig: a BOM is no part of "Type"
+    with io.TextIOWrapper(open_input(file), newline="", encoding="utf-8-sig") as fh:   # -sig: no BOM
         try:
             reader = csv.DictReader(fh)
             missing = [c for c in _TQA_COLUMNS if c not in (reader.fieldnames or ())]

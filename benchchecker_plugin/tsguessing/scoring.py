@@ -22,11 +22,13 @@ from __future__ import annotations
 
 import re
 import string
+import warnings
 from dataclasses import dataclass
 from functools import lru_cache
 
 __all__ = [
     "MULTICHOICE_THRESHOLD",
+    "ROUGE_MAX_TOKENS",
     "GuessScore",
     "clean_answer",
     "exact_match",
@@ -36,6 +38,8 @@ __all__ = [
 ]
 
 MULTICHOICE_THRESHOLD = 0.8
+#: tokens of each side Rouge-L compares (see :func:`rouge_l_f1`): a 512 x 512 table at most
+ROUGE_MAX_TOKENS = 512
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCT = str.maketrans({c: " " for c in string.punctuation})
@@ -101,8 +105,32 @@ def _scorer():
     return rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
 
 
+def _capped(text: str) -> tuple[str, bool]:
+    """``text`` cut to its first :data:`ROUGE_MAX_TOKENS` Rouge tokens within its first
+    ``64 x ROUGE_MAX_TOKENS`` characters (rejoined with spaces, which rouge-score tokenises back
+    to the same tokens), and whether anything was cut."""
+    from rouge_score.tokenize import tokenize
+
+    limit = 64 * ROUGE_MAX_TOKENS
+    tokens = tokenize(text[:limit], None)
+    if len(tokens) <= ROUGE_MAX_TOKENS and len(text) <= limit:
+        return text, False
+    return " ".join(tokens[:ROUGE_MAX_TOKENS]), True
+
+
 def rouge_l_f1(answer: str, target: str) -> float:
-    """Rouge-L F1 (``rouge-score``, no stemming); 0.0 when either side has no token."""
+    """Rouge-L F1 (``rouge-score``, no stemming); 0.0 when either side has no token.
+
+    Its longest-common-subsequence table grows with the product of the two lengths (two 1 MB
+    options exhausted memory): each side is compared on its first :data:`ROUGE_MAX_TOKENS`
+    tokens (within its first ``64 x ROUGE_MAX_TOKENS`` characters), with a warning saying so
+    when a side is longer."""
+    if len(answer) > ROUGE_MAX_TOKENS or len(target) > ROUGE_MAX_TOKENS:   # cheap pre-check
+        (answer, cut_a), (target, cut_t) = _capped(answer), _capped(target)
+        if cut_a or cut_t:
+            warnings.warn(f"Rouge-L compared the first {ROUGE_MAX_TOKENS} tokens of a longer "
+                          "text (its cost grows with the product of the two lengths)",
+                          RuntimeWarning, stacklevel=2)
     return float(_scorer().score(target, answer)["rougeL"].fmeasure)
 
 

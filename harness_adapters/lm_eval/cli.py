@@ -165,8 +165,13 @@ def _load_tasks(namespace: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         config_log.disabled = was
     if not cfg.tasks:
         raise InputError("--contamination-filter / --contamination-detect need --tasks")
-    loaded = _task_manager(cfg).load(cfg.tasks)
-    return cfg, dict(loaded["tasks"])
+    from .detect import load_each
+
+    manager = _task_manager(cfg)   # (may set cfg.tasks to the names it matched)
+    tasks, failed = load_each(manager, cfg.tasks if isinstance(cfg.tasks, list) else [cfg.tasks])
+    for name, why in failed.items():
+        echo(f"cannot read task {name} ({why}); it runs unfiltered")
+    return cfg, tasks
 
 
 def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOptions,

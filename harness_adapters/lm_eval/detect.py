@@ -39,8 +39,8 @@ from ..common import FilterOptions, echo
 from ..detection import Detection, DetectOptions, ts_guess_probes
 from .mc_task import read_mc_task
 
-__all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "local_task_manager",
-           "probes_for_run", "probes_for_tasks", "reusing", "run_model_name"]
+__all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "load_each",
+           "local_task_manager", "probes_for_run", "probes_for_tasks", "reusing", "run_model_name"]
 
 #: Hub datasets holding MMLU's questions (lm-eval's ``mmlu_*`` tasks read the first two).
 MMLU_DATASETS = frozenset({"cais/mmlu", "hails/mmlu_no_train", "lighteval/mmlu", "tasksource/mmlu"})
@@ -183,10 +183,37 @@ def probes_for_tasks(names: Sequence[str], include_path: str | None = None,
     if unknown:
         raise InputError(f"--task {', '.join(unknown)}: no such lm-eval task or group"
                          + (f" (in {include_path} or lm-eval's own tasks)" if include_path else ""))
-    tasks = dict(manager.load(list(names))["tasks"])
+    tasks, failed = load_each(manager, names)
     docs = {name: list(task.eval_docs) for name, task in tasks.items()}
-    return probes_for_run(tasks, docs, {n: range(len(d)) for n, d in docs.items()}, seed=seed,
-                          hints=hints)
+    benchmarks, probes, dropped, why = probes_for_run(
+        tasks, docs, {n: range(len(d)) for n, d in docs.items()}, seed=seed, hints=hints)
+    for name, reason in failed.items():
+        benchmarks[name], why[name] = None, reason
+    return benchmarks, probes, dropped, why
+
+
+def load_each(manager: Any, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """lm-eval's leaf tasks of ``names``, each name loaded on its own with its templates in a
+    budgeted sandbox (:func:`.compat.compiled_templates`), and ``{name: why}`` of those lm-eval
+    could not load: its own error while loading one (a Jinja error, integer choices, a target
+    out of range, a YAML including itself) is that task's one line, not the run's end."""
+    from .compat import compiled_templates
+
+    tasks: dict[str, Any] = {}
+    failed: dict[str, str] = {}
+    for name in names:
+        try:
+            with compiled_templates():
+                loaded = manager.load([name])
+        except RecursionError:
+            failed[name] = "lm-eval cannot load it: its YAML includes itself (directly or not)"
+        except Exception as exc:   # noqa: BLE001 - lm-eval's own error: recorded as this task's line
+            text = " ".join(str(exc).split())
+            text = text if len(text) <= 200 else text[:197] + "..."
+            failed[name] = f"lm-eval cannot load it ({type(exc).__name__}: {text})"
+        else:
+            tasks.update(loaded["tasks"])
+    return tasks, failed
 
 
 class LMEvalTextModel:

@@ -11,6 +11,7 @@ import click
 
 from benchchecker_plugin.errors import DataError
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
+from benchchecker_plugin.safe_io import open_input
 from benchchecker_plugin.tsguessing import MULTICHOICE_THRESHOLD, Probe, probe_flag
 
 __all__ = ["flags_from_samples", "from_lm_eval", "model_from_results"]
@@ -33,7 +34,7 @@ def flags_from_samples(path: Path, model: str,
     Each sample's doc carries the probe (``probe_json``), its response is the model's completion;
     the flag is built exactly as ``benchchecker ts-guess`` builds it.
     """
-    with open(path, "rb") as fh:
+    with open_input(path) as fh:
         for lineno, raw in enumerate(fh, start=1):
             try:
                 line = raw.decode("utf-8")

@@ -111,6 +111,7 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
           --tiers ../shared/data/swebench_verified/swebench_verified_composite.jsonl
     """
     from benchchecker_plugin.leaderboard import load_instance_ids
+    from benchchecker_plugin.leaderboard.pipeline import refuse_empty_submission
 
     from ..scores import format_table
 
@@ -119,7 +120,8 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
         # the denominator: --instances, else the run's instances; tiers only label (issue 29)
         if instances_path:
             ids = load_instance_ids(instances_path)
-        elif run.submitted:
+        elif run.submitted is not None:
+            refuse_empty_submission(run.submitted, report)
             ids = sorted(run.submitted)
             echo(f"denominator: the {len(ids)} instances the report lists as submitted "
                  "(give --instances for another list)")
