@@ -7,7 +7,7 @@ of the membership evaluation (imported only by them: it loads torch and transfor
   finite logit per row, so transformers' greedy loop takes exactly that token. A row's draws do not
   depend on the other rows, so a sample does not depend on the batch it ran in (up to float rounding
   of the logits, which moves a draw only when it falls within ~1e-6 of a bucket edge).
-- **KV cache.** Layers write into preallocated room for the new tokens (``_GrowingLayer``) instead
+- **KV cache.** Layers write into preallocated room for the new tokens (``kv_cache.GrowingLayer``) instead
   of concatenating the whole cache at every step, which on a CPU costs more than the step itself
   for a small model and a long prompt batch.
 - **Prompts read once.** :meth:`BatchedDecoder.generate_samples` decodes ``n`` samples of each prompt
@@ -21,7 +21,6 @@ of the membership evaluation (imported only by them: it loads torch and transfor
 from __future__ import annotations
 
 import copy
-import functools
 import hashlib
 import inspect
 import secrets
@@ -33,20 +32,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import torch
-from transformers import DynamicCache, LogitsProcessor, LogitsProcessorList
-from transformers.cache_utils import DynamicLayer
-from transformers.generation.utils import GenerateDecoderOnlyOutput
+from transformers import LogitsProcessor, LogitsProcessorList
 
 from ..errors import InputError, ModelError
 from ..progress import progress
 from ._stop import cut_at_stop
 from .base import Completion, GenerationParams
+from .kv_cache import CACHE_ARG, cache_nbytes, new_cache
 from .prefix import PrefixStore, shared_past, shared_prefixes
 
 # transformers 5.x renamed generate()'s ``past_key_values`` (and the output field) to ``cache``.
-_CACHE_ARG = "cache" if "cache" in getattr(GenerateDecoderOnlyOutput, "__dataclass_fields__", {}) \
-    else "past_key_values"
-
 __all__ = ["BatchedDecoder", "PrefillCache", "RowSampler", "decode_completion", "generate_ids", "prompt_seed",
            "sample_seeds"]
 
@@ -102,87 +97,6 @@ class RowSampler(LogitsProcessor):
         return out
 
 
-def _cache_nbytes(cache: Any) -> int | None:
-    layers = getattr(cache, "layers", None)
-    if layers is None:
-        return None
-    total = 0
-    for layer in layers:
-        for t in (getattr(layer, "keys", None), getattr(layer, "values", None)):
-            if t is not None and hasattr(t, "nbytes"):
-                total += int(t.nbytes)
-    return total
-
-
-class _GrowingLayer(DynamicLayer):
-    """A dynamic KV layer that writes into a buffer with ``headroom`` free positions instead of
-    concatenating the whole cache at every step (which copies O(length) per token); ``keys`` and
-    ``values`` are views of the filled part, as transformers expects of a dynamic layer."""
-
-    def __init__(self, headroom: int) -> None:
-        super().__init__()
-        self.headroom = headroom
-        self._k: torch.Tensor | None = None
-        self._v: torch.Tensor | None = None
-        self._n = 0
-
-    def _views(self) -> tuple[torch.Tensor, torch.Tensor]:
-        assert self._k is not None and self._v is not None
-        keys, values = self._k[:, :, :self._n], self._v[:, :, :self._n]
-        self.keys, self.values = keys, values
-        return keys, values
-
-    def _alloc(self, like_k: torch.Tensor, like_v: torch.Tensor, batch: int, length: int) -> None:
-        k = like_k.new_empty(batch, like_k.shape[1], length + self.headroom, like_k.shape[-1])
-        v = like_v.new_empty(batch, like_v.shape[1], length + self.headroom, like_v.shape[-1])
-        if self._n and self._k is not None and self._v is not None:
-            k[:, :, :self._n] = self._k[:, :, :self._n]
-            v[:, :, :self._n] = self._v[:, :, :self._n]
-        self._k, self._v = k, v
-
-    def update(self, key_states: torch.Tensor, value_states: torch.Tensor, *args: Any,
-               **kwargs: Any) -> tuple[torch.Tensor, torch.Tensor]:
-        if not self.is_initialized:
-            self.lazy_initialization(key_states, value_states)
-        need = self._n + key_states.shape[-2]
-        if self._k is None or need > self._k.shape[-2]:
-            self._alloc(key_states, value_states, key_states.shape[0], need)
-        assert self._k is not None and self._v is not None
-        self._k[:, :, self._n:need] = key_states
-        self._v[:, :, self._n:need] = value_states
-        self._n = need
-        return self._views()
-
-    def crop(self, tokens_to_remove: int) -> None:
-        if self._k is None:
-            super().crop(tokens_to_remove)
-            return
-        self._n = max(0, self._n - abs(int(tokens_to_remove)))
-        self._views()
-
-    def batch_repeat_interleave(self, repeats: int) -> None:
-        if self._k is None or self._v is None:
-            super().batch_repeat_interleave(repeats)
-            return
-        k = self._k[:, :, :self._n].repeat_interleave(repeats, dim=0)
-        v = self._v[:, :, :self._n].repeat_interleave(repeats, dim=0)
-        self._k = self._v = None
-        n, self._n = self._n, 0
-        self._alloc(k, v, k.shape[0], n)
-        assert self._k is not None and self._v is not None
-        self._k[:, :, :n], self._v[:, :, :n], self._n = k, v, n
-        self._views()
-
-
-def _new_cache(headroom: int) -> DynamicCache:
-    """A DynamicCache whose layers grow in place (:class:`_GrowingLayer`)."""
-    cache = DynamicCache()
-    cache.layers = []
-    # transformers types this as a layer class but only ever calls it with no arguments
-    cache.layer_class_to_replicate = functools.partial(_GrowingLayer, headroom)  # type: ignore[assignment]
-    return cache
-
-
 class PrefillCache:
     """KV caches of recent prompt batches (all tokens but the last), least recently used first out.
 
@@ -217,7 +131,7 @@ class PrefillCache:
         when it is not kept (no byte budget, a cache type whose size is unknown, or too big)."""
         if self.max_bytes == 0:
             return False
-        size = _cache_nbytes(cache)
+        size = cache_nbytes(cache)
         if size is None or size > self.max_bytes:
             return False
         self._entries[key] = (cache, size)
@@ -233,12 +147,12 @@ class PrefillCache:
 def _prefill(model: Any, input_ids: Any, mask: Any, headroom: int) -> Any | None:
     """The KV cache of ``input_ids`` (left-padded), with the position ids generate() would use."""
     kwargs: dict[str, Any] = {"input_ids": input_ids, "attention_mask": mask, "use_cache": True,
-                              _CACHE_ARG: _new_cache(headroom)}
+                              CACHE_ARG: new_cache(headroom)}
     if "position_ids" in inspect.signature(model.forward).parameters:
         kwargs["position_ids"] = (mask.long().cumsum(-1) - 1).masked_fill(mask == 0, 0)
     with torch.inference_mode():
         out = model(**kwargs)
-    cache = out.get(_CACHE_ARG) if hasattr(out, "get") else None
+    cache = out.get(CACHE_ARG) if hasattr(out, "get") else None
     return cache if hasattr(cache, "get_seq_length") else None
 
 
@@ -293,7 +207,7 @@ def generate_ids(model: Any, tokenizer: Any, rows: Sequence[Sequence[int]], para
         mask = mask.repeat_interleave(repeat, dim=0)
         if past is not None:
             past.batch_repeat_interleave(repeat)
-    kwargs[_CACHE_ARG] = past if past is not None else _new_cache(params.max_tokens + 1)
+    kwargs[CACHE_ARG] = past if past is not None else new_cache(params.max_tokens + 1)
     with torch.inference_mode():
         out = model.generate(input_ids=input_ids, attention_mask=mask, **kwargs)
     return out[:, width:].tolist()

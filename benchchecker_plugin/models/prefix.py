@@ -30,8 +30,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import torch
-
 from ..errors import InputError
 
 __all__ = ["MIN_SHARED_TOKENS", "PrefixPlan", "PrefixStore", "shared_past", "shared_prefixes"]
@@ -152,28 +150,25 @@ class PrefixStore:
             self._entries.clear()
 
 
-def _cache_arg() -> str:
-    from .decoding import _CACHE_ARG
-
-    return _CACHE_ARG
-
-
 def _takes_positions(model: Any) -> bool:
     return "position_ids" in inspect.signature(model.forward).parameters
 
 
 def _read_prefix(model: Any, prefix: tuple[int, ...]) -> list[tuple[Any, Any]]:
+    import torch
     from transformers import DynamicCache
+
+    from .kv_cache import CACHE_ARG
 
     device = next(model.parameters()).device
     ids = torch.tensor([list(prefix)], device=device)
     kwargs: dict[str, Any] = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "use_cache": True,
-                              _cache_arg(): DynamicCache()}
+                              CACHE_ARG: DynamicCache()}
     if _takes_positions(model):
         kwargs["position_ids"] = torch.arange(len(prefix), device=device)[None, :]
     with torch.inference_mode():
         out = model(**kwargs)
-    cache = out.get(_cache_arg())
+    cache = out.get(CACHE_ARG)
     return [(layer.keys[:, :, :len(prefix)].clone(), layer.values[:, :, :len(prefix)].clone())
             for layer in cache.layers]
 
@@ -183,7 +178,9 @@ def shared_past(model: Any, rows: Sequence[Sequence[int]], lengths: Sequence[int
     """``(input_ids, attention_mask, cache)`` for ``generate``: the batch in the shared-prefix layout
     and the KV cache of all but its last position (the stored prefixes, then the suffixes read in
     one pass); ``read=False`` gives the layout alone (cache ``None``)."""
-    from .decoding import _new_cache
+    import torch
+
+    from .kv_cache import CACHE_ARG, new_cache
 
     if len(rows) != len(lengths) or any(not 0 <= n < len(r) for r, n in zip(rows, lengths)):
         raise InputError("every row needs a prefix length in [0, len(row))")
@@ -201,7 +198,7 @@ def shared_past(model: Any, rows: Sequence[Sequence[int]], lengths: Sequence[int
         return input_ids, attention, None
     prefixes = {tuple(r[:n]) for r, n in zip(rows, lengths) if n}
     stored = {p: store.get(model, p) for p in prefixes}
-    cache = _new_cache(headroom + tail)
+    cache = new_cache(headroom + tail)
     n_layers = len(next(iter(stored.values())))
     for layer in range(n_layers):
         like_k, like_v = next(iter(stored.values()))[layer]
@@ -215,7 +212,7 @@ def shared_past(model: Any, rows: Sequence[Sequence[int]], lengths: Sequence[int
         cache.update(keys, values, layer)
     if tail > 1:  # read the suffixes but their last token
         kwargs: dict[str, Any] = {"input_ids": input_ids[:, head:-1], "attention_mask": attention[:, :-1],
-                                  "use_cache": True, _cache_arg(): cache}
+                                  "use_cache": True, CACHE_ARG: cache}
         if _takes_positions(model):
             positions = (attention.long().cumsum(-1) - 1).masked_fill(attention == 0, 0)
             kwargs["position_ids"] = positions[:, head:-1]
