@@ -169,14 +169,14 @@ def iter_documents(shard: Shard, text_field: str = "text",
                 yield Path(shard.name).name, fh.read().decode("utf-8")
         elif shard.kind == "jsonl.gz":
             with gzip.open(shard.name, "rb") as fh:
-                yield from _jsonl(shard, fh, text_field, id_field)  # type: ignore[arg-type]
+                yield from _jsonl(shard, fh, text_field, id_field)
         elif shard.kind == "jsonl.zst":
             with open(shard.name, "rb") as raw:
                 reader = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(raw))
                 yield from _jsonl(shard, reader, text_field, id_field)
         else:
             with open(shard.name, "rb") as fh:
-                yield from _jsonl(shard, fh, text_field, id_field)  # type: ignore[arg-type]
+                yield from _jsonl(shard, fh, text_field, id_field)
     except ShardError:
         raise
     except (OSError, EOFError, zlib.error, zstandard.ZstdError, UnicodeDecodeError) as exc:

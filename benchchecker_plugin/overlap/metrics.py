@@ -79,8 +79,13 @@ class Measure:
 
 
 class Metric(Protocol):
-    name: str
-    n: int
+    """A registered overlap metric: its name, its window size ``n`` and its measure."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def n(self) -> int: ...
 
     def measure(self, w: ItemWindows) -> Measure: ...
 
