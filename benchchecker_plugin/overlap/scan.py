@@ -202,17 +202,14 @@ class _Scanner:
                         self.tk, self.tv, self.last_doc, self.t.doc_count, self.recorded,
                         self.hit_e, self.hit_d, self.hit_t, 0)
         self.docs += len(texts)
+        starts = np.concatenate(([0], np.cumsum([len(x) for x in data])))
         for j in range(n_hits):
             e, d, i = int(self.hit_e[j]), int(self.hit_d[j]), int(self.hit_t[j])
             if len(self.t.locations) >= MAX_LOCATIONS:
                 break
             last = i + int(self.t.lengths[e]) - 1
             self.t.locations[e] = _location(shard, ids[d], texts[d], data[d], int(ts[i]),
-                                            int(te[last]), _doc_start(data, d))
-
-
-def _doc_start(data: list[bytes], d: int) -> int:
-    return sum(len(x) for x in data[:d])
+                                            int(te[last]), int(starts[d]))
 
 
 def _location(shard: str, doc: str, text: str, prepared: bytes, b0: int, b1: int,
