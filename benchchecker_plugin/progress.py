@@ -25,7 +25,7 @@ from typing import TypeVar
 
 from tqdm.auto import tqdm
 
-__all__ = ["OneBar", "one_bar", "progress"]
+__all__ = ["OneBar", "bytes_bar", "one_bar", "progress"]
 
 T = TypeVar("T")
 
@@ -112,3 +112,10 @@ def progress(items: Iterable[T], *, desc: str = "", total: int | None = None) ->
         return _lines(items, desc, total)
     return tqdm(items, desc=desc or None, total=total, disable=mode == "off", leave=False,
                 file=sys.stderr)
+
+
+def bytes_bar(*, desc: str, total: int | None) -> tqdm:
+    """A bar counting bytes (shown as MB and MB/s) on a terminal; silent otherwise (the caller
+    prints its own summary line)."""
+    return tqdm(desc=desc, total=total or None, unit="B", unit_scale=True, unit_divisor=1000,
+                disable=_mode() != "bar", leave=False, file=sys.stderr)

@@ -27,6 +27,7 @@ _COMMANDS = {
     "baselines": "benchchecker_plugin.cli.stage1_cmd:baselines",
     "eval": "benchchecker_plugin.cli.eval_cmd:eval_group",
     "ts-guess": "benchchecker_plugin.cli.tsguess_cmd:ts_guess",
+    "overlap": "benchchecker_plugin.cli.overlap_cmd:overlap",
     "check": "benchchecker_plugin.cli.check_cmd:check",
     # harness wrappers
     "lm-eval": "harness_adapters.lm_eval.cli:lm_eval",
@@ -52,6 +53,7 @@ _SHORT_HELP = {
     "baselines": "Logit membership-inference scores of repositories: loss, zlib, Min-K% and Min-K%++.",
     "eval": "Controlled evaluations: how well do the detectors separate known members from non-members?",
     "ts-guess": "Ask a model to fill in a hidden part of each benchmark item (TS-Guessing).",
+    "overlap": "Which benchmark items occur in a training corpus you have (n-gram overlap).",
     "check": "Check a model before release: which benchmark instances has it probably seen?",
     "lm-eval": "lm-evaluation-harness commands with contamination filtering.",
     "inspect": "Inspect commands with contamination filtering.",

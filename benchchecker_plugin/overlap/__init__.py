@@ -1,0 +1,62 @@
+"""Corpus overlap: which benchmark items occur in a training corpus you have.
+
+Modules: ``normalize`` (the token stream and its stable hashes), ``items`` (benchmark instances
+as queries), ``metrics`` (GPT-3 any-13-gram, PaLM 8-gram coverage, Llama 2 token level, ConTAM
+longest match), ``corpus`` (streamed readers), ``scan`` (the hash-table engine), ``result``
+(per-item measures and flags).
+"""
+
+from .corpus import Shard, ShardError, iter_documents, shards_of
+from .items import OverlapItem, load_overlap_items
+from .metrics import (
+                      DEFAULT_METRICS,
+                      DEFAULT_RULE,
+                      AnyNgram,
+                      Coverage,
+                      ItemWindows,
+                      LongestMatch,
+                      Measure,
+                      Metric,
+                      TokenLevel,
+                      covered_tokens,
+                      get_metric,
+                      metric_names,
+)
+from .normalize import ngram_key, normalize, token_hash, tokens
+from .result import METHOD, ItemResult, item_results, overlap_flags
+from .scan import BenchmarkTable, Location, ScanStats, build_table, scan_corpus, scan_texts
+
+__all__ = [
+    "AnyNgram",
+    "BenchmarkTable",
+    "Coverage",
+    "DEFAULT_METRICS",
+    "DEFAULT_RULE",
+    "ItemResult",
+    "ItemWindows",
+    "Location",
+    "LongestMatch",
+    "METHOD",
+    "Measure",
+    "Metric",
+    "OverlapItem",
+    "ScanStats",
+    "Shard",
+    "ShardError",
+    "TokenLevel",
+    "build_table",
+    "covered_tokens",
+    "get_metric",
+    "item_results",
+    "iter_documents",
+    "load_overlap_items",
+    "metric_names",
+    "ngram_key",
+    "normalize",
+    "overlap_flags",
+    "scan_corpus",
+    "scan_texts",
+    "shards_of",
+    "token_hash",
+    "tokens",
+]

@@ -1,0 +1,177 @@
+"""Private numba kernels of the overlap scan: plain contiguous arrays in, arrays out, no validation.
+
+Called through :mod:`.scan` only. The token stream and the n-gram keys are those of
+:mod:`.normalize` (its pure-Python functions are the reference these kernels are tested against):
+
+- :func:`tokenize`: token hashes (FNV-1a 64 of the lower-cased token bytes) and byte offsets of
+  every document of a batch; a token is a run of ASCII letters/digits or of bytes >= 0x80
+  (non-ASCII text arrives already normalised, its separators already spaces);
+- :func:`prefix`: polynomial prefix hashes over a batch's token hashes, so any window's key is O(1);
+- :func:`build_table` / :func:`lookup`: an open-addressing table (linear probing) of n-gram keys;
+- :func:`scan`: every window of every registered length at every token of a batch, behind a
+  bit-set gate on the shortest length, marking hits per table entry (distinct documents counted,
+  the first hit's location kept).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+_FNV_OFFSET = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+_BASE = np.uint64(0x9E3779B97F4A7C15)
+_K_MIX = np.uint64(0xD6E8FEB86659FD93)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit(cache=True, inline="always")
+def _fmix(h):
+    h = (h ^ (h >> np.uint64(30))) * _M1
+    h = (h ^ (h >> np.uint64(27))) * _M2
+    return h ^ (h >> np.uint64(31))
+
+
+@njit(cache=True)
+def tokenize(buf, doc_ends, th, ts, te, doc_tok):
+    """Tokens of the documents ``buf[doc_ends[d-1]:doc_ends[d]]``: hashes into ``th``, byte
+    offsets into ``ts``/``te``; ``doc_tok[d]:doc_tok[d+1]`` are document d's tokens. Returns
+    the number of tokens."""
+    n = 0
+    start = 0
+    for d in range(doc_ends.size):
+        doc_tok[d] = n
+        end = doc_ends[d]
+        inside = False
+        h = _FNV_OFFSET
+        for i in range(start, end):
+            c = buf[i]
+            word = c >= 128 or (48 <= c <= 57) or (97 <= c <= 122) or (65 <= c <= 90)
+            if word:
+                if 65 <= c <= 90:
+                    c += 32
+                if not inside:
+                    inside = True
+                    h = _FNV_OFFSET
+                    ts[n] = i
+                h = (h ^ np.uint64(c)) * _FNV_PRIME
+            elif inside:
+                inside = False
+                th[n] = h
+                te[n] = i
+                n += 1
+        if inside:
+            th[n] = h
+            te[n] = end
+            n += 1
+        start = end
+    doc_tok[doc_ends.size] = n
+    return n
+
+
+@njit(cache=True)
+def prefix(th, n, out):
+    """``out[i+1] = out[i] * BASE + th[i]`` (mod 2^64), ``out[0] = 0``."""
+    p = np.uint64(0)
+    out[0] = p
+    for i in range(n):
+        p = p * _BASE + th[i]
+        out[i + 1] = p
+
+
+@njit(cache=True, inline="always")
+def _key(pre, powers, i, k):
+    p = pre[i + k] - pre[i] * powers[k]
+    key = _fmix(p + np.uint64(k) * _K_MIX)
+    if key == np.uint64(0):
+        key = np.uint64(1)
+    return key
+
+
+@njit(cache=True)
+def window_keys(pre, powers, starts, lengths, out):
+    """Keys of the windows ``(starts[j], lengths[j])`` (token indices into the prefix's stream)."""
+    for j in range(starts.size):
+        out[j] = _key(pre, powers, starts[j], lengths[j])
+
+
+@njit(cache=True)
+def build_table(keys, size):
+    """Open-addressing table of ``size`` (a power of two) slots: slot key (0 = empty) and the
+    index of that key in ``keys`` (keys distinct and non-zero)."""
+    tk = np.zeros(size, np.uint64)
+    tv = np.full(size, -1, np.int64)
+    mask = np.uint64(size - 1)
+    for e in range(keys.size):
+        s = keys[e] & mask
+        while tk[s] != np.uint64(0):
+            s = (s + np.uint64(1)) & mask
+        tk[s] = keys[e]
+        tv[s] = e
+    return tk, tv
+
+
+@njit(cache=True, inline="always")
+def _find(tk, tv, key):
+    mask = np.uint64(tk.size - 1)
+    s = key & mask
+    while True:
+        k = tk[s]
+        if k == key:
+            return tv[s]
+        if k == np.uint64(0):
+            return -1
+        s = (s + np.uint64(1)) & mask
+
+
+@njit(cache=True)
+def lookup(tk, tv, keys, out):
+    for j in range(keys.size):
+        out[j] = _find(tk, tv, keys[j])
+
+
+@njit(cache=True)
+def gate_bits(keys, bits):
+    """Set the gate bit of each key (``bits``: uint64 words, a power of two of them)."""
+    mask = np.uint64(bits.size * 64 - 1)
+    for j in range(keys.size):
+        b = keys[j] & mask
+        bits[b >> np.uint64(6)] |= np.uint64(1) << (b & np.uint64(63))
+
+
+@njit(cache=True)
+def scan(pre, powers, doc_tok, n_docs, doc_base, bits, lengths, tk, tv,
+         last_doc, doc_count, recorded, hit_e, hit_d, hit_t, n_hits):
+    """Every window of every length in ``lengths`` (ascending; the first is the gate's) at every
+    token of every document of the batch: a window whose key is in the table counts its entry's
+    document once (``last_doc``/``doc_count``) and, the first time, writes (entry, document,
+    token) at ``n_hits`` while there is room. Returns the new ``n_hits``."""
+    gmask = np.uint64(bits.size * 64 - 1)
+    g = lengths[0]
+    cap = hit_e.size
+    for d in range(n_docs):
+        a = doc_tok[d]
+        b = doc_tok[d + 1]
+        doc = doc_base + d
+        for i in range(a, b - g + 1):
+            gk = _key(pre, powers, i, g) & gmask
+            if (bits[gk >> np.uint64(6)] >> (gk & np.uint64(63))) & np.uint64(1) == np.uint64(0):
+                continue
+            for j in range(lengths.size):
+                k = lengths[j]
+                if i + k > b:
+                    break
+                e = _find(tk, tv, _key(pre, powers, i, k))
+                if e < 0:
+                    continue
+                if last_doc[e] != doc:
+                    last_doc[e] = doc
+                    doc_count[e] += 1
+                if recorded[e] == 0 and n_hits < cap:
+                    recorded[e] = 1
+                    hit_e[n_hits] = e
+                    hit_d[n_hits] = d
+                    hit_t[n_hits] = i
+                    n_hits += 1
+    return n_hits

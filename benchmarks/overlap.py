@@ -1,0 +1,127 @@
+"""Overlap scan speed: MB/s per CPU-second from JSONL and from text in memory, against a pure-Python
+13-gram matcher of lm-eval's Janitor algorithm measured in the same run; peak RSS.
+
+Corpus: real text, Python's standard library sources (and /usr/share/doc text files), one
+document per file, written once to a JSONL under --work. Benchmark: MMLU test (../shared/data/mmlu).
+Numba compile time is kept out (one warm-up scan first).
+
+    python benchmarks/overlap.py [--mb 200] [--work /tmp/overlap-bench]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import string
+import sys
+import sysconfig
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchchecker_plugin.overlap import (  # noqa: E402
+    DEFAULT_METRICS,
+    build_table,
+    load_overlap_items,
+    scan_corpus,
+    scan_texts,
+    shards_of,
+)
+
+
+def real_texts(limit_mb: float) -> list[str]:
+    roots = [Path(sysconfig.get_paths()["stdlib"]), Path("/usr/share/doc")]
+    out: list[str] = []
+    size = 0
+    while size < limit_mb * 1e6:
+        before = size
+        for root in roots:
+            for p in sorted(root.rglob("*")):
+                if p.suffix not in (".py", ".txt", ".rst", "") or not p.is_file() or p.is_symlink():
+                    continue
+                try:
+                    t = p.read_text(encoding="utf-8")
+                except (OSError, UnicodeDecodeError):
+                    continue
+                out.append(t)
+                size += len(t)
+                if size >= limit_mb * 1e6:
+                    return out
+        if size == before:
+            break
+    return out
+
+
+class Janitor:
+    """lm-eval's decontamination Janitor, reduced to its matching: lower-case, punctuation removed
+    by str.translate, whitespace split, 13-grams joined by spaces, looked up in a set."""
+
+    def __init__(self, texts: list[str], n: int = 13) -> None:
+        self.n = n
+        self.table = str.maketrans(string.punctuation, " " * len(string.punctuation))
+        self.grams = {g for t in texts for g in self._grams(t)}
+
+    def _grams(self, text: str) -> list[str]:
+        w = text.lower().translate(self.table).split()
+        return [" ".join(w[i:i + self.n]) for i in range(len(w) - self.n + 1)]
+
+    def scan(self, docs: list[str]) -> int:
+        return sum(1 for d in docs for g in self._grams(d) if g in self.grams)
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mb", type=float, default=200)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/overlap-bench"))
+    ap.add_argument("--data", default=str(ROOT / ".." / "shared" / "data" / "mmlu"))
+    args = ap.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    items = load_overlap_items("mmlu", args.data)
+    texts = real_texts(args.mb)
+    mb = sum(len(t) for t in texts) / 1e6
+    corpus = args.work / "corpus.jsonl"
+    with corpus.open("w", encoding="utf-8") as fh:
+        for i, t in enumerate(texts):
+            fh.write(json.dumps({"id": str(i), "text": t}) + "\n")
+    print(f"benchmark: {len(items)} MMLU items; corpus: {len(texts)} documents, {mb:.1f} MB of text")
+    table = build_table(items, DEFAULT_METRICS)
+    scan_texts(table, texts[:50])   # warm-up: numba compiles (or loads its cache) here
+
+    table = build_table(items, DEFAULT_METRICS)
+    c0, t0 = cpu(), time.perf_counter()
+    scan_texts(table, texts)
+    mem_cpu, mem_wall = cpu() - c0, time.perf_counter() - t0
+
+    table = build_table(items, DEFAULT_METRICS)
+    c0 = cpu()
+    stats = scan_corpus(table, shards_of(str(corpus)))
+    jsonl_cpu = cpu() - c0
+
+    n_base = max(1, len(texts) // 10)   # the baseline is slow: a tenth of the corpus
+    base_mb = sum(len(t) for t in texts[:n_base]) / 1e6
+    janitor = Janitor([i.text for i in items])
+    c0 = cpu()
+    janitor.scan(texts[:n_base])
+    base_cpu = cpu() - c0
+
+    mem_rate, jsonl_rate, base_rate = mb / mem_cpu, stats.bytes / 1e6 / jsonl_cpu, base_mb / base_cpu
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"scan, text in memory: {mem_rate:7.1f} MB per CPU-second ({mem_wall:.1f} s wall)")
+    print(f"scan, from JSONL:     {jsonl_rate:7.1f} MB per CPU-second ({stats.seconds:.1f} s wall)")
+    print(f"baseline, pure-Python Janitor 13-grams (in memory, {base_mb:.0f} MB): {base_rate:.1f} MB "
+          f"per CPU-second")
+    print(f"ratio in memory: {mem_rate / base_rate:.1f}x; ratio JSONL vs baseline in memory: "
+          f"{jsonl_rate / base_rate:.1f}x")
+    print(f"peak RSS: {rss:.0f} MB (the corpus list in memory included)")
+
+
+if __name__ == "__main__":
+    main()

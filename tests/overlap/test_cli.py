@@ -1,0 +1,80 @@
+"""``benchchecker overlap`` end to end on a real MMLU slice with a planted corpus."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from benchchecker_plugin.cli import main, overlap_cmd
+from benchchecker_plugin.overlap import DEFAULT_RULE, metric_names
+
+MMLU = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mmlu" / "test"
+
+
+def test_help_copies_match_the_library() -> None:
+    assert overlap_cmd.RULES == metric_names() and overlap_cmd.DEFAULT_RULE == DEFAULT_RULE
+
+
+@pytest.fixture
+def slice_(tmp_path: Path) -> tuple[Path, Path, str]:
+    if not (MMLU / "astronomy_test.csv").is_file():
+        pytest.skip("../shared/data/mmlu not present")
+    data = tmp_path / "mmlu" / "test"
+    data.mkdir(parents=True)
+    shutil.copy(MMLU / "astronomy_test.csv", data)
+    shutil.copy(MMLU / "moral_scenarios_test.csv", data)
+    rows = list(csv.reader((data / "astronomy_test.csv").open(encoding="utf-8")))
+    q = rows[5]   # the file has a header row: item 4
+    answer = q[1 + ("ABCD".index(q[5]) if q[5] in "ABCD" else int(q[5]))]
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    clean = Path(csv.__file__).read_text(encoding="utf-8")   # real text, unrelated
+    (corpus / "c.jsonl").write_text(
+        json.dumps({"id": "page-1", "text": f"A quiz page.\n{q[0]}\n{answer}\nMore text."}) + "\n"
+        + json.dumps({"id": "csv.py", "text": clean}) + "\n", encoding="utf-8")
+    return tmp_path / "mmlu", corpus, "astronomy/4"
+
+
+def test_planted_item_flagged_clean_not(slice_: tuple[Path, Path, str], tmp_path: Path) -> None:
+    data, corpus, planted = slice_
+    out = tmp_path / "flags.jsonl"
+    r = CliRunner().invoke(main, ["overlap", "--benchmark", "mmlu", "--data", str(data),
+                                  "--corpus", str(corpus), "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    flags = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(flags) == 152 + 895 and all(f["method"] == "benchchecker.overlap" for f in flags)
+    hit = [f for f in flags if f["contaminated"]]
+    assert [f["instance_id"] for f in hit] == [planted]
+    match = hit[0]["evidence"]["matches"][0]
+    assert match["doc"] == "page-1" and match["corpus"].endswith("c.jsonl") and len(match["text"]) <= 200
+    assert all(f["contaminated"] is False for f in flags if f["instance_id"] != planted)
+    moral = next(f for f in flags if f["instance_id"] == "moral_scenarios/0")
+    assert moral["evidence"]["masked_ngrams"]["13"] > 0   # the shared prompt prefix is a template
+
+
+def test_failed_shard_is_reported_and_not_clean(slice_: tuple[Path, Path, str], tmp_path: Path) -> None:
+    data, corpus, planted = slice_
+    (corpus / "bad.jsonl").write_text('{"body": "x"}\n', encoding="utf-8")
+    out = tmp_path / "flags.jsonl"
+    r = CliRunner().invoke(main, ["overlap", "--benchmark", "mmlu", "--data", str(data),
+                                  "--corpus", str(corpus), "-o", str(out)])
+    assert r.exit_code == 2
+    assert "bad.jsonl: line 1: no field 'text' (fields: body); pass --text-field" in r.output
+    assert "1 of 2 corpus shard(s) failed" in r.output
+    flags = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {f["contaminated"] for f in flags if f["instance_id"] != planted} == {None}
+    assert next(f for f in flags if f["instance_id"] == planted)["contaminated"] is True
+
+
+def test_empty_benchmark_is_one_line(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_text("", encoding="utf-8")
+    (tmp_path / "c.jsonl").write_text('{"text": "x"}\n', encoding="utf-8")
+    r = CliRunner().invoke(main, ["overlap", "--benchmark", "mine", "--data", str(items),
+                                  "--corpus", str(tmp_path / "c.jsonl"), "-o", str(tmp_path / "f")])
+    assert r.exit_code == 2 and f"benchmark mine ({items}): no items" in r.output

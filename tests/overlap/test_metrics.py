@@ -1,0 +1,162 @@
+"""Every metric against a slow, obviously-correct reference on hand-made and random cases, and the
+scan's document counts against brute force over token lists."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from benchchecker_plugin.errors import InputError
+from benchchecker_plugin.overlap import (
+    AnyNgram,
+    Coverage,
+    ItemWindows,
+    LongestMatch,
+    OverlapItem,
+    TokenLevel,
+    build_table,
+    get_metric,
+    item_results,
+    scan_texts,
+    tokens,
+)
+
+
+def windows(n_tokens: int, n: int, counts: list[int]) -> ItemWindows:
+    return ItemWindows(n_tokens, n, np.arange(len(counts)), np.array(counts, np.int64))
+
+
+# ------------------------------------------------------------------- slow references
+def covered_ref(n_tokens: int, n: int, matched: list[bool]) -> list[bool]:
+    length = min(n, n_tokens)
+    return [any(m and s <= t < s + length for s, m in enumerate(matched)) for t in range(n_tokens)]
+
+
+def token_level_ref(n_tokens: int, n: int, matched: list[bool], min_span: int, budget: int) -> int:
+    cov = covered_ref(n_tokens, n, matched)
+    if n_tokens < n:
+        return sum(cov)
+    bad = 0
+    for t in range(n_tokens):
+        ok = cov[t] and any(cov[a] and cov[b] and b - a + 1 >= min_span
+                            and sum(not c for c in cov[a:b + 1]) <= budget
+                            for a in range(t + 1) for b in range(t, n_tokens))
+        bad += ok
+    return bad
+
+
+def longest_ref(n_tokens: int, n: int, matched: list[bool]) -> int:
+    length = min(n, n_tokens)
+    best = 0
+    for i in range(len(matched)):
+        for j in range(i, len(matched)):
+            if all(matched[i:j + 1]):
+                best = max(best, j - i + length)
+    return best
+
+
+# ------------------------------------------------------------------- hand-made cases
+def test_any_ngram_cap_and_min_count() -> None:
+    m = AnyNgram(n=3, max_docs=10)
+    assert m.measure(windows(5, 3, [0, 11, 0])).contaminated is False   # only a too-common 3-gram
+    r = m.measure(windows(5, 3, [0, 2, -1]))
+    assert r.contaminated is True and r.score == 0.5 and r.values == {"matched": 1, "ngrams": 2}
+
+
+def test_coverage_threshold_excludes_masked() -> None:
+    m = Coverage(n=2, threshold=0.7)
+    assert m.measure(windows(5, 2, [1, 1, 0, -1])).score == pytest.approx(2 / 3)
+    assert m.measure(windows(5, 2, [1, 1, 0, -1])).contaminated is False
+    assert m.measure(windows(5, 2, [1, 1, 1, 0])).contaminated is True
+
+
+def test_all_masked_is_nan_with_warning() -> None:
+    with pytest.warns(RuntimeWarning, match="benchmark template"):
+        r = Coverage(n=2).measure(windows(3, 2, [-1, -1]))
+    assert math.isnan(r.score) and r.contaminated is None
+
+
+def test_llama2_buckets_and_skip_budget() -> None:
+    m = TokenLevel(n=2, min_span=11, skip_budget=4)
+    # 20 tokens; matched bigrams cover tokens 0-5 and 8-13 (gap of 2 uncovered): one span of 14
+    matched = [s in (0, 1, 2, 3, 4, 8, 9, 10, 11, 12) for s in range(19)]
+    r = m.measure(windows(20, 2, [int(x) for x in matched]))
+    assert r.values["tokens"] == 12 and r.values["bucket"] == "mixed" and r.contaminated is None
+    # the same with a gap of 5 exceeds the budget: two spans of 6, both <= 10 tokens
+    matched = [s in (0, 1, 2, 3, 4, 11, 12, 13, 14, 15) for s in range(19)]
+    r = m.measure(windows(20, 2, [int(x) for x in matched]))
+    assert r.values["tokens"] == 0 and r.values["bucket"] == "clean" and r.contaminated is False
+    r = m.measure(windows(12, 2, [1] * 11))
+    assert r.values["bucket"] == "dirty" and r.contaminated is True
+
+
+def test_short_item_whole_item_rule() -> None:
+    for metric in (AnyNgram(), Coverage(), TokenLevel(), LongestMatch()):
+        assert metric.measure(windows(5, metric.n, [1])).contaminated is True
+        assert metric.measure(windows(5, metric.n, [0])).contaminated is False
+
+
+def test_longest_match_hand_case() -> None:
+    r = LongestMatch(n=3, threshold=0.5).measure(windows(10, 3, [1, 1, 0, 1, 1, 1, 0, 0]))
+    assert r.values["tokens"] == 5 and r.score == 0.5 and r.contaminated is True
+
+
+def test_unknown_metric_is_one_line() -> None:
+    with pytest.raises(InputError, match="unknown overlap metric 'bleu'; choose from any_ngram, "
+                                         "coverage, longest, token_level"):
+        get_metric("bleu")
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_metrics_equal_references_random(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.choice([2, 3, 8])
+    n_tokens = rng.randint(1, 30)
+    k = max(1, n_tokens - n + 1) if n_tokens >= n else 1
+    matched = [rng.random() < 0.6 for _ in range(k)]
+    w = windows(n_tokens, n, [int(x) for x in matched])
+    budget = rng.randint(0, 4)
+    span = rng.randint(3, 12)
+    got = TokenLevel(n=n, min_span=span, skip_budget=budget).measure(w).values["tokens"]
+    assert got == token_level_ref(n_tokens, n, matched, span, budget)
+    assert LongestMatch(n=n).measure(w).values["tokens"] == longest_ref(n_tokens, n, matched)
+    assert Coverage(n=n).measure(w).values["matched"] == sum(matched)
+
+
+# ------------------------------------------------------------------- the scan against brute force
+def doc_count_ref(item: list[str], s: int, k: int, docs: list[list[str]]) -> int:
+    gram = item[s:s + k]
+    return sum(any(d[i:i + k] == gram for i in range(len(d) - k + 1)) for d in docs)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_scan_counts_equal_brute_force(seed: int) -> None:
+    rng = random.Random(seed)
+    words = ["a", "b", "c", "d", "e"]
+    items = [OverlapItem("b", str(i), " ".join(rng.choices(words, k=rng.randint(1, 9))))
+             for i in range(6)]
+    docs = [" ".join(rng.choices(words, k=rng.randint(0, 40))) for _ in range(8)]
+    metrics = (Coverage(n=3), AnyNgram(n=5, max_docs=None))
+    table = build_table(items, metrics, template_items=100)
+    scan_texts(table, docs)
+    doc_tokens = [tokens(d) for d in docs]
+    for index, item in enumerate(items):
+        toks = tokens(item.text)
+        for n in (3, 5):
+            w = table.item_windows(n, index)
+            want = [doc_count_ref(toks, int(s), w.length, doc_tokens) for s in w.starts]
+            assert list(w.doc_counts) == want
+
+
+def test_template_ngrams_are_masked_and_counted() -> None:
+    prefix = "for which of these two scenarios does the main character do something wrong"
+    items = [OverlapItem("b", str(i), f"{prefix} case number {i} zebra{i}") for i in range(12)]
+    table = build_table(items, (Coverage(n=8),), template_items=10)
+    scan_texts(table, [prefix])   # the template alone is in the corpus: no item is contaminated
+    results = item_results(table, (Coverage(n=8),))
+    # the prefix and "case number" (15 tokens, in all 12 items) hold eight 8-grams
+    assert all(r.masked[8] == 8 for r in results)
+    assert not any(r.measures["coverage"].contaminated for r in results)
