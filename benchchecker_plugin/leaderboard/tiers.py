@@ -2,9 +2,9 @@
 
 Sources: a ``.jsonl`` / ``.json`` / ``.csv`` / ``.parquet`` file with an ``instance_id`` column (and
 ``difficulty`` for tiers), a ``.json`` list of ids, or a Hugging Face ``datasets`` name
-(``princeton-nlp/SWE-bench_Verified``; loaded with ``datasets.load_dataset``). Multi-SWE-bench
-tiers are easy / medium / hard: time-to-fix labels are mapped as its paper does (easy: < 15 min,
-medium: 15 min - 1 hour, hard: >= 1 hour). Multi-SWE-bench's own annotation workbooks
+(``princeton-nlp/SWE-bench_Verified``; loaded with ``datasets.load_dataset``). Labels become
+tiers by their scheme (:mod:`benchchecker_plugin.tier_schemes`: Multi-SWE-bench's easy / medium /
+hard, SWE-bench Verified's four checked labels, or labels as written). Multi-SWE-bench's own annotation workbooks
 (``annotations/<lang>.xlsx``) are tiers too: read by
 :func:`~benchchecker_plugin.instances.load_multi_swe_bench_tiers`, keyed by the run's ids.
 """
@@ -20,13 +20,10 @@ import pandas as pd
 
 from ..errors import DataError
 from ..safe_io import is_input_file, open_input, read_input_text
+from ..tier_schemes import MSB_TIER_OF_TIME, is_empty_label, map_labels
 
 __all__ = ["MSB_TIER_OF_TIME", "load_instance_ids", "load_table", "load_tiers"]
 
-MSB_TIER_OF_TIME = {
-    "<15 min fix": "easy", "15 min - 1 hour": "medium", "1-4 hours": "hard", ">4 hours": "hard",
-    "easy": "easy", "medium": "medium", "hard": "hard",
-}
 _SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
 _WORKBOOK = ".xlsx"
 
@@ -107,26 +104,8 @@ def load_tiers(source: str | Path, *, field: str = "difficulty", id_field: str =
     labels = [str(v).strip() for v in _column(table, field, source)]
     if len(set(ids)) != len(ids):
         raise DataError(f"{source}: duplicate instance ids in the tiers table")
-    if scheme == "multi-swe-bench":
-        unknown = sorted({lab for lab in labels if lab not in MSB_TIER_OF_TIME})
-        if unknown:
-            raise DataError(f"{source}: unknown Multi-SWE-bench difficulty labels: "
-                            f"{', '.join(unknown[:5])}")
-        labels = [MSB_TIER_OF_TIME[lab] for lab in labels]
-    elif scheme == "swe-bench-verified":
-        from ..scoring import SWE_BENCH_VERIFIED_TIERS
-
-        unknown = sorted({lab for lab in labels if lab not in SWE_BENCH_VERIFIED_TIERS
-                          and lab not in ("", "nan", "None")})
-        if unknown:   # a typo would silently become a tier of its own
-            raise DataError(f"{source}: unknown SWE-bench Verified difficulty label(s) "
-                            f"{', '.join(repr(u) for u in unknown[:5])} (known: "
-                            f"{', '.join(SWE_BENCH_VERIFIED_TIERS)}); for another benchmark's "
-                            "labels use --benchmark NAME")
-    elif scheme != "labels":
-        raise DataError(f"unknown tier scheme {scheme!r} (swe-bench-verified, multi-swe-bench, "
-                        "labels)")
-    empty = [i for i, lab in zip(ids, labels) if lab in ("", "nan", "None")]
+    labels = map_labels(scheme, labels, source)
+    empty = [i for i, lab in zip(ids, labels) if is_empty_label(lab)]
     if empty:
         raise DataError(f"{source}: instances without a '{field}' value: {', '.join(empty[:5])}")
     return dict(zip(ids, labels))

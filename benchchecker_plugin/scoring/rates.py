@@ -41,6 +41,14 @@ import pandas as pd
 
 from ..errors import DataError, InputError
 from ..flags import Verdict
+from ..tier_schemes import (
+    ALL_TIER,
+    HARD_MEMBERS,
+    HARD_TIER,
+    MULTI_SWE_BENCH_TIERS,
+    SWE_BENCH_VERIFIED_TIERS,
+    TIER_ORDER,
+)
 from .bootstrap import seed_key, wilson_interval
 from .pooled import POOLED_COLUMNS, TOO_FEW, StrataSums, per_submission_table, pooled_table, strata_sums
 from .power import MdeConfig, draw_worlds, minimum_detectable_drop
@@ -69,14 +77,6 @@ LEADERBOARD_COLUMNS = (
     "cvc_ci_low", "cvc_ci_high", "note",
 )
 TOO_FEW_CLEAN = TOO_FEW
-ALL_TIER = "all"
-HARD_TIER = "hard"
-SWE_BENCH_VERIFIED_TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
-MULTI_SWE_BENCH_TIERS = ("easy", "medium", "hard")
-_HARD_MEMBERS = frozenset({"1-4 hours", ">4 hours"})
-_TIER_ORDER = {t: i for i, t in enumerate(
-    (ALL_TIER, *SWE_BENCH_VERIFIED_TIERS[:2], HARD_TIER, *SWE_BENCH_VERIFIED_TIERS[2:], "easy",
-     "medium"))}
 
 _CLEAN, _CONTAMINATED, _UNDECIDED = 0, 1, 2
 
@@ -185,8 +185,8 @@ def _tier_index(tiers: Mapping[str, str] | None, ids: Sequence[str], group_hard:
                         + (" ..." if len(missing) > 5 else ""))
     labels = [str(tiers[iid]) for iid in ids]
     if group_hard:
-        labels = [HARD_TIER if t in _HARD_MEMBERS else t for t in labels]
-    names = sorted(set(labels), key=lambda t: (_TIER_ORDER.get(t, len(_TIER_ORDER)), t))
+        labels = [HARD_TIER if t in HARD_MEMBERS else t for t in labels]
+    names = sorted(set(labels), key=lambda t: (TIER_ORDER.get(t, len(TIER_ORDER)), t))
     where = {t: k for k, t in enumerate(names)}
     return names, np.fromiter((where[t] for t in labels), np.intp, len(labels))
 

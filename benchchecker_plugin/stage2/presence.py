@@ -259,6 +259,7 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
     states: dict[Path, _RepoState | RepositoryError] = {}
     others: dict[tuple[Path, str], _RepoState] = {}   # the lag rule's snapshots, indexed once each
     others_lock = threading.Lock()
+    states_lock = threading.Lock()   # workers of one repository: its snapshot is indexed once
 
     def other_state(other: Snapshot, state: _RepoState) -> _RepoState:
         with others_lock:
@@ -277,14 +278,15 @@ def patch_presence(instances: Sequence[BugInstance], repos_dir: str | os.PathLik
 
     def state_for(inst: BugInstance) -> _RepoState:
         path = locate(repos_dir, inst, source=config.snapshot_source, releases_dir=config.releases_dir)
-        if path not in states:
-            try:
-                snap = snapshot_at(path, when)
-                states[path] = _RepoState(snap, SnapshotIndex(snap, preprocess=config.preprocess,
-                                                              max_files=config.max_files))
-            except RepositoryError as exc:
-                states[path] = exc
-        st = states[path]
+        with states_lock:
+            if path not in states:
+                try:
+                    snap = snapshot_at(path, when)
+                    states[path] = _RepoState(snap, SnapshotIndex(snap, preprocess=config.preprocess,
+                                                                  max_files=config.max_files))
+                except RepositoryError as exc:
+                    states[path] = exc
+            st = states[path]
         if isinstance(st, RepositoryError):
             raise RepositoryError(f"instance {inst.instance_id!r}: {st}")
         return st

@@ -7,7 +7,7 @@
 * :class:`VenvRunner` (:mod:`.venv`): a virtual environment per repository version, built once
   (:mod:`.envs`, with :mod:`.pre_install`'s file edits), outcomes kept (:mod:`.outcomes`);
 * :class:`SwebenchRunner` (:mod:`.swebench`): the swebench harness in Docker; every swebench
-  name is reached through ``harness_adapters.swebench.compat`` when used.
+  name is reached through ``benchchecker_plugin.swebench_compat`` when used.
 
 Every runner decides from the named tests' results (:mod:`.testlog`), never from an exit code
 alone, and returns a :class:`VerifyOutcome`.

@@ -1,5 +1,5 @@
 """Everything swebench-specific of running tests, reached only through
-:mod:`harness_adapters.swebench.compat` (imported when used, never at import time).
+:mod:`benchchecker_plugin.swebench_compat` (which imports swebench when used, never at import time).
 
 * :func:`swebench_test_spec` / :func:`repo_statuses`: swebench's ``TestSpec`` of an instance and
   its repository's log parser (used by :mod:`.testlog` when swebench is installed);
@@ -23,9 +23,9 @@ __all__ = ["SwebenchRunner", "grade_swebench_log", "repo_statuses", "swebench_te
 
 
 def _compat() -> Any:
-    from harness_adapters.swebench import compat
+    from .. import swebench_compat
 
-    return compat
+    return swebench_compat
 
 
 def swebench_test_spec(inst: BugInstance) -> Any:

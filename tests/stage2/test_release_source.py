@@ -207,3 +207,23 @@ def test_fixed_code_present_before_the_fix_stays_present_and_is_marked(tmp_path:
     flag = patch_presence([inst], tmp_path, "2022-06", config=CONFIG)[0]
     assert flag.contaminated is True
     assert "merged after the cutoff" in flag.evidence["present_before_fix"]
+
+
+def test_two_workers_over_one_repository_index_it_once(releases: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads over instances of one repository: its snapshot at the cutoff is indexed once
+    (the snapshot-state cache is filled under its lock), and the flags are those of one thread."""
+    import benchchecker_plugin.stage2.presence as presence
+
+    built: list[str] = []
+    real = presence.SnapshotIndex
+
+    def counted(snap, **kw):  # noqa: ANN001, ANN003, ANN202
+        built.append(snap.commit)
+        return real(snap, **kw)
+
+    insts = [_inst(f"o__calc-{k}", patch=UTIL_PATCH if k % 2 else REL_PATCH) for k in range(6)]
+    alone = patch_presence(insts, releases, "2023-06", config=CONFIG)
+    monkeypatch.setattr(presence, "SnapshotIndex", counted)
+    together = patch_presence(insts, releases, "2023-06", config=CONFIG, executor=LocalExecutor(workers=2))
+    assert len(built) == len(set(built)) == 1
+    assert [f.contaminated for f in together] == [f.contaminated for f in alone]

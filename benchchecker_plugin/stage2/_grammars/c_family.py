@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..languages import LanguageSpec, register_language
+from ..language_spec import LanguageSpec, register_language
 from ._names import field, text
 
 __all__ = ["C", "CPP"]

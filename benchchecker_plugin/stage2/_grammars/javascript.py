@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..languages import LanguageSpec, register_language
+from ..language_spec import LanguageSpec, register_language
 from ._names import field, text
 
 __all__ = ["JAVASCRIPT", "TSX", "TYPESCRIPT"]
