@@ -27,19 +27,21 @@ class Benchmark:
     hub: str | None
     words: tuple[str, ...]
     tier_scheme: str = "labels"
+    #: the size of its test split, the base of an official board's percentages (``None``: unknown)
+    n_instances: int | None = None
 
 
 KNOWN: dict[str, Benchmark] = {b.name: b for b in (
     Benchmark("swe-bench-verified", "princeton-nlp/SWE-bench_Verified",
               ("swe-bench_verified", "swe-bench-verified", "swebench_verified",
-               "swe_bench_verified"), "swe-bench-verified"),
+               "swe_bench_verified"), "swe-bench-verified", 500),
     Benchmark("swe-bench-lite", "princeton-nlp/SWE-bench_Lite",
-              ("swe-bench_lite", "swe-bench-lite", "swebench_lite", "swe_bench_lite")),
+              ("swe-bench_lite", "swe-bench-lite", "swebench_lite", "swe_bench_lite"), n_instances=300),
     Benchmark("swe-bench-multimodal", "princeton-nlp/SWE-bench_Multimodal",
               ("swe-bench_multimodal", "swe-bench-multimodal", "swebench_multimodal")),
     Benchmark("multi-swe-bench", "ByteDance-Seed/Multi-SWE-bench",
               ("multi-swe-bench", "multi_swe_bench", "multiswebench"), "multi-swe-bench"),
-    Benchmark("swe-bench", "princeton-nlp/SWE-bench", ()),
+    Benchmark("swe-bench", "princeton-nlp/SWE-bench", (), n_instances=2294),
     Benchmark("bugsinpy", None, ("bugsinpy",)),
     Benchmark("defects4j", None, ("defects4j",)),
     Benchmark("mmlu", "cais/mmlu", ("mmlu",)),

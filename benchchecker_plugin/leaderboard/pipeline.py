@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -177,14 +177,13 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
     flags = _flags_for(flags_path, benchmark)
     ids, denom = denominator or _denominator(instances_path, tiers_path, id_field, run_ids)
     tiers = _tiers(tiers_path, benchmark, tier_field, id_field, ids)
-    idset = set(ids)
-    for sub in subs:   # here both files are known (the scorer below knows names only)
-        unknown = sorted(sub.resolved - idset)
-        if unknown:
-            shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
-            raise DataError(f"{sub.source or sub.name}: submission {sub.name}: {len(unknown)} resolved "
-                            f"instance ids are not in the benchmark's instance list: {shown} "
-                            f"(read from {denom})")
+    idset = frozenset(ids)
+    subset_notes: list[str] = []
+    if instances_path is not None:   # a subset, as swebench's -i: ids outside it are not in it
+        if tiers is not None and Path(str(tiers_path)).suffix.lower() != ".xlsx":
+            _check_known(subs, set(tiers), str(tiers_path))   # a workbook is keyed by the subset
+        subs, subset_notes = _within(subs, idset, denom)
+    _check_known(subs, idset, denom)
     if len(subs) == 1 and _unmatched(flags, subs):   # one run: every instance would be undecided
         raise _no_model_match(subs[0], flags, flags_path, benchmark)
     outside = len({f.instance_id for f in flags} - idset)
@@ -207,7 +206,32 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
     errors = {s.name: len(s.errors) for s in subs if s.errors}
     notes = _notes(table, outside, errors, denom) + [_in_words(t) for t in blank]
     notes += [f"{s.name}: {s.partial} (scored as it is)." for s in subs if s.partial]
+    notes += subset_notes
     return Rescored(table, tuple(notes), denom, tuple(flags), tuple(subs), summary)
+
+
+def _check_known(subs: Sequence[Submission], idset: Collection[str] | None, denom: str) -> None:
+    """A :class:`DataError` for a submission resolving an id the benchmark's list lacks (the
+    scorer below knows names only; here both files are known)."""
+    if idset is None:
+        return
+    for sub in subs:
+        unknown = sorted(sub.resolved - set(idset))
+        if unknown:
+            shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
+            raise DataError(f"{sub.source or sub.name}: submission {sub.name}: {len(unknown)} resolved "
+                            f"instance ids are not in the benchmark's instance list: {shown} "
+                            f"(read from {denom})")
+
+
+def _within(subs: Sequence[Submission], idset: frozenset[str], denom: str
+            ) -> tuple[list[Submission], list[str]]:
+    """``subs`` on the subset ``idset`` (issue 39), and a note saying how much was left out."""
+    out = [s.within(idset) for s in subs]
+    dropped = sum(len(s.resolved) - len(t.resolved) for s, t in zip(subs, out, strict=True))
+    note = (f"Rated on the subset {denom} ({len(idset)} instances, the denominator): "
+            f"{dropped} resolved (submission, instance) pairs outside it are not counted.")
+    return out, [note]
 
 
 def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", model: str | None = None,
@@ -273,7 +297,18 @@ def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "a
         subs = apply_model_map(subs, read_model_map(model_map_path))
     ids, denom = _denominator(instances_path, tiers_path, id_field)
     official = official_percentages(official_path) if official_path else None
-    screened = screen_submissions(subs, len(ids), official=official, tolerance=tolerance)
+    # like with like (issue 39): the full per-instance lists against the board's figure, which is
+    # of the whole benchmark; a subset (--instances) is taken after the screening
+    n_full = len(ids) if instances_path is None else _full_size(tiers_path, id_field, benchmark)
+    if n_full is None:
+        screened = screen_submissions([s.with_(official_pct=None) for s in subs], 1,
+                                      tolerance=tolerance)
+        unscreened = [f"Resolved counts were not screened against the official board: its "
+                      f"percentages are of the whole {benchmark}, whose size is unknown here "
+                      "(give --tiers with the full instance list)."]
+    else:
+        screened = screen_submissions(subs, n_full, official=official, tolerance=tolerance)
+        unscreened = []
     if not screened.scored:
         raise DataError(f"{submissions_path}: no submission left to score: "
                         + "; ".join(f"{s.name}: {why}" for s, why in screened.excluded[:3]))
@@ -285,7 +320,7 @@ def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "a
     notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}, "
              f"{len(screened.scored)} scored; flags {flags_path}; {n_boot} cluster-bootstrap "
              f"resamples (seed {seed})."] + list(rated.notes)
-    notes += [f"Not scored: {s.name}: {why}." for s, why in screened.excluded]
+    notes += unscreened + [f"Not scored: {s.name}: {why}." for s, why in screened.excluded]
     too_few = int(rated.table["note"].fillna("").str.startswith(TOO_FEW_CLEAN).sum())
     if too_few:
         notes.append(f"{too_few} (submission, tier) rows have fewer than {min_clean} clean or "
@@ -293,6 +328,18 @@ def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "a
                      "for them ('too few').")
     return Rescored(rated.table, tuple(notes), rated.denominator, rated.flags, rated.submissions,
                     rated.summary, tuple((s.name, why) for s, why in screened.excluded))
+
+
+def _full_size(tiers: Path | None, id_field: str, benchmark: str) -> int | None:
+    """The number of instances an official board's percentages are of: the ids in ``--tiers``
+    (the benchmark's full list), else the known size of ``benchmark``, else ``None``."""
+    from ..benchmarks import KNOWN
+    from .tiers import load_instance_ids
+
+    if tiers is not None:
+        return len(load_instance_ids(tiers, id_field=id_field))
+    known = KNOWN.get(benchmark)
+    return known.n_instances if known else None
 
 
 def write_leaderboard(board: Rescored, out_dir: Path) -> dict[str, Path]:

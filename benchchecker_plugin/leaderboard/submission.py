@@ -43,6 +43,13 @@ class Submission:
     def with_(self, **changes: Any) -> Submission:
         return replace(self, **changes)
 
+    def within(self, ids: frozenset[str] | set[str]) -> Submission:
+        """This submission on a subset of instances (``--instances``), as swebench's ``-i`` runs
+        one: resolved, attempted and failed instances outside ``ids`` are simply not in it."""
+        return replace(self, resolved=self.resolved & ids,
+                       submitted=None if self.submitted is None else self.submitted & ids,
+                       errors=tuple(e for e in self.errors if e.split(": ", 1)[0] in ids))
+
     @property
     def models(self) -> tuple[str, ...]:
         """The individual model ids (empty when unknown)."""

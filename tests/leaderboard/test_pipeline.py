@@ -134,10 +134,29 @@ def test_errors_name_the_input(inputs: dict[str, Path], tmp_path: Path) -> None:
     with pytest.raises(DataError, match="no flags for benchmark mmlu"):
         rate_submissions(subs, inputs["flags"], benchmark="mmlu", tiers_path=inputs["tiers"])
     short = tmp_path / "short.csv"
-    pd.DataFrame({"instance_id": IDS[:3]}).to_csv(short, index=False)
+    pd.DataFrame({"instance_id": IDS[:3], "difficulty": ["<15 min fix"] * 3}).to_csv(short,
+                                                                                   index=False)
     with pytest.raises(DataError, match="9 resolved instance ids are not in the benchmark's "
-                                        "instance list"):
-        rate_submissions(subs, inputs["flags"], instances_path=short)
+                                        "instance list"):   # the tiers list is the benchmark's
+        rate_submissions(subs, inputs["flags"], tiers_path=short)
+
+
+def test_a_subset_is_the_denominator_and_ids_outside_it_are_not_in_it(
+        inputs: dict[str, Path], tmp_path: Path) -> None:
+    """Issue 39: ``--instances`` a subset rates over it, as swebench's ``-i``: of run1's 12
+    resolved (IDS[:12]) the 3 of the subset count, over 3; no error for the 9 outside it."""
+    short = tmp_path / "short.csv"
+    pd.DataFrame({"instance_id": IDS[:3]}).to_csv(short, index=False)
+    subs = load_submissions(inputs["run"])
+    for tiers in (None, inputs["tiers"]):
+        rated = rate_submissions(subs, inputs["flags"], instances_path=short, tiers_path=tiers,
+                                 n_boot=0)
+        [row] = rated.table[rated.table["tier"] == "all"].to_dict("records")
+        assert row["n_instances"] == 3 and row["original_rate"] == 1.0
+        assert rated.submissions[0].resolved == frozenset(IDS[:3])
+        assert rated.notes[-1] == (f"Rated on the subset {short} (3 instances, the denominator): "
+                                   "9 resolved (submission, instance) pairs outside it are not "
+                                   "counted.")
 
 
 @pytest.mark.parametrize("named", ["org/other", ""])
