@@ -111,14 +111,12 @@ def _leaderboard(args: argparse.Namespace) -> None:
                 "finally:\n"
                 "    print('WALL', time.perf_counter() - t, 'RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
 
-        def run(out: Path, pythonpath: str | None) -> tuple[float, float, dict[str, str]]:
-            env = dict(os.environ)
-            if pythonpath is not None:
-                env["PYTHONPATH"] = pythonpath
+        def run(out: Path, pythonpath: str) -> tuple[float, float, dict[str, str]]:
+            env = dict(os.environ, PYTHONPATH=pythonpath)   # cwd=tmp: no '' entry shadows it
             proc = subprocess.run([sys.executable, "-c", code, "leaderboard", "--submissions",
                                    str(subs_dir), "--flags", str(flags), "--tiers", str(tiers),
                                    "--benchmark", "swe-bench-verified", "--out", str(out)],
-                                  capture_output=True, text=True, check=False, env=env)
+                                  capture_output=True, text=True, check=False, env=env, cwd=tmp)
             last = [ln for ln in proc.stdout.splitlines() if ln.startswith("WALL")]
             if proc.returncode != 0 or not last:
                 raise SystemExit(f"leaderboard failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
@@ -126,7 +124,7 @@ def _leaderboard(args: argparse.Namespace) -> None:
             digests = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted(out.iterdir())}
             return float(wall), int(rss) / 2**20, digests
 
-        new_s, peak_gb, new_files = run(Path(tmp) / "out", None)
+        new_s, peak_gb, new_files = run(Path(tmp) / "out", str(Path(__file__).resolve().parents[1]))
         print(f"leaderboard (flags read once, verdicts per model): {new_s:.1f} s, peak RSS "
               f"{peak_gb:.2f} GB (goal: <= 10 s, <= 1 GB)")
         if args.baseline is not None:
