@@ -7,17 +7,23 @@
 2. Leaderboard: ``benchchecker leaderboard`` over ``--subs`` submissions x ``--instances``
    instances x (instances x ``--models``) flags, in a child process (wall time and peak RSS),
    beside the old per-submission merge (every flag re-merged for each submission) timed on
-   ``--old-subs`` submissions and scaled per submission. Goal: 100 x 1e5 x 1e6 in <= 60 s, peak
-   memory <= 2 GB.
+   ``--old-subs`` submissions and scaled per submission. Goal (issue 38): 100 x 1e5 x 1e6 in
+   <= 10 s, peak memory <= 1 GB. With ``--baseline DIR`` (a checkout of the code before, e.g.
+   ``git worktree add /tmp/before <commit>``) the same job also runs on that code in the same
+   run, and the two runs' output files are compared byte for byte (sha256); without it, the
+   recorded baseline (issue 38, main before: 16.2 s, 1.95 GB peak RSS) is printed beside.
 
     python benchmarks/flags_scale.py [--n 1000000] [--old-n 100000]
-           [--subs 100 --instances 100000 --models 10 --old-subs 3] [--skip-read|--skip-leaderboard]
+           [--subs 100 --instances 100000 --models 10 --old-subs 3] [--baseline DIR]
+           [--skip-read|--skip-leaderboard]
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import tempfile
 import time
 from pathlib import Path
@@ -104,17 +110,35 @@ def _leaderboard(args: argparse.Namespace) -> None:
                 "try:\n    main(sys.argv[1:], standalone_mode=False)\n"
                 "finally:\n"
                 "    print('WALL', time.perf_counter() - t, 'RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
-        proc = subprocess.run([sys.executable, "-c", code, "leaderboard", "--submissions", str(subs_dir),
-                               "--flags", str(flags), "--tiers", str(tiers), "--benchmark",
-                               "swe-bench-verified", "--out", str(Path(tmp) / "out")],
-                              capture_output=True, text=True, check=False)
-        last = [ln for ln in proc.stdout.splitlines() if ln.startswith("WALL")]
-        if proc.returncode != 0 or not last:
-            raise SystemExit(f"leaderboard failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-        _, wall, _, rss = last[-1].split()
-        new_s, peak_gb = float(wall), int(rss) / 2**20
+
+        def run(out: Path, pythonpath: str) -> tuple[float, float, dict[str, str]]:
+            env = dict(os.environ, PYTHONPATH=pythonpath)   # cwd=tmp: no '' entry shadows it
+            proc = subprocess.run([sys.executable, "-c", code, "leaderboard", "--submissions",
+                                   str(subs_dir), "--flags", str(flags), "--tiers", str(tiers),
+                                   "--benchmark", "swe-bench-verified", "--out", str(out)],
+                                  capture_output=True, text=True, check=False, env=env, cwd=tmp)
+            last = [ln for ln in proc.stdout.splitlines() if ln.startswith("WALL")]
+            if proc.returncode != 0 or not last:
+                raise SystemExit(f"leaderboard failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+            _, wall, _, rss = last[-1].split()
+            digests = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted(out.iterdir())}
+            return float(wall), int(rss) / 2**20, digests
+
+        new_s, peak_gb, new_files = run(Path(tmp) / "out", str(Path(__file__).resolve().parents[1]))
         print(f"leaderboard (flags read once, verdicts per model): {new_s:.1f} s, peak RSS "
-              f"{peak_gb:.2f} GB (goal: <= 60 s, <= 2 GB)")
+              f"{peak_gb:.2f} GB (goal: <= 10 s, <= 1 GB)")
+        if args.baseline is not None:
+            old_s, old_gb, old_files = run(Path(tmp) / "out-before", str(args.baseline.resolve()))
+            print(f"before ({args.baseline}), same run: {old_s:.1f} s, peak RSS {old_gb:.2f} GB -> "
+                  f"{old_s / new_s:.2f}x the time, memory now {peak_gb / old_gb:.0%} of before")
+            same = old_files == new_files
+            print(f"output files ({', '.join(new_files)}): "
+                  f"{'byte-identical (sha256)' if same else 'DIFFER'}")
+            if not same:
+                raise SystemExit("the leaderboard's files differ from the baseline's")
+        else:
+            print("before (recorded, issue 38: main before this change): 16.2 s, 1.95 GB peak RSS; "
+                  "give --baseline DIR to measure it in this run and compare the files")
 
         # the old path: for each submission, every flag filtered and the applicable ones merged into
         # new records (merge_flags), as `leaderboard` did before (timed on a few, per submission)
@@ -161,6 +185,8 @@ def main() -> None:
     p.add_argument("--instances", type=int, default=100_000)
     p.add_argument("--models", type=int, default=10)
     p.add_argument("--old-subs", type=int, default=3)
+    p.add_argument("--baseline", type=Path, default=None,
+                   help="a checkout of the code before: run the same job on it, compare files")
     p.add_argument("--skip-read", action="store_true")
     p.add_argument("--skip-leaderboard", action="store_true")
     args = p.parse_args()

@@ -118,7 +118,9 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 def _resample_counts(tier_idx: np.ndarray, n_tiers: int, n_boot: int, seed: int) -> list[np.ndarray]:
     """Per tier, (1 + n_boot) x the tier's instances draw counts: row 0 all ones (the data), then
     one row per resample, the tier's instances drawn with replacement within the tier (a
-    stratified cluster bootstrap). float32: every weighted sum is an integer below 2**24, exact."""
+    stratified cluster bootstrap). float32: every weighted sum is an integer below 2**24, exact.
+    The reference :func:`strata_sums` matches: it draws the same numbers a block at a time
+    (:class:`_Draws`)."""
     rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
     out = []
     for t in range(n_tiers):
@@ -128,6 +130,30 @@ def _resample_counts(tier_idx: np.ndarray, n_tiers: int, n_boot: int, seed: int)
             counts[1:] = rng.multinomial(m, np.full(m, 1.0 / m), size=n_boot)
         out.append(counts)
     return out
+
+
+class _Draws:
+    """The bootstrap's draw counts of one seed, made a block of rows at a time in the order
+    :func:`_resample_counts` makes them (tier by tier, resample by resample): the numbers are the
+    same, but only one block is held (1001 x 25,000 counts are 100 MB as float32, and numpy's
+    int64 draws twice that), a few rows drawn at once."""
+
+    _ROWS = 32   # resamples drawn per call: int64 for 32 x the tier's instances at a time
+
+    def __init__(self, seed: int) -> None:
+        self._rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
+
+    def rows(self, m: int, start: int, stop: int) -> np.ndarray:
+        """Rows ``start`` to ``stop`` of a tier of ``m`` instances (row 0: ones, the data); the
+        blocks of one tier must be asked for in order."""
+        counts = np.ones((stop - start, m), np.float32)
+        if not m:
+            return counts
+        p = np.full(m, 1.0 / m)
+        for r in range(max(start, 1), stop, self._ROWS):
+            k = min(self._ROWS, stop - r)
+            counts[r - start:r - start + k] = self._rng.multinomial(m, p, size=k)
+        return counts
 
 
 def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n_tiers: int, *,
@@ -143,25 +169,37 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
         raise InputError(f"resolved {res.shape}, codes {codes.shape} and tiers {tier_idx.shape} "
                          "do not match (submissions x instances)")
     s = res.shape[0]
-    clean, cont, und = codes == CLEAN, codes == CONTAMINATED, codes == UNDECIDED
-    per_instance = np.stack([res, clean, res & clean, cont, res & cont, und, res & und], axis=0)
-    counts = _resample_counts(tier_idx, n_tiers, int(n_boot), seed)
+    draws = _Draws(seed)
     q = np.zeros((n_tiers, 1 + int(n_boot), len(_Q), s), np.float64)
     n = np.zeros((n_tiers, 1 + int(n_boot)), np.float64)
     # few large products: many small ones cost far more than their arithmetic (BLAS start-up);
-    # a block's product holds at most 8M numbers
-    block = max(1, 8_000_000 // max(1, len(_Q) * s))
+    # a block's product holds at most 8M numbers, and its draws at most 8M counts (32 MB: all
+    # 1001 x 25,000 at once were 100 MB as float32, their int64 draws twice that); the sums are
+    # integers below 2**24 in float32, exact whatever the blocks
+    block = max(1, 8_000_000 // max(1, len(_Q) * s, int(tier_idx.size)))
     for t in range(n_tiers):
         cols = np.flatnonzero(tier_idx == t)
         if not cols.size:
             continue
-        stack = np.ascontiguousarray(
-            per_instance[:, :, cols].reshape(len(_Q) * s, cols.size).T, dtype=np.float32)
-        w = counts[t]
-        for b0 in range(0, w.shape[0], block):
-            q[t, b0:b0 + block] = (w[b0:b0 + block] @ stack).reshape(-1, len(_Q), s)
-        n[t] = w.sum(axis=1, dtype=np.float64)
+        stack = _per_instance(res[:, cols], codes[:, cols])
+        for b0 in range(0, 1 + int(n_boot), block):
+            w = draws.rows(cols.size, b0, min(b0 + block, 1 + int(n_boot)))
+            q[t, b0:b0 + block] = (w @ stack).reshape(-1, len(_Q), s)
+            n[t, b0:b0 + block] = w.sum(axis=1, dtype=np.float64)
+            del w
+        del stack
     return StrataSums(q, n)
+
+
+def _per_instance(res: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """The (instances x quantities * submissions) float32 matrix of one tier's 0/1 data, columns
+    in :data:`_Q` order, built one quantity at a time (no copy of all tiers at once)."""
+    clean, cont, und = codes == CLEAN, codes == CONTAMINATED, codes == UNDECIDED
+    parts = (res, clean, res & clean, cont, res & cont, und, res & und)
+    out = np.empty((res.shape[1], len(parts), res.shape[0]), np.float32)
+    for j, part in enumerate(parts):
+        out[:, j, :] = part.T
+    return out.reshape(res.shape[1], len(parts) * res.shape[0])
 
 
 def _estimates(sums: StrataSums, tiers: np.ndarray, subs: np.ndarray | None) -> dict[str, np.ndarray]:

@@ -139,3 +139,30 @@ def test_invalid_record_aborts_write_without_touching_target(tmp_path: Path) -> 
         write_flags(target, [_flag(2), bad])
     assert read_flags(target) == [_flag(0)]
     assert sorted(os.listdir(tmp_path)) == ["flags.jsonl"]
+
+
+def test_shared_evidence_and_strings_change_nothing_written(tmp_path: Path) -> None:
+    """Regression (issue 38): flags of several models about one instance share equal flat
+    evidence and strings when read (memory), but never evidence that only compares equal:
+    ``1`` vs ``true``, ``-0.0`` vs ``0.0``, other key order, nested values. Written back, the
+    file is the same."""
+    evidences = [{"category": "present", "commit": "ab"}, {"category": "present", "commit": "ab"},
+                 {"commit": "ab", "category": "present"}, {"x": 1}, {"x": True}, {"x": 1.0},
+                 {"x": 0.0}, {"x": -0.0}, {"x": {"y": 1}}, {"x": {"y": 1}}]
+    lines = [json.dumps({"schema_version": 1, "benchmark": "b", "instance_id": "i",
+                         "model": f"m{k}", "method": "x", "contaminated": None, "score": 0.5,
+                         "p_value": None, "evidence": ev, "created_at": "2026-12-01T00:00:00Z",
+                         "tool_version": "0.1.0"}) for k, ev in enumerate(evidences)]
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n")
+    flags = read_flags(src)
+    assert flags[0].evidence is flags[1].evidence   # equal, flat: one mapping
+    assert flags[2].evidence is not flags[0].evidence   # another key order
+    assert flags[1].instance_id is flags[0].instance_id
+    assert [type(f.evidence["x"]) for f in flags[3:6]] == [int, bool, float]
+    assert str(flags[7].evidence["x"]) == "-0.0"
+    write_flags(tmp_path / "out.jsonl", flags)
+    assert [json.loads(x) for x in (tmp_path / "out.jsonl").read_text().splitlines()] == \
+        [json.loads(x) for x in lines]
+    assert (tmp_path / "out.jsonl").read_text().splitlines() == [
+        json.dumps(json.loads(x), ensure_ascii=False) for x in lines]
