@@ -11,6 +11,12 @@ when the total is unknown) and one when the loop ends.
 Work made of many loops (Stage II: one per repository snapshot) shows one bar for the whole:
 inside ``with one_bar(desc=..., total=...) as bar``, every :func:`progress` loop advances that
 bar by ``bar.weight`` per item instead of drawing its own.
+
+One bar per job (issue 39): a loop inside another running :func:`progress` loop (a model's
+per-batch ``generate`` inside the job's loop) draws nothing, and neither does a loop of one step.
+``weights=`` counts items, not batches (a batch of 16 prompts advances the bar by 16), and lines
+carry the rate and the time left: ``benchchecker: ts-guessing: 48/200 (24%), 3.1 items/s, ETA 49 s,
+15 s``. :func:`model_label` names a model in full without the spec's double slash (``hf//x``).
 """
 
 from __future__ import annotations
@@ -19,13 +25,13 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TypeVar
 
 from tqdm.auto import tqdm
 
-__all__ = ["OneBar", "bytes_bar", "one_bar", "progress"]
+__all__ = ["OneBar", "bytes_bar", "model_label", "one_bar", "progress"]
 
 T = TypeVar("T")
 
@@ -47,6 +53,23 @@ class OneBar:
 
 
 _OUTER: ContextVar[OneBar | None] = ContextVar("benchchecker_one_bar", default=None)
+_RUNNING: ContextVar[bool] = ContextVar("benchchecker_progress_running", default=False)
+
+
+def model_label(spec: str) -> str:
+    """``hf//data/m.gguf`` → ``hf:/data/m.gguf`` (a local path, in full); other specs unchanged."""
+    backend, sep, rest = spec.partition("/")
+    return f"{backend}:{rest}" if sep and rest.startswith("/") else spec
+
+
+def _running(items: Iterable[T]) -> Iterator[T]:
+    """Marks the loop as running, so loops nested in its body stay silent."""
+    previous = _RUNNING.get()
+    _RUNNING.set(True)
+    try:
+        yield from items
+    finally:
+        _RUNNING.set(previous)
 
 
 @contextlib.contextmanager
@@ -77,7 +100,8 @@ def _mode() -> str:
     return "lines"
 
 
-def _lines(items: Iterable[T], desc: str, total: int | None) -> Iterator[T]:
+def _lines(items: Iterable[T], desc: str, total: int | None,
+           weights: Sequence[int] | None = None) -> Iterator[T]:
     every_s = float(os.environ.get("BENCHCHECKER_PROGRESS_SECONDS", "30") or 30)
     step = max(1, -(-total // 10)) if total else None
     start = last = time.perf_counter()
@@ -86,32 +110,60 @@ def _lines(items: Iterable[T], desc: str, total: int | None) -> Iterator[T]:
 
     def line() -> None:
         share = f" ({done / total:.0%})" if total else ""
-        print(f"benchchecker: {name}: {done}{'/' + str(total) if total else ''}{share}, "
-              f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+        took = time.perf_counter() - start
+        rate = ""
+        if weights is not None and took > 0 and done:
+            per_s = done / took
+            rate = f", {per_s:.3g} items/s" + (f", ETA {(total - done) / per_s:.0f} s"
+                                               if total and done < total else "")
+        print(f"benchchecker: {name}: {done}{'/' + str(total) if total else ''}{share}{rate}, "
+              f"{took:.0f} s", file=sys.stderr, flush=True)
 
+    ticks = iter(weights) if weights is not None else None
     for item in items:
         yield item
-        done += 1
+        previous = done
+        done += next(ticks, 1) if ticks is not None else 1
         now = time.perf_counter()
-        if (step is not None and done % step == 0 and done != total) or \
+        if (step is not None and done // step != previous // step and done != total) or \
                 (step is None and now - last >= every_s):
             line()
             last = now
     line()
 
 
-def progress(items: Iterable[T], *, desc: str = "", total: int | None = None) -> Iterable[T]:
-    """Wrap ``items``: a progress bar on a terminal, log lines otherwise (see the module)."""
+def progress(items: Iterable[T], *, desc: str = "", total: int | None = None,
+             weights: Sequence[int] | None = None) -> Iterable[T]:
+    """Wrap ``items``: a progress bar on a terminal, log lines otherwise (see the module).
+
+    ``weights``: items per element (a batch's size), so the bar counts items with a rate and ETA.
+    """
     outer = _OUTER.get()
     if outer is not None:
         return _advancing(items, outer)
     mode = _mode()
     if total is None and hasattr(items, "__len__"):
         total = len(items)  # type: ignore[arg-type]
+    if _RUNNING.get() or (total is not None and total <= 1):
+        return items           # one bar per job: nested loops and single steps draw nothing
+    if weights is not None:
+        weights = list(weights)
+        total = sum(weights)
     if mode == "lines":
-        return _lines(items, desc, total)
-    return tqdm(items, desc=desc or None, total=total, disable=mode == "off", leave=False,
-                file=sys.stderr)
+        return _running(_lines(items, desc, total, weights))
+    if weights is not None:
+        return _running(_weighted_bar(items, desc, total, weights, disable=mode == "off"))
+    return _running(tqdm(items, desc=desc or None, total=total, disable=mode == "off", leave=False,
+                         file=sys.stderr))
+
+
+def _weighted_bar(items: Iterable[T], desc: str, total: int | None, weights: Sequence[int], *,
+                  disable: bool) -> Iterator[T]:
+    with tqdm(desc=desc or None, total=total, disable=disable, leave=False, file=sys.stderr,
+              unit="item") as bar:
+        for item, weight in zip(items, weights):
+            yield item
+            bar.update(weight)
 
 
 def bytes_bar(*, desc: str, total: int | None) -> tqdm:

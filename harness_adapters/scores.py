@@ -41,8 +41,9 @@ class GroupedScore:
     """One metric of one task (or run) in one tier, by contamination group.
 
     ``full`` is over every evaluated instance; ``clean`` / ``contaminated`` over the instances
-    with that verdict; ``n_undecided`` counts undecided *and* unflagged instances (in ``full``,
-    in neither group). ``nan`` where a group is empty or was not evaluated.
+    with that verdict; ``n_undecided`` counts the instances flagged undecided and ``n_unflagged``
+    those no flag covers (both in ``full``, in neither group). ``nan`` where a group is empty or
+    was not evaluated; ``note`` says why a drop is not estimated (``"too few (n=12 clean)"``).
     """
 
     task: str
@@ -60,6 +61,8 @@ class GroupedScore:
     relative_drop: float
     drop_ci_low: float
     drop_ci_high: float
+    n_unflagged: int = 0
+    note: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (``nan`` becomes ``None``)."""
@@ -100,15 +103,24 @@ def grouped_scores(values: Mapping[str, float], selection: Selection, *, task: s
         rows = table.to_dict("records")
     else:
         rows = _mean_rows(ids, arr, verdicts, tiers)
+    unflagged = {i for i in ids if selection.groups.get(i) is Group.UNFLAGGED}
     out = []
     for row in rows:
+        tier = str(row["tier"])
+        n_unflagged = len(unflagged) if tier == ALL_TIER else sum(
+            1 for i in unflagged if tiers is not None and str(tiers.get(i, "")) == tier)
+        drop = float(row["relative_drop"])
+        note = ""
+        if math.isnan(drop) and selection.mode is Mode.BOTH and int(row["n_instances"]):
+            note = f"too few (n={int(row['n_clean'])} clean)"
         out.append(GroupedScore(
             task=task, metric=metric, filter=filter, tier=str(row["tier"]),
             mode=selection.mode.value, n_instances=int(row["n_instances"]),
             n_clean=int(row["n_clean"]), n_contaminated=int(row["n_contaminated"]),
-            n_undecided=int(row["n_undecided"]), full=float(row["original_rate"]),
+            n_undecided=int(row["n_undecided"]) - n_unflagged, n_unflagged=n_unflagged,
+            note=note, full=float(row["original_rate"]),
             clean=float(row["clean_rate"]), contaminated=float(row["contaminated_rate"]),
-            relative_drop=float(row["relative_drop"]), drop_ci_low=float(row["drop_ci_low"]),
+            relative_drop=drop, drop_ci_low=float(row["drop_ci_low"]),
             drop_ci_high=float(row["drop_ci_high"])))
     if selection.mode is not Mode.BOTH:
         # Only one group was run: "full" is that group, the drop is not measured.
@@ -147,13 +159,13 @@ def _fmt(x: float) -> str:
 
 def format_table(scores: Sequence[GroupedScore], *, title: str) -> str:
     """A plain-text table (Markdown pipes) of grouped scores, printed after the harness's own."""
-    head = ["task", "filter", "metric", "tier", "n", "clean", "contam.", "undec.", "full",
+    head = ["task", "filter", "metric", "tier", "n", "clean", "contam.", "undec.", "unflagged", "full",
             "clean", "contam.", "rel. drop", "drop 95% CI"]
     lines = [title, "|" + "|".join(head) + "|", "|" + "|".join("---" for _ in head) + "|"]
     for s in scores:
         ci = "-" if math.isnan(s.drop_ci_low) else f"[{s.drop_ci_low:.3f}, {s.drop_ci_high:.3f}]"
         cells = [s.task, s.filter or "", s.metric, s.tier, str(s.n_instances), str(s.n_clean),
-                 str(s.n_contaminated), str(s.n_undecided), _fmt(s.full), _fmt(s.clean),
-                 _fmt(s.contaminated), _fmt(s.relative_drop), ci]
+                 str(s.n_contaminated), str(s.n_undecided), str(s.n_unflagged), _fmt(s.full),
+                 _fmt(s.clean), _fmt(s.contaminated), s.note or _fmt(s.relative_drop), ci]
         lines.append("|" + "|".join(cells) + "|")
     return "\n".join(lines)

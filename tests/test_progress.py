@@ -50,3 +50,27 @@ def test_one_bar_takes_every_nested_loop(piped: None, capsys: pytest.CaptureFixt
     assert all(ln.startswith("benchchecker: all: ") for ln in lines)
     assert list(progress(range(3), desc="after")) == [0, 1, 2]     # the block is over
     assert _lines(capsys.readouterr().err)[-1] == "benchchecker: after: 3/3 (100%)"
+
+
+def test_one_line_per_job_counting_items_with_rate_and_eta(piped: None,
+                                                           capsys: pytest.CaptureFixture) -> None:
+    """Issue 39 item 7: a `generate …: 1/1 (100%)` line per batch, batches counted, no rate/ETA."""
+    batches = [[0] * 16] * 10
+    for _ in progress(batches, desc="ts-guessing hf:/m.gguf", weights=[len(b) for b in batches]):
+        assert list(progress([1], desc="generate hf//m.gguf")) == [1]            # a single step
+        assert list(progress(range(3), desc="generate nested")) == [0, 1, 2]     # inside the job
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 10 and all(ln.startswith("benchchecker: ts-guessing hf:/m.gguf: ") for ln in lines)
+    assert lines[0].startswith("benchchecker: ts-guessing hf:/m.gguf: 16/160 (10%), ")
+    assert " items/s, ETA " in lines[0]
+    assert lines[-1].startswith("benchchecker: ts-guessing hf:/m.gguf: 160/160 (100%), ")
+    assert list(progress(range(3), desc="after")) == [0, 1, 2]                   # the job is over
+    assert capsys.readouterr().err.startswith("benchchecker: after: 1/3")
+
+
+def test_model_label_has_no_double_slash() -> None:
+    from benchchecker_plugin.progress import model_label
+
+    assert model_label("hf//data/models/m.gguf") == "hf:/data/models/m.gguf"
+    assert model_label("hf/HuggingFaceTB/SmolLM2-135M") == "hf/HuggingFaceTB/SmolLM2-135M"
+    assert model_label("openai-compatible/llama") == "openai-compatible/llama"

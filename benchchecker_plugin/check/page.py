@@ -36,20 +36,25 @@ def verdict_summary(result: CheckResult) -> pd.DataFrame:
                                        "undecided", "failed"])
 
 
-def _verdict_svg(summary: pd.DataFrame) -> str:
+def _score_histogram_svg(result: CheckResult) -> str | None:
+    """Histogram of the per-item scores, one panel per method (a distribution, not a count bar:
+    how close the model came, also on items it did not guess)."""
     from ..report.plots import figure_to_svg, pyplot
 
+    scores: dict[str, list[float]] = {}
+    for flags in result.stage_flags.values():
+        for f in flags:
+            if "error" not in f.evidence and f.contaminated is not None:
+                scores.setdefault(SCORE_COLUMNS.get(f.method, f.method), []).append(float(f.score))
+    if not scores:
+        return None
     plt = pyplot()
-    merged = summary[summary["method"] == "merged"]
-    fig, ax = plt.subplots(figsize=(6.5, 0.6 + 0.45 * max(1, len(merged))))
-    left = [0] * len(merged)
-    for col, colour in (("contaminated", "#c0392b"), ("clean", "#27ae60"), ("undecided", "#95a5a6")):
-        vals = merged[col].tolist()
-        ax.barh(merged["benchmark"].tolist(), vals, left=left, color=colour, label=col)
-        left = [a + b for a, b in zip(left, vals)]
-    ax.set_xlabel("instances (merged verdict)")
-    # beside the bars, never over them
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8, frameon=False)
+    fig, axes = plt.subplots(1, len(scores), figsize=(3.2 * len(scores) + 0.5, 2.6), squeeze=False)
+    for ax, (label, values) in zip(axes[0], sorted(scores.items())):
+        ax.hist(values, bins=20, color="#34495e")
+        ax.set_xlabel(label, fontsize=8)
+        ax.set_ylabel("items", fontsize=8)
+        ax.set_title(f"n={len(values)}", fontsize=8)
     fig.tight_layout()
     return figure_to_svg(fig)
 
@@ -76,8 +81,9 @@ def write_check_report(result: CheckResult, path: Path, *, max_rows: int = 2000)
     summary = verdict_summary(result)
     page.heading("Summary per benchmark")
     page.table(summary, table_id="summary")
-    if not summary.empty and (summary["method"] == "merged").any():
-        page.figure(_verdict_svg(summary), caption="Merged verdicts per benchmark")
+    svg = _score_histogram_svg(result)
+    if svg is not None:
+        page.figure(svg, caption="Per-item scores per method (higher = closer to the hidden text)")
     if result.repos:
         page.heading("Stage I: repository presence")
         page.table(pd.DataFrame([{"benchmark": r.benchmark, "repository": r.repo, "hits": r.hits,
@@ -97,7 +103,7 @@ def write_check_report(result: CheckResult, path: Path, *, max_rows: int = 2000)
                    "seen); the methods' scores are not comparable with each other.", note=True)
     if len(rows) > max_rows:
         page.paragraph(f"Showing {max_rows} of {len(rows)} instances; all are in flags.jsonl.", note=True)
-    page.table(_instance_table(rows[:max_rows]), table_id="instances")
+    page.table(_instance_table(rows[:max_rows], result.questions), table_id="instances")
     return page.write(path)
 
 
@@ -107,14 +113,23 @@ SCORE_COLUMNS = {"benchchecker.stage1": "Stage I -log10 p", "benchchecker.stage2
                  "ts_guessing.question": "TS-Guessing exact match"}
 
 
-def _instance_table(rows: list[ContaminationFlag]) -> pd.DataFrame:
+#: Characters of a question the per-item table shows (the flags hold the ids).
+QUESTION_CHARS = 160
+
+
+def _instance_table(rows: list[ContaminationFlag],
+                    questions: Mapping[tuple[str, str], str] | None = None) -> pd.DataFrame:
     methods = sorted({m for f in rows for m in f.evidence.get("methods", {})})
-    columns = ["benchmark", "instance", "verdict"] + [
+    questions = questions or {}
+    columns = ["benchmark", "instance", "question", "verdict", "note"] + [
         SCORE_COLUMNS.get(m, f"{m} score") for m in methods]
     records = []
     for f in rows:
-        record: dict[str, object] = {"benchmark": f.benchmark, "instance": f.instance_id,
-                                     "verdict": f.verdict.value}
+        q = " ".join(questions.get((f.benchmark, f.instance_id), "").split())
+        record: dict[str, object] = {
+            "benchmark": f.benchmark, "instance": f.instance_id,
+            "question": q if len(q) <= QUESTION_CHARS else q[: QUESTION_CHARS - 1] + "…",
+            "verdict": f.verdict.value, "note": str(f.evidence.get("note", ""))}
         for m, vote in f.evidence.get("methods", {}).items():
             score = vote.get("score") if isinstance(vote, Mapping) else None
             record[SCORE_COLUMNS.get(m, f"{m} score")] = (

@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..errors import HubUnavailableError, InputError, RepositoryError
 from ..flags import ContaminationFlag, MergePolicy, merge_flags, write_flags
 from ..models.base import LogprobModel, TextModel
+from .rates import exact_rate, queries_to_rule_out
+from .sampling import limit_for, stratified_sample
 
 __all__ = ["BUG_BENCHMARKS", "CheckConfig", "CheckResult", "QA_BENCHMARKS", "RepoEvidence",
-           "parse_data_options", "run_check"]
+           "STAGE1_INCONCLUSIVE", "parse_data_options", "run_check"]
 
 BUG_BENCHMARKS = {"swe-bench-verified": "princeton-nlp/SWE-bench_Verified",
                   "bugsinpy": None, "defects4j": None}
@@ -35,11 +37,17 @@ class CheckConfig:
     repos_dir: Path | None = None
     data: dict[str, str] = field(default_factory=dict)
     limit: int | None = None
+    #: per-benchmark limits from ``--limit mmlu=200,truthfulqa=100`` (``"*"``: every other one)
+    limits: Mapping[str, int] = field(default_factory=dict)
     n_queries: int = 50
     n_samples: int = 3
     ts_modes: tuple[str, ...] = ("multichoice",)
     seed: int = 0
     batch_size: int = 16   # TS-Guessing prompts per model call
+
+    def limit_of(self, benchmark: str) -> int | None:
+        """This benchmark's limit: its own, else the plain ``--limit N``, else none."""
+        return limit_for(self.limits, benchmark) or self.limit
 
     def __post_init__(self) -> None:
         known = set(BUG_BENCHMARKS) | set(QA_BENCHMARKS)
@@ -49,6 +57,10 @@ class CheckConfig:
                              f"{', '.join(sorted(known))}")
         if not self.benchmarks:
             raise InputError("no benchmark given; e.g. --benchmarks mmlu,truthfulqa")
+        for name in self.limits:
+            if name != "*" and name not in known:
+                raise InputError(f"--limit {name}=...: unknown benchmark {name!r}; choose from "
+                                 f"{', '.join(sorted(known))}")
         for name, path in self.data.items():   # a misspelt name was ignored: the hub was asked
             if name not in known:
                 raise InputError(f"--data {name}={path}: unknown benchmark {name!r}; choose from "
@@ -79,6 +91,10 @@ class CheckResult:
     repos: list[RepoEvidence]
     notes: list[str]
     ts_summaries: dict[str, dict[str, Any]]
+    #: question text per ``(benchmark, instance_id)`` of the probed items (the report shows it)
+    questions: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    #: items sampled per benchmark (the denominators of the summary)
+    sampled: Mapping[str, int] = field(default_factory=dict)
 
     def write(self, out_dir: Path) -> dict[str, Path]:
         """Write each stage's flags and the merged flags into ``out_dir/flags``/``out_dir``."""
@@ -99,7 +115,7 @@ def _load_bug_instances(benchmark: str, config: CheckConfig) -> list:
         instances = load_instances(source, benchmark=benchmark)
     except HubUnavailableError as exc:
         raise exc.naming(f"--data {benchmark}=FILE (a local instances .jsonl)") from exc
-    return instances[: config.limit] if config.limit else instances
+    return stratified_sample(instances, config.limit_of(benchmark), lambda i: i.repo, seed=config.seed)
 
 
 def _bug_benchmark(benchmark: str, model: TextModel, model_name: str, config: CheckConfig,
@@ -152,6 +168,8 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
     notes: list[str] = []
     repos: list[RepoEvidence] = []
     ts_summaries: dict[str, dict[str, Any]] = {}
+    questions: dict[tuple[str, str], str] = {}
+    sampled: dict[str, int] = {}
     for benchmark in config.benchmarks:
         if benchmark in BUG_BENCHMARKS:
             say(f"{benchmark}: Stage I (repository presence) and Stage II (patch presence)")
@@ -163,13 +181,17 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
             items = load_items(benchmark, config.data.get(benchmark))
         except HubUnavailableError as exc:
             raise exc.naming(f"--data {benchmark}=PATH") from exc
+        # one sample per benchmark, the same items in every mode: one verdict per item
+        sample = stratified_sample(items, config.limit_of(benchmark), _stratum, seed=config.seed)
+        sampled[benchmark] = len(sample)
+        questions.update({(i.benchmark, i.instance_id): i.question for i in sample})
         for mode in config.ts_modes:
-            say(f"{benchmark}: TS-Guessing ({mode}) on {min(len(items), config.limit or len(items))} items")
+            say(f"{benchmark}: TS-Guessing ({mode}) on {len(sample)} of {len(items)} items")
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                result = ts_guess(model, items, mode, seed=config.seed, limit=config.limit,
-                                  model_name=name, batch_size=config.batch_size)
-                ts_summaries[f"{benchmark}/{mode}"] = result.summary()
+                result = ts_guess(model, sample, mode, seed=config.seed, model_name=name,
+                                  batch_size=config.batch_size)
+                ts_summaries[f"{benchmark}/{mode}"] = {"sampled": len(sample), **result.summary()}
             stage_flags[f"ts_guessing_{mode}"].extend(result.flags)
     all_flags = [f for flags in stage_flags.values() for f in flags]
     # BenchChecker's definition for bug-fixing benchmarks: contaminated when the repository was
@@ -177,9 +199,45 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
     # TS-Guessing benchmarks have one method per mode: any.
     bug = [f for f in all_flags if f.benchmark in BUG_BENCHMARKS]
     other = [f for f in all_flags if f.benchmark not in BUG_BENCHMARKS]
-    merged = (merge_flags(bug, MergePolicy.BENCHCHECKER) if bug else []) + \
-        (merge_flags(other) if other else [])
-    return CheckResult(name, config, dict(stage_flags), merged, repos, notes, ts_summaries)
+    merged_bug = _stage1_inconclusive(merge_flags(bug, MergePolicy.BENCHCHECKER) if bug else [],
+                                      stage_flags.get("stage2", []))
+    merged = merged_bug + (merge_flags(other) if other else [])
+    for r in repos:
+        if not r.contaminated and r.hits == 0:
+            notes.append(f"{r.benchmark}: Stage I found 0 hits in {r.queries} queries for {r.repo}: "
+                         f"{exact_rate(0, r.queries).sentence('hits')}, not evidence of absence "
+                         f"(ruling out a 5% hit rate needs {queries_to_rule_out(0.05)} queries); "
+                         "its instances Stage II calls present are undecided, not clean")
+    return CheckResult(name, config, dict(stage_flags), merged, repos, notes, ts_summaries,
+                       questions, sampled)
+
+
+def _stratum(item: Any) -> str:
+    """MMLU subject, TruthfulQA category (else the benchmark: one stratum)."""
+    meta = getattr(item, "metadata", {}) or {}
+    return str(meta.get("subject") or meta.get("category") or item.benchmark)
+
+
+#: the merged verdict's note when Stage II's "present" meets a Stage I that could not decide
+STAGE1_INCONCLUSIVE = "present in repository snapshot, Stage I inconclusive"
+
+
+def _stage1_inconclusive(merged: list[ContaminationFlag],
+                         stage2: Sequence[ContaminationFlag]) -> list[ContaminationFlag]:
+    """Stage I's "not detected" does not clear Stage II's positives: a merged *clean* whose patch
+    Stage II calls present becomes undecided with :data:`STAGE1_INCONCLUSIVE` in its evidence.
+
+    Stage I with a few queries has little power (0 of 10 hits rules out only rates above 26%),
+    so its absence of hits is shown, never used as evidence of absence.
+    """
+    present = {(f.benchmark, f.instance_id) for f in stage2 if f.contaminated}
+    out = []
+    for f in merged:
+        if f.contaminated is False and (f.benchmark, f.instance_id) in present:
+            f = replace(f, contaminated=None,
+                        evidence={**f.evidence, "note": STAGE1_INCONCLUSIVE})
+        out.append(f)
+    return out
 
 
 def parse_data_options(values: Sequence[str]) -> dict[str, str]:

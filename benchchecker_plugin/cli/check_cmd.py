@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from pathlib import Path
 
 import click
@@ -27,18 +28,23 @@ __all__ = ["check"]
 @click.option("--data", "data", multiple=True, metavar="BENCHMARK=PATH",
               help="Local data instead of the hub, repeatable: mmlu=../shared/data/mmlu, "
                    "truthfulqa=.../TruthfulQA.csv, swe-bench-verified=instances.jsonl.")
-@click.option("--limit", type=click.IntRange(min=1), default=None,
-              help="At most this many items/instances per benchmark (a quick look).")
+@click.option("--limit", default=None, metavar="N|BENCHMARK=N,...",
+              help="A quick look: probe a stratified sample of N items per benchmark (taken in turn "
+                   "from every MMLU subject, TruthfulQA category, repository; the same --seed gives "
+                   "the same sample), or one limit per benchmark: --limit mmlu=200,truthfulqa=100.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the --limit sample and of the masked options.")
 @click.option("--n-queries", type=click.IntRange(min=1), default=50, show_default=True,
               help="Stage I probes per repository.")
 @click.option("--ts-modes", default="multichoice", show_default=True,
               help="TS-Guessing modes, comma-separated: multichoice, question.")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("benchchecker-report"), show_default=True,
-              help="Report folder: flags.jsonl (merged), flags/<stage>.jsonl, index.html.")
+              help="Report folder: flags.jsonl (merged), flags/<stage>.jsonl, index.html, summary.md "
+                   "and summary.json (rates with exact 95% intervals, to paste in a model card).")
 @executor_options
 def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Path | None,
-          data: tuple[str, ...], limit: int | None, n_queries: int, ts_modes: str,
+          data: tuple[str, ...], limit: str | None, seed: int, n_queries: int, ts_modes: str,
           out_dir: Path, executor_opts: ExecutorOptions) -> None:
     """Check a model before release: which benchmark instances has it probably seen?
 
@@ -55,13 +61,21 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
           --benchmarks mmlu,truthfulqa --data mmlu=../shared/data/mmlu \\
           --data truthfulqa=../shared/data/truthfulqa/TruthfulQA.csv --limit 200 -o report/
     """
-    from ..check import CheckConfig, parse_data_options, run_check, write_check_report
+    from ..check import (
+        CheckConfig,
+        parse_data_options,
+        parse_limits,
+        run_check,
+        write_check_report,
+        write_check_summary,
+    )
     from ..repos import parse_cutoff
 
     parse_cutoff(cutoff)  # validate early: a bad date is a one-line error before any model loads
     config = CheckConfig(
         benchmarks=tuple(b.strip() for b in benchmarks.split(",") if b.strip()), cutoff=cutoff,
-        repos_dir=repos_dir, data=parse_data_options(data), limit=limit, n_queries=n_queries,
+        repos_dir=repos_dir, data=parse_data_options(data), limits=parse_limits(limit), seed=seed,
+        n_queries=n_queries,
         ts_modes=tuple(m.strip() for m in ts_modes.split(",") if m.strip()))
     model = model_opts.build(executor=executor_opts.build())
     config = dataclasses.replace(config, batch_size=remote_batch(model, config.batch_size, executor_opts))
@@ -72,6 +86,7 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
         return
     paths = result.write(out_dir)
     page = write_check_report(result, out_dir / "index.html")
+    summaries = write_check_summary(result, out_dir)
     for note in result.notes:
         click.echo(f"note: {note}", err=True)
     counts = {v: sum(1 for f in result.merged if f.verdict.value == v)
@@ -79,4 +94,7 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
     click.echo(f"{len(result.merged)} merged verdicts: {counts['contaminated']} contaminated, "
                f"{counts['clean']} clean, {counts['undecided']} undecided")
     click.echo(f"flags: {paths['merged']}")
-    click.echo(f"report: {page}")
+    click.echo(f"report: {page} (summary.md, summary.json beside it)")
+    for row in json.loads(summaries["json"].read_text())["methods"]:
+        click.echo(f"{row['benchmark']} {row['method']}: {row['statement']}"
+                   + (f" (dropped {row['dropped']} of {row['sampled']} sampled)" if row["dropped"] else ""))

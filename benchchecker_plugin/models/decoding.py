@@ -35,7 +35,7 @@ import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
 from ..errors import InputError, ModelError
-from ..progress import progress
+from ..progress import model_label, progress
 from ._stop import cut_at_stop
 from .base import Completion, GenerationParams
 from .kv_cache import CACHE_ARG, cache_nbytes, new_cache
@@ -284,7 +284,8 @@ class BatchedDecoder:
                 lengths[i] = plan.lengths[j]
         batches = [order[s:s + self.batch_size] for s in range(0, len(order), self.batch_size)]
         with self._lock or nullcontext():
-            for batch in progress(batches, desc=f"generate {self.spec}"):
+            for batch in progress(batches, desc=f"generate {model_label(self.spec)}",
+                                  weights=[len(b) for b in batches]):
                 jobs = [_Job(prompts[i], rows[i], lengths[i]) for i in batch]
                 for i, c in zip(batch, self._decode_safely(jobs, params, n)):
                     out[i] = c

@@ -49,16 +49,18 @@ class LocalExecutor:
             raise InputError(f"workers must be >= 1, got {workers}")
         self.workers = workers
 
-    def map(self, fn: Callable[[T], R], items: Sequence[T], *, desc: str = "") -> list[ItemResult[R]]:
+    def map(self, fn: Callable[[T], R], items: Sequence[T], *, desc: str = "",
+            weights: Sequence[int] | None = None) -> list[ItemResult[R]]:
+        """``weights``: items per element (a batch's prompts), so progress counts items."""
         items = list(items)
         results: list[ItemResult[R]] = []
         if self.workers == 1:
-            for i, item in enumerate(progress(items, desc=desc)):
+            for i, item in enumerate(progress(items, desc=desc, weights=weights)):
                 results.append(call_item(fn, i, item))
             return results
         with ThreadPoolExecutor(max_workers=self.workers) as pool:
             futures: list[Future[R]] = [pool.submit(fn, item) for item in items]
-            for i, fut in enumerate(progress(futures, desc=desc)):
+            for i, fut in enumerate(progress(futures, desc=desc, weights=weights)):
                 exc = fut.exception()
                 results.append(ItemResult(i, error=_describe(exc)) if exc else ItemResult(i, fut.result()))
         return results

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError, ModelError
-from ..progress import progress
+from ..progress import model_label, progress
 from .base import Completion, GenerationParams, TokenScores
 from .decoding import BatchedDecoder, PrefillCache, prompt_seed
 from .prefix import PrefixStore
@@ -225,7 +225,8 @@ class HFModel(BatchedDecoder):
                 batches.append([w])
         parts: list[_Stats | None] = [None] * len(windows)
         with self._lock:
-            for batch in progress(batches, desc=f"score {self.spec}"):
+            for batch in progress(batches, desc=f"score {model_label(self.spec)}",
+                                  weights=[len(b) for b in batches]):
                 chunk = [(rows[windows[w][0]][0][windows[w][1]:windows[w][2]], windows[w][3]) for w in batch]
                 for w, stats in zip(batch, self._score_batch(chunk)):
                     parts[w] = stats

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from ..flags import ContaminationFlag
 from ..models import Completion, GenerationParams, LocalExecutor, TextModel
+from ..progress import model_label
 from .data import BenchmarkItem
 from .filters import DropReason
 from .probes import Probe, prepare_probes, probe_flag
@@ -73,7 +74,8 @@ def run_probes(model: TextModel, probes: Sequence[Probe], *, params: GenerationP
     name = model_name or model.spec
     batches = _chunks(probes, batch_size)
     results = LocalExecutor().map(lambda b: model.generate([p.prompt for p in b], params), batches,
-                                  desc="ts-guessing")
+                                  desc=f"ts-guessing {model_label(name)}",
+                                  weights=[len(b) for b in batches])
     flags: list[ContaminationFlag] = []
     for batch, result in zip(batches, results):
         completions: list[Completion | None] = list(result.value or [])

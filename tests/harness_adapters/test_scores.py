@@ -24,7 +24,7 @@ def test_binary_metric_hand_computed() -> None:
     values = {"i0": 1.0, "i1": 0.0, "i2": 0.0, "i3": 1.0, "i4": 1.0, "i5": 1.0, "i6": 0.0}
     [s] = grouped_scores(values, selection(), task="t", metric="acc", n_boot=0, min_clean=0,
                          min_resolved_clean=0)
-    assert (s.n_instances, s.n_clean, s.n_contaminated, s.n_undecided) == (7, 3, 2, 2)
+    assert (s.n_instances, s.n_clean, s.n_contaminated, s.n_undecided, s.n_unflagged) == (7, 3, 2, 1, 1)
     assert s.full == pytest.approx(4 / 7)
     assert s.clean == pytest.approx(1 / 3)
     assert s.contaminated == pytest.approx(1.0)
@@ -46,8 +46,10 @@ def test_binary_metric_equals_scorer_rescore_with_tiers() -> None:
                    min_clean=MIN_CLEAN, min_resolved_clean=MIN_RESOLVED_CLEAN)
     assert [s.tier for s in got] == list(want["tier"])
     for s, (_, row) in zip(got, want.iterrows()):
-        assert (s.n_instances, s.n_clean, s.n_contaminated, s.n_undecided) == (
+        assert (s.n_instances, s.n_clean, s.n_contaminated, s.n_undecided + s.n_unflagged) == (
             row.n_instances, row.n_clean, row.n_contaminated, row.n_undecided)
+        assert s.n_unflagged == sum(1 for i in ids if groups[i] is Group.UNFLAGGED
+                                    and s.tier in ("all", tiers[i]))
         np.testing.assert_array_equal(
             [s.full, s.clean, s.contaminated, s.relative_drop, s.drop_ci_low, s.drop_ci_high],
             [row.original_rate, row.clean_rate, row.contaminated_rate, row.relative_drop,
@@ -83,4 +85,19 @@ def test_table_shows_every_row() -> None:
                             n_boot=0, min_clean=0, min_resolved_clean=0)
     text = format_table(scores, title="T")
     assert text.splitlines()[0] == "T"
-    assert "|t||acc|all|7|3|2|2|1.0000|1.0000|1.0000|0.0000|-|" in text
+    assert "|t||acc|all|7|3|2|1|1|1.0000|1.0000|1.0000|0.0000|-|" in text
+
+
+def test_undecided_and_unflagged_are_their_own_columns_and_too_few_is_said() -> None:
+    """Issue 39 item 6: `undec.` counted unflagged items (93 where the log said 0 undecided), and
+    a drop that cannot be estimated showed "-" with no "too few" (table and JSON)."""
+    groups = {**GROUPS, "i5": Group.UNFLAGGED}
+    values = {"i0": 1.0, "i1": 0.0, "i2": 0.0, "i3": 1.0, "i4": 1.0, "i5": 1.0, "i6": 0.0}
+    [s] = grouped_scores(values, selection(groups=groups), task="t", metric="acc", n_boot=0)
+    assert (s.n_undecided, s.n_unflagged) == (0, 2)
+    assert math.isnan(s.relative_drop) and s.note == "too few (n=3 clean)"
+    assert s.to_dict()["note"] == "too few (n=3 clean)" and s.to_dict()["relative_drop"] is None
+    table = format_table([s], title="grouped")
+    assert table.splitlines()[1] == ("|task|filter|metric|tier|n|clean|contam.|undec.|unflagged|full|clean|"
+                                     "contam.|rel. drop|drop 95% CI|")
+    assert table.splitlines()[3].startswith("|t||acc|all|7|3|2|0|2|0.5714|0.3333|1.0000|too few (n=3 clean)|")

@@ -220,7 +220,7 @@ def test_detect_run_flags_equal_ts_guess_and_scores_equal_rescore(
     assert report["timings"]["evaluation_s"] > 0 and report["timings"]["detection_s"] > 0
     [row] = [s for s in report["scores"] if s["tier"] == "all"]
     assert (row["task"], row["n_instances"], row["n_clean"], row["n_contaminated"],
-            row["n_undecided"]) == (f"mmlu_local_{SUBJECT}", LIMIT, 2, 2, len(DROPPED))
+            row["n_undecided"] + row["n_unflagged"]) == (f"mmlu_local_{SUBJECT}", LIMIT, 2, 2, len(DROPPED))
     samples = _only(out, f"samples_mmlu_local_{SUBJECT}_*.jsonl")
     lines = [json.loads(x) for x in samples.read_text().splitlines()]
     acc = {f"{SUBJECT}/{line['doc_id']}": line["acc"] for line in lines}

@@ -103,7 +103,7 @@ def test_each_mode_runs_the_subset_annotates_and_equals_rescore(
             want["relative_drop"], want["drop_ci_low"], want["drop_ci_high"])
         assert row["full"] == pytest.approx(sum(acc.values()) / 6)
         assert row["clean"] == pytest.approx((acc[1] + acc[3]) / 2)
-        assert (row["n_clean"], row["n_contaminated"], row["n_undecided"]) == (2, 2, 2)
+        assert (row["n_clean"], row["n_contaminated"], row["n_undecided"], row["n_unflagged"]) == (2, 2, 1, 1)
     else:
         assert row[mode] == want[f"{mode}_rate"] == pytest.approx(sum(acc.values()) / 2)
         assert row["full"] is None

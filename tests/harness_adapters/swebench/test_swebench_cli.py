@@ -57,10 +57,21 @@ def _flags(make_flags, tmp_path: Path, ids: list[str], model: str = MODEL, **kw)
                       verdicts, model=model)
 
 
+def _undecided_unflagged(stdout: str, n: int, full: str) -> int:
+    """undec. + unflagged of the `all` row with n instances, 4 clean, 3 contaminated and ``full``."""
+    import re
+
+    m = re.search(rf"\|all\|{n}\|4\|3\|(\d+)\|(\d+)\|{re.escape(full)}\|", stdout)
+    assert m, stdout
+    return int(m.group(1)) + int(m.group(2))
+
+
 def _rows_equal(ours: list[dict], theirs: list[dict]) -> None:
     assert [r["tier"] for r in ours] == [r["tier"] for r in theirs]
     for a, b in zip(ours, theirs):
-        assert (a["n_instances"], a["n_clean"], a["n_contaminated"], a["n_undecided"]) == (
+        # rescore counts unflagged instances as undecided; the wrapper gives them their own column
+        assert (a["n_instances"], a["n_clean"], a["n_contaminated"],
+                a["n_undecided"] + a["n_unflagged"]) == (
             b["n_instances"], b["n_clean"], b["n_contaminated"], b["n_undecided"])
         assert (a["full"], a["clean"], a["contaminated"], a["relative_drop"], a["drop_ci_low"],
                 a["drop_ci_high"]) == (b["original_rate"], b["clean_rate"],
@@ -92,12 +103,12 @@ def test_rescore_equals_benchchecker_rescore(source: str, run_dir: dict, cli, ma
     # the run's instances (the report's 10 submitted, the 9 with logs), not the 500 ids of
     # --tiers (issue 29: tiers only label)
     n = 10 if source == "report" else 9
-    assert f"|all|{n}|4|3|{n - 7}|{5 / n:.4f}|" in result.stdout
+    assert _undecided_unflagged(result.stdout, n, f"{5 / n:.4f}") == n - 7
     assert "error" not in json.dumps(want)
     wider = cli("swebench", "rescore", target, "--flags", flags, "--tiers", run_dir["data"],
                 "--instances", run_dir["data"])
     assert wider.exit_code == 0, wider.output
-    assert "|all|500|4|3|493|0.0100|" in wider.stdout
+    assert _undecided_unflagged(wider.stdout, 500, "0.0100") == 493
 
 
 def test_rescore_multi_swe_bench_final_report(cli, make_flags, tmp_path: Path) -> None:
