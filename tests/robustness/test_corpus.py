@@ -252,9 +252,12 @@ CASES: dict[str, Case] = {
     "rescore: resolved ids of the wrong type": err(
         {"m.run1.json": json.dumps({"resolved_ids": "a__b-1"})}, rescore(), "m.run1.json",
         "field 'resolved_ids' must be a list of instance id strings"),
-    "rescore: resolved id outside the instance list": err(
-        {"m.run1.json": json.dumps({"resolved_ids": ["zzz"]})}, rescore(), "m.run1.json",
-        "1 resolved instance ids are not in the benchmark's instance list: zzz"),
+    # (with --instances naming a subset, ids outside it are simply not in it: tests/flows/test_issue39_subset.py)
+    "rescore: resolved id outside the benchmark's tiers": err(
+        {"m.run1.json": json.dumps({"resolved_ids": ["zzz"]}),
+         "tiers.csv": "instance_id,difficulty\na__b-1,<15 min fix\na__b-2,<15 min fix\n"},
+        rescore("{tmp}/m.run1.json", "{tmp}/flags.jsonl", "{tmp}/ids.json", "--tiers", "{tmp}/tiers.csv"),
+        "m.run1.json", "1 resolved instance ids are not in the benchmark's instance list: zzz"),
     "rescore: duplicate instance ids": err({"ids.json": json.dumps(["a__b-1", "a__b-1"])}, rescore(),
                                            "ids.json", "duplicate instance ids: a__b-1"),
     "rescore: empty instance list": err({"ids.json": "[]"}, rescore(), "ids.json", "no instances"),
