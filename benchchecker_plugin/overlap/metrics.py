@@ -110,6 +110,15 @@ def _nan(name: str, why: str) -> Measure:
     return Measure(math.nan, None, {"note": why})
 
 
+def _matched_share(name: str, w: ItemWindows, min_count: int, max_docs: int | None) -> Measure | tuple[int, int]:
+    """``(matched n-grams, unmasked n-grams)`` of an item, or its nan measure when every n-gram
+    is a masked benchmark template."""
+    live = int((w.doc_counts >= 0).sum())
+    if not live:
+        return _nan(name, "every n-gram is a benchmark template (masked)")
+    return int(_matched(w, min_count, max_docs).sum()), live
+
+
 _REGISTRY: dict[str, Callable[..., Metric]] = {}
 
 
@@ -129,12 +138,11 @@ class AnyNgram:
     max_docs: int | None = 10
 
     def measure(self, w: ItemWindows) -> Measure:
-        live = w.doc_counts >= 0
-        if not live.any():
-            return _nan(self.name, "every n-gram is a benchmark template (masked)")
-        hit = _matched(w, self.min_count, self.max_docs)
-        k = int(hit.sum())
-        return Measure(k / int(live.sum()), k > 0, {"matched": k, "ngrams": int(live.sum())})
+        counts = _matched_share(self.name, w, self.min_count, self.max_docs)
+        if isinstance(counts, Measure):
+            return counts
+        k, live = counts
+        return Measure(k / live, k > 0, {"matched": k, "ngrams": live})
 
 
 @register
@@ -149,12 +157,11 @@ class Coverage:
     max_docs: int | None = None
 
     def measure(self, w: ItemWindows) -> Measure:
-        live = w.doc_counts >= 0
-        if not live.any():
-            return _nan(self.name, "every n-gram is a benchmark template (masked)")
-        k = int(_matched(w, self.min_count, self.max_docs).sum())
-        share = k / int(live.sum())
-        return Measure(share, share >= self.threshold, {"matched": k, "ngrams": int(live.sum())})
+        counts = _matched_share(self.name, w, self.min_count, self.max_docs)
+        if isinstance(counts, Measure):
+            return counts
+        k, live = counts
+        return Measure(k / live, k / live >= self.threshold, {"matched": k, "ngrams": live})
 
 
 @register
