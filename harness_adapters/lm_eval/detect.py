@@ -181,6 +181,11 @@ def probes_for_tasks(names: Sequence[str], include_path: str | None = None,
                or TaskManager(include_path=include_path, metadata=dict(metadata or {})))
     unknown = [n for n in names if not manager.match_tasks([n])]
     if unknown:
+        from .yaml_includes import include_cycle
+
+        cycles = [why for why in (include_cycle(n, include_path) for n in unknown) if why]
+        if cycles:
+            raise InputError(f"--task {', '.join(unknown)}: {'; '.join(cycles)}")
         raise InputError(f"--task {', '.join(unknown)}: no such lm-eval task or group"
                          + (f" (in {include_path} or lm-eval's own tasks)" if include_path else ""))
     tasks, failed = load_each(manager, names)
