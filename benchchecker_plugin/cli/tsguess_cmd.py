@@ -25,11 +25,12 @@ MULTICHOICE_THRESHOLD = 0.8
 @click.option("--benchmark", type=click.Choice(BENCHMARKS), default=None,
               help="mmlu (test split, 14,042 questions) or truthfulqa (817 questions). "
                    "Or --task.")
-@click.option("--task", "tasks", default=None, metavar="NAME[,NAME...]",
+@click.option("--task", "--tasks", "tasks", default=None, metavar="NAME[,NAME...]",
               help="lm-eval task(s) or group(s) instead of --benchmark: any multiple_choice task, "
                    "read through its own definition (doc_to_text / doc_to_choice / doc_to_target "
                    "on its processed documents); flags name the task, instance ids are doc ids "
-                   "(MMLU / TruthfulQA tasks keep those benchmarks' ids). Needs lm-eval.")
+                   "(MMLU / TruthfulQA tasks keep those benchmarks' ids). --tasks, as lm-eval spells it, "
+                   "is the same option. Needs lm-eval.")
 @click.option("--include_path", "--include-path", "include_path", default=None, metavar="DIR",
               help="With --task: lm-eval's --include_path (a folder of task YAMLs).")
 @click.option("--metadata", "task_metadata", default=None, metavar="JSON",
