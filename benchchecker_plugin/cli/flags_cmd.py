@@ -87,13 +87,17 @@ def merge(paths: tuple[Path, ...], output: Path, policy: str, assume_repo_seen: 
       benchchecker flags merge stage2.jsonl -o merged.jsonl --policy benchchecker --assume-repo-seen
     """
     records = []
+    keys_of: dict[Path, set[tuple[str, str]]] = {}
     for path in paths:   # merge_flags below refuses merged records too, but knows no file
+        keys = keys_of.setdefault(path, set())
         for f in iter_flags(path):
             if f.method == MERGED_METHOD:
                 raise InputError(f"{path}: cannot merge already-merged flags (instance "
                                  f"{f.instance_id}); merge the per-method files instead")
             records.append(f)
+            keys.add((f.benchmark, f.instance_id))
     merged = merge_flags(records, policy=policy, assume_repo_seen=assume_repo_seen)
+    _warn_unjoined(keys_of)
     write_flags(output, merged)
     counts = Counter(m.verdict for m in merged)
     click.echo(f"{len(records)} records from {len(paths)} file(s) -> {len(merged)} merged verdicts "
@@ -109,6 +113,22 @@ def merge(paths: tuple[Path, ...], output: Path, policy: str, assume_repo_seen: 
             click.echo(f"warning: {no_stage1} of {len(merged)} verdicts have no {STAGE1_METHOD} "
                        "flag: undecided unless Stage II says clean (closed model? add "
                        "--assume-repo-seen)", err=True)
+
+
+def _warn_unjoined(keys_of: dict[Path, set[tuple[str, str]]]) -> None:
+    """With several files, say how many (benchmark, instance) keys of each meet no other file's
+    records (under any policy such a verdict hears one file only), naming the benchmarks."""
+    if len(keys_of) < 2:
+        return
+    for path, keys in keys_of.items():
+        others = set().union(*(k for p, k in keys_of.items() if p != path))
+        alone = keys - others
+        if alone:
+            names = ", ".join(sorted({b for b, _ in keys}))
+            other_names = ", ".join(sorted({b for b, _ in others})) or "none"
+            click.echo(f"warning: {len(alone)} of {len(keys)} instances in {path} meet no record of "
+                       f"the other files (benchmark {names} here, {other_names} there): their "
+                       "verdicts hear this file only", err=True)
 
 
 @flags.command("patch-dates")
