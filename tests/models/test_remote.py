@@ -237,4 +237,5 @@ def test_check_on_ray_equals_local(cluster, server: _Server, shared_data: Path, 
                                        "-o", str(tmp_path / "ray")])
     assert local.exit_code == 0 and on_ray.exit_code == 0, local.output + on_ray.output
     a = comparable_flags(tmp_path / "local" / "flags.jsonl")
-    assert len(a) == 12 and a == comparable_flags(tmp_path / "ray" / "flags.jsonl")
+    # (--limit 12 is a stratified sample over 12 subjects; items the masking cannot probe are dropped)
+    assert 0 < len(a) <= 12 and a == comparable_flags(tmp_path / "ray" / "flags.jsonl")
