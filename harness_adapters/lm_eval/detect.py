@@ -39,7 +39,7 @@ from ..common import FilterOptions, echo
 from ..detection import Detection, DetectOptions, ts_guess_probes
 from .mc_task import read_mc_task
 
-__all__ = ["LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "load_each",
+__all__ = ["OFFLINE_HINT", "LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "load_each",
            "local_task_manager", "probes_for_run", "probes_for_tasks", "reusing", "run_model_name"]
 
 #: Hub datasets holding MMLU's questions (lm-eval's ``mmlu_*`` tasks read the first two).
@@ -197,6 +197,26 @@ def probes_for_tasks(names: Sequence[str], include_path: str | None = None,
     return benchmarks, probes, dropped, why
 
 
+#: what a task lm-eval could not fetch from the hub is told (its dataset needs the network)
+OFFLINE_HINT = ("; its dataset is on the Hugging Face hub, unreachable here: read a local copy with "
+                "--include_path DIR (a task YAML whose dataset_path is a local folder; the shipped "
+                "tasks/lm_eval *_local tasks take --metadata '{\"data\": PATH}')")
+
+
+def _hub_unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` (or an exception it was raised from) is the hub being out of reach."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        kinds = {k.__name__ for k in type(seen).__mro__}
+        if kinds & {"ConnectionError", "OfflineModeIsEnabled", "LocalEntryNotFoundError"} \
+                or "Couldn't reach" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
 def load_each(manager: Any, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, str]]:
     """lm-eval's leaf tasks of ``names``, each name loaded on its own with its templates in a
     budgeted sandbox (:func:`.compat.compiled_templates`), and ``{name: why}`` of those lm-eval
@@ -215,7 +235,8 @@ def load_each(manager: Any, names: Sequence[str]) -> tuple[dict[str, Any], dict[
         except Exception as exc:   # noqa: BLE001 - lm-eval's own error: recorded as this task's line
             text = " ".join(str(exc).split())
             text = text if len(text) <= 200 else text[:197] + "..."
-            failed[name] = f"lm-eval cannot load it ({type(exc).__name__}: {text})"
+            failed[name] = f"lm-eval cannot load it ({type(exc).__name__}: {text})" + \
+                (OFFLINE_HINT if _hub_unreachable(exc) else "")
         else:
             tasks.update(loaded["tasks"])
     return tasks, failed
