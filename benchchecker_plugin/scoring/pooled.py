@@ -115,27 +115,11 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
-def _resample_counts(tier_idx: np.ndarray, n_tiers: int, n_boot: int, seed: int) -> list[np.ndarray]:
-    """Per tier, (1 + n_boot) x the tier's instances draw counts: row 0 all ones (the data), then
-    one row per resample, the tier's instances drawn with replacement within the tier (a
-    stratified cluster bootstrap). float32: every weighted sum is an integer below 2**24, exact.
-    The reference :func:`strata_sums` matches: it draws the same numbers a block at a time
-    (:class:`_Draws`)."""
-    rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
-    out = []
-    for t in range(n_tiers):
-        m = int((tier_idx == t).sum())
-        counts = np.ones((1 + n_boot, m), np.float32)
-        if n_boot and m:
-            counts[1:] = rng.multinomial(m, np.full(m, 1.0 / m), size=n_boot)
-        out.append(counts)
-    return out
-
-
 class _Draws:
-    """The bootstrap's draw counts of one seed, made a block of rows at a time in the order
-    :func:`_resample_counts` makes them (tier by tier, resample by resample): the numbers are the
-    same, but only one block is held (1001 x 25,000 counts are 100 MB as float32, and numpy's
+    """The bootstrap's draw counts of one seed, made a block of rows at a time, tier by tier and
+    resample by resample (row 0 all ones, the data; then each tier's instances drawn with
+    replacement within the tier: a stratified cluster bootstrap; float32, every weighted sum an
+    integer below 2**24, exact): the numbers of one whole draw, but only one block is held (1001 x 25,000 counts are 100 MB as float32, and numpy's
     int64 draws twice that), a few rows drawn at once."""
 
     _ROWS = 32   # resamples drawn per call: int64 for 32 x the tier's instances at a time

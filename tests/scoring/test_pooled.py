@@ -20,7 +20,7 @@ from benchchecker_plugin.scoring import (
     rate_and_pool,
     rate_table,
 )
-from benchchecker_plugin.scoring.pooled import _resample_counts
+from tests.helpers.bootstrap import resample_counts
 from tests.helpers.leaderboard_sim import simulate
 
 C, X, U = Verdict.CLEAN, Verdict.CONTAMINATED, Verdict.UNDECIDED
@@ -115,7 +115,7 @@ def test_cluster_bootstrap_equals_explicit_resamples():
                          min_clean=0, min_resolved_clean=0)
     from benchchecker_plugin.scoring.bootstrap import seed_key
     tier_idx = np.array([0 if tiers[i] == "t1-easy" else 1 for i in ids])
-    per_tier = _resample_counts(tier_idx, 2, 50, int(seed_key(3) % (2**63)))
+    per_tier = resample_counts(tier_idx, 2, 50, int(seed_key(3) % (2**63)))
     counts = np.zeros((51, len(ids)))
     for t in (0, 1):
         counts[:, tier_idx == t] = per_tier[t]
@@ -240,7 +240,7 @@ def test_block_draws_equal_the_whole_draw_and_strata_sums_do_not_depend_on_block
 
     rng = np.random.default_rng(1)
     tier_idx = rng.integers(0, 3, 97)
-    whole = _resample_counts(tier_idx, 3, 70, 11)
+    whole = resample_counts(tier_idx, 3, 70, 11)
     draws = _Draws(11)
     for t in range(3):
         m = int((tier_idx == t).sum())

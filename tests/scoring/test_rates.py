@@ -17,7 +17,7 @@ from benchchecker_plugin.scoring import (
     rescore,
 )
 from benchchecker_plugin.scoring.bootstrap import seed_key
-from benchchecker_plugin.scoring.pooled import _resample_counts
+from tests.helpers.bootstrap import resample_counts
 
 TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
 
@@ -98,7 +98,7 @@ def test_bootstrap_drops_equal_explicit_resamples():
     """Without tiers one stratum: resample b's drop is the plain drop of the instances drawn."""
     ids, tiers, resolved, verdicts = _random_inputs(9, n_sub=3, n=60)
     table = rate_table(resolved, ids, verdicts, None, n_boot=400, seed=4)
-    [counts] = _resample_counts(np.zeros(len(ids), np.intp), 1, 400, int(seed_key(4) % (2**63)))
+    [counts] = resample_counts(np.zeros(len(ids), np.intp), 1, 400, int(seed_key(4) % (2**63)))
     for sub in resolved:
         drops = []
         for b in range(1, 401):
