@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 INPUTS = ("instances.csv", "flags.csv", "cutoffs.csv", "unscored.csv", "snapshots.csv",
-          "build.json", "CHANGELOG.md", "LICENSE-DATA.md")
+          "build.json", "CHANGELOG.md", "LICENSE-DATA.md", "own_fix_recall.csv")
 OUTPUTS = ("leaderboard.csv", "summary.csv", "sensitivity.csv", "leaderboard.md", "index.html",
            "README.md")
 INSTANCE_COLUMNS = ("instance_id", "repo", "tier", "submission", "models", "date", "scored_as",

@@ -196,6 +196,11 @@ def _band_table(bands: Mapping[str, Any], build: Mapping[str, Any]) -> pd.DataFr
 
 
 SENS_GROUPS = ("all submissions", "2024", "2025")
+# why-clean kinds (stage2.why_clean.CleanKind values) and what each says of the fix
+CLEAN_KINDS = {"rewritten-since": "found present at an earlier snapshot after its merge and is "
+                                  "absent at the cutoff (rewritten since)",
+               "never-found": "never found present at any snapshot after its merge",
+               "not-merged": "not yet merged at the cutoff"}
 
 
 def sensitivity_table(pub: pd.DataFrame, band: pd.DataFrame, groups: Mapping[str, Sequence[str]],
@@ -220,6 +225,17 @@ def sensitivity_table(pub: pd.DataFrame, band: pd.DataFrame, groups: Mapping[str
                      "what changes": f"every undecided instance is counted {word}"
                      + ("" if word == "clean" else " (the drop compares clean with all instances, "
                         "so it cannot move; only clean vs contaminated would)"), **cells(alt)})
+    is_clean = pub["verdict"] == "clean"
+    for kind, meaning in CLEAN_KINDS.items():
+        n_kind = int((is_clean & (pub["clean_kind"] == kind)).sum())
+        if n_kind and n_kind < int(is_clean.sum()):
+            alt = pub.assign(verdict=pub["verdict"].where(~is_clean | (pub["clean_kind"] == kind),
+                                                          "undecided"))
+            rows.append({"reading": f"clean = {kind} only ({n_kind} of {int(is_clean.sum())} clean "
+                                    "pairs)",
+                         "what changes": f"only the clean instances whose fix was {meaning} count "
+                                         "as clean; the other clean ones are set aside (undecided)",
+                         **cells(alt)})
     ids_by = {k: set(pub.loc[pub["snapshot_source"] == k, "instance_id"]) for k in ("git", "release")}
     for k, label in (("git", "git-read projects only"), ("release", "sdist-read projects only")):
         repos = sorted(set(pub.loc[pub["snapshot_source"] == k, "repo"]))
@@ -321,6 +337,7 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
                 info: Mapping[str, Any], cutoff_df: pd.DataFrame, sens: pd.DataFrame,
                 snapshots: pd.DataFrame, mde_sentence: str) -> list[Path]:
     from _republish_bundle import groups_of
+    from _republish_recall import recall_parts
 
     out.mkdir(parents=True, exist_ok=True)
     per_inst = inst.drop_duplicates("instance_id")
@@ -416,6 +433,10 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
         ("What 'clean' means at each cutoff", ERAS + " " + kind_text),
         ("Verdicts per model: share of covered instances", paper["shares"]),
     ]
+    recall = recall_parts(out)
+    if recall is not None:
+        extra += [("Detector check: recall at each instance's own fix snapshot", recall[0]),
+                  ("Misses at the own fix snapshot", recall[1])]
     if len(paper["bands"]):
         extra.append(("Submissions without a published cutoff: drops as bands", paper["bands"]))
     extra += [("Training cutoffs and snapshot dates", cutoff_df),
@@ -449,6 +470,8 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
                  "## Rule, assumption and inputs", "", RULE, "", ASSUMPTION, "", hygiene, "",
                  band_text, "", ERAS, "", kind_text, "", "## Coverage", "", coverage, "", _md(cov),
                  _md(cov_tier), "## Paper vs ours", "", _md(paper["summary"]),
+                 *(["## Detector check: recall at each instance's own fix snapshot", "",
+                    recall[0], "", _md(recall[1])] if recall is not None else []),
                  "## Sensitivity", "", sens_text, "", _md(sens),
                  "### By submission year (pooled within tiers)", "", _md(paper["years"]),
                  "## Groups as they are", "", groups_text, "",

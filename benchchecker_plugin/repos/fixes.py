@@ -27,7 +27,7 @@ from ..errors import RepositoryError
 from .git import git, resolve_commit
 from .snapshot import default_ref
 
-__all__ = ["FixCommit", "first_landing", "fix_landed", "unapplies"]
+__all__ = ["FixCommit", "first_landing", "first_unapplying", "fix_landed", "unapplies"]
 
 _lock = threading.Lock()
 _chains: dict[tuple[Path, str], list[str]] = {}
@@ -108,6 +108,43 @@ def first_landing(repo: str | os.PathLike[str], instance_id: str, base_commit: s
         if landed is not None and (when := _date(root, landed)) >= base_date:
             return FixCommit(landed, when, sha)
     return None
+
+
+def first_unapplying(repo: str | os.PathLike[str], base_commit: str, patch: str, *,
+                     max_doublings: int = 17) -> FixCommit | None:
+    """The first first-parent commit of the default branch after the base commit where ``patch``
+    un-applies, found by its content alone (for a fix whose pull request no commit names: a
+    squash without the number, a maintainer's own commit). Galloping search -- the commits 1, 2,
+    4, ... after the base's landing, then bisection between the last miss and the first hit --
+    so about ``2 log2(distance)`` checks; it assumes the fixed lines stay once they land inside
+    that window (a fix rewritten before the next probe is missed). ``None`` when it un-applies at
+    none of the probed commits (up to ``2**max_doublings`` commits on). ``named_in`` is empty."""
+    root = Path(repo)
+    ref = default_ref(root)
+    start = _landed(root, ref, resolve_commit(root, base_commit))
+    if start is None:
+        return None
+    with _lock:
+        chain = _chains[(root, ref)]
+    i0 = chain.index(start)
+    miss, hit, step = i0, None, 1
+    for _ in range(max_doublings + 1):
+        at = min(i0 + step, len(chain) - 1)
+        if at <= miss:
+            break
+        if _unapplies(root, chain[at], patch):
+            hit = at
+            break
+        miss, step = at, step * 2
+    if hit is None:
+        return None
+    while hit - miss > 1:  # the first hit after the last miss
+        mid = (miss + hit) // 2
+        if _unapplies(root, chain[mid], patch):
+            hit = mid
+        else:
+            miss = mid
+    return FixCommit(chain[hit], _date(root, chain[hit]), "")
 
 
 def fix_landed(repo: str | os.PathLike[str], instance_id: str, base_commit: str, patch: str) -> FixCommit | None:

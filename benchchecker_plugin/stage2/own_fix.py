@@ -8,7 +8,9 @@ naming the pull request (``repos.fixes``), followed to the first default-branch 
 as an ancestor, *not* the merge date (sphinx merges fixes into a maintenance branch that reaches
 the default branch later). Preferably the landing where the gold patch un-applies
 (:func:`~..repos.fixes.fix_landed`); else the first landing of a commit naming the pull request
-(the merged fix differs from the gold patch: ``unapplies`` is ``False``).
+(the merged fix differs from the gold patch: ``unapplies`` is ``False``). When no commit names the
+pull request, the first default-branch commit after the base where the gold patch un-applies,
+found by content (:func:`~..repos.fixes.first_unapplying`).
 
 Release snapshots: the first release uploaded after the fix's date with a version at or above the
 instance's own line (SWE-bench's ``version``: the development line the fix was written on; a
@@ -33,7 +35,7 @@ import numpy as np
 from packaging.version import InvalidVersion, Version
 
 from ..instances.bug import BugInstance
-from ..repos.fixes import first_landing, fix_landed, unapplies
+from ..repos.fixes import first_landing, first_unapplying, fix_landed, unapplies
 from ..repos.releases import ReleaseHistory, is_release_repo
 
 __all__ = ["OwnFix", "own_fix_snapshot", "pr_dates"]
@@ -123,8 +125,15 @@ def own_fix_snapshot(path: str | Path, inst: BugInstance,
                       "un-applies there)", True)
     first = first_landing(root, inst.instance_id, inst.base_commit)
     if first is None:
+        found = first_unapplying(root, inst.base_commit, inst.patch)
+        if found is not None:
+            return OwnFix(inst.instance_id, "git", found.landed_at, found.commit,
+                          f"first default-branch commit after the base where the gold patch "
+                          f"un-applies (by content: no commit names pull request "
+                          f"#{_number(inst.instance_id)})", True)
         return OwnFix(inst.instance_id, "git", None, "", "", None,
-                      f"no commit names pull request #{_number(inst.instance_id)}")
+                      f"no commit names pull request #{_number(inst.instance_id)}, and the gold "
+                      "patch un-applies at no default-branch commit after the base")
     return OwnFix(inst.instance_id, "git", first.landed_at, first.commit,
                   f"first default-branch commit holding {first.named_in[:12]} (names the PR)",
                   unapplies(root, first.commit, inst.patch))

@@ -37,3 +37,33 @@ def test_a_branch_commit_lands_with_its_merge(tmp_path: Path) -> None:
     assert fix is not None
     assert (fix.commit, fix.named_in, fix.landed_at.isoformat()) == (merge, named, "2022-04-01T00:00:00+00:00")
     assert fix_landed(repo, "o__r-8", base, PATCH) is None  # no commit names PR 8
+
+
+def test_first_unapplying_gallops_then_bisects_to_the_first_commit_holding_the_fix(tmp_path: Path) -> None:
+    """A line of 40 first-parent commits, the fix at the 23rd: the search finds exactly it, and
+    agrees with a linear scan (the obviously-correct reference) for every landing position."""
+    from benchchecker_plugin.repos.fixes import first_unapplying, unapplies
+    from tests.helpers.git_history import BUGGY, FIXED, PATCH
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, ["init", "-q", "-b", "main"])
+
+    def commit(i: int) -> str:
+        stamp = f"2023-01-01T00:{i:02d}:00+0000"
+        git(repo, ["add", "-A"])
+        git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-q",
+                   "-m", f"c{i}"], env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+        return git(repo, ["rev-parse", "HEAD"]).decode().strip()
+
+    (repo / "calc.py").write_text(BUGGY)
+    chain = [commit(0)]
+    for i in range(1, 40):
+        (repo / "calc.py").write_text(FIXED if i >= 23 else BUGGY)
+        (repo / "n.txt").write_text(str(i))
+        chain.append(commit(i))
+    linear = next(c for c in chain if unapplies(repo, c, PATCH))
+    got = first_unapplying(repo, chain[0], PATCH)
+    assert got is not None and got.commit == linear == chain[23] and got.named_in == ""
+    assert first_unapplying(repo, chain[30], PATCH).commit == chain[31]   # from a later base: the next one
+    assert first_unapplying(repo, chain[0], PATCH, max_doublings=3) is None   # probes 1, 2, 4, 8 only

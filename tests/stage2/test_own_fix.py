@@ -57,9 +57,16 @@ def test_own_fix_is_the_first_default_branch_commit_holding_the_fix(maint) -> No
                         patch=PATCH.replace("return 0", "return -1"))
     got = own_fix_snapshot(repo, other)
     assert (got.snapshot, got.unapplies) == (shas["merge"], False)
-    none = own_fix_snapshot(repo, BugInstance(instance_id="o__calc-8", benchmark="t", repo="o/calc",
-                                              base_commit=shas["base"], patch=PATCH))
-    assert (none.when, none.missing) == (None, "no commit names pull request #8")
+    # no commit names PR 8: found by content, the first default-branch commit where it un-applies
+    by_content = own_fix_snapshot(repo, BugInstance(instance_id="o__calc-8", benchmark="t", repo="o/calc",
+                                                    base_commit=shas["base"], patch=PATCH))
+    assert (by_content.snapshot, by_content.unapplies, by_content.missing) == (shas["merge"], True, "")
+    assert by_content.when == datetime(2023, 3, 1, 12, tzinfo=UTC)
+    assert "by content: no commit names pull request #8" in by_content.basis
+    none = own_fix_snapshot(repo, BugInstance(instance_id="x__calc-8", benchmark="t", repo="o/calc",
+                                              base_commit=shas["base"], patch=other.patch))
+    assert (none.when, none.missing) == (None, "no commit names pull request #8, and the gold patch "
+                                               "un-applies at no default-branch commit after the base")
 
 
 def test_pr_dates_interpolate_between_known_numbers() -> None:
