@@ -156,6 +156,12 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
         if len(same) > 1:  # a property's getter and setter, overloads: one name, several bodies
             lines = tuple(dict.fromkeys(ln for sc in same for ln in parsed.lines_in(sc)))
             return Location(path, want, "same-name", lines)
+        if not same and not block.added and "." in want:
+            # a pure deletion of a whole method: look where it was (its class), not at a
+            # namesake in another class (Package.__init__ for a removed Module.__init__)
+            owner = parsed.find(want.rsplit(".", 1)[0])
+            if owner:
+                return _scope_location(path, parsed, owner[0], "same-name")
         hits = same or parsed.named(simple)
         if hits:
             return _scope_location(path, parsed, hits[0], "same-name")

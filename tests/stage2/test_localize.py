@@ -80,3 +80,41 @@ def test_one_name_with_several_bodies_is_searched_whole(tmp_path) -> None:  # no
     assert found is not None and found.how == "same-name"
     texts = [ln.text for ln in found.lines]
     assert "return self . _name" in texts and "self . _name = validate ( value )" in texts
+
+
+def test_a_deleted_method_is_looked_for_in_its_class_not_in_a_namesake(tmp_path) -> None:  # noqa: ANN001
+    """Regression (pytest-dev__pytest-6197, the own fix snapshot check): a patch deleting
+    Module.__init__ was localised to Package.__init__ of the same file, whose lines look alike,
+    and read pre-patch only at the very commit holding the fix. A deleted method is looked for
+    in its own class: gone from there, the deletion is present."""
+    import subprocess
+
+    from benchchecker_plugin.repos import Snapshot
+    from benchchecker_plugin.stage2 import SnapshotIndex, localize
+    from benchchecker_plugin.stage2.decide import Category, block_result
+    from benchchecker_plugin.stage2.patch import PatchBlock
+
+    init = ("    def __init__(self, fspath, parent=None):\n"
+            "        if fspath.basename == '__init__.py':\n"
+            "            self._ALLOW_MARKERS = False\n"
+            "        FSCollector.__init__(self, fspath, parent=parent)\n")
+    fixed = ("class Module(File):\n    def _getobj(self):\n        return self._importtestmodule()\n\n"
+             "class Package(Module):\n" + init + "        self.name = fspath.dirname\n")
+    (tmp_path / "python.py").write_text(fixed)
+    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
+           "PATH": "/usr/bin:/bin"}
+    for cmd in (["init", "-q"], ["add", "-A"],
+                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
+        subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, env=env)
+    snap = Snapshot.at(tmp_path, "2024-01-01")
+    removed = lines("def __init__ ( self , fspath , parent = None ) :",
+                    "if fspath . basename == '__init__.py' :", "self . _ALLOW_MARKERS = False",
+                    "FSCollector . __init__ ( self , fspath , parent = parent )")
+    block = PatchBlock("python.py", "python.py", "python", "Module.__init__", "tree", (), removed)
+    found = localize(block, SnapshotIndex(snap), base_commit=None)
+    snap.close()
+    assert found is not None and (found.scope, found.how) == ("Module", "same-name")
+    texts = {ln.text for ln in found.lines}
+    assert not texts & {ln.text for ln in removed}     # Package.__init__'s look-alikes are not there
+    result = block_result(block, found, (), tuple(0.0 for _ in removed))
+    assert result.category is Category.PRESENT
