@@ -44,6 +44,8 @@ class PatchBlock:
     ``offset``: how many rows from its stated line ``git apply`` finds the hunk (whole mode; else 0).
     ``rivals``: the removed lines of the patch's other blocks in the same file and scope: a
     snapshot line closer to one of them than to an added line is the old code, not the fix.
+    ``readded``: the texts of the added lines of those other blocks (a line removed here and added
+    there is moved, not deleted: :mod:`.reorder`).
     """
 
     path: str | None
@@ -56,6 +58,7 @@ class PatchBlock:
     hunk_header: str = ""
     offset: int = 0
     rivals: tuple[LogicalLine, ...] = ()
+    readded: tuple[str, ...] = ()
 
     @property
     def file(self) -> str:
@@ -392,12 +395,16 @@ def parse_patch(diff: str, *, instance_id: str = "?",
 
 
 def _with_rivals(blocks: list[PatchBlock]) -> tuple[PatchBlock, ...]:
-    """Each block with the removed lines of the other blocks of its file and scope."""
+    """Each block with the removed lines (and the added texts) of the other blocks of its file
+    and scope."""
     pool: dict[tuple[str, str | None], list[LogicalLine]] = {}
-    for b in blocks:
+    adds: dict[tuple[str, str | None], list[tuple[int, str]]] = {}
+    for k, b in enumerate(blocks):
         pool.setdefault((b.file, b.scope), []).extend(b.removed)
+        adds.setdefault((b.file, b.scope), []).extend((k, a.text) for a in b.added)
     out = []
-    for b in blocks:
+    for k, b in enumerate(blocks):
         others = tuple(r for r in pool[(b.file, b.scope)] if r not in b.removed)
-        out.append(replace(b, rivals=others) if others else b)
+        readded = tuple(t for j, t in adds[(b.file, b.scope)] if j != k)
+        out.append(replace(b, rivals=others, readded=readded) if others or readded else b)
     return tuple(out)

@@ -32,6 +32,7 @@ from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, deci
 from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
 from .patch import PatchBlock
+from .reorder import reorder_matches
 from .similarity import LexicalSimilarity, Similarity, get_similarity
 from .sources import adjust_for_dates, locate, read_base, snapshot_at
 from .splice import SpliceError, splice_patch
@@ -151,10 +152,12 @@ def block_presence(block: PatchBlock, index: SnapshotIndex, base_commit: str,
 
 def judge_block(block: PatchBlock, loc: Location | None, posts: dict[str, ParsedSource],
                 config: PresenceConfig, sim: Similarity) -> BlockResult:
-    """A located block's lines aligned and decided (a function of the block and ``loc`` only)."""
+    """A located block's lines aligned and decided (a function of the block and ``loc`` only); a
+    block that only reorders lines is decided by the moved lines' neighbours (:mod:`.reorder`)."""
     taken = _context(block, posts)
     rivals = block.removed + tuple(r for r in block.rivals if r not in block.removed)
-    matches = () if loc is None else align(block.added, rivals, loc, sim, taken)
+    moved = reorder_matches(block, loc, posts.get(block.path or "")) if loc is not None else None
+    matches = () if loc is None else moved if moved is not None else align(block.added, rivals, loc, sim, taken)
     return block_result(block, loc, matches, _removed_found(block.removed, loc, sim, taken), config.threshold)
 
 
