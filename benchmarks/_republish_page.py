@@ -434,6 +434,8 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
         ("Verdicts per model: share of covered instances", paper["shares"]),
     ]
     recall = recall_parts(out)
+    if recall is not None and recall[2]:
+        lead = f"{lead} {recall[2]}"
     if recall is not None:
         extra += [("Detector check: recall at each instance's own fix snapshot", recall[0]),
                   ("Misses at the own fix snapshot", recall[1])]

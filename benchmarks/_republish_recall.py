@@ -26,9 +26,9 @@ _CAUSES = {"detector": "a miss of the detector (the gold patch un-applies there,
            "no own fix snapshot": "no commit names the pull request and no release follows it"}
 
 
-def recall_parts(folder: Path) -> tuple[str, pd.DataFrame] | None:
-    """The recall sentence and the table of misses (one row each, with its cause), or ``None``
-    when the bundle has no recall file."""
+def recall_parts(folder: Path) -> tuple[str, pd.DataFrame, str] | None:
+    """The recall sentence, the table of misses (one row each, with its cause) and the short
+    figure for the headline, or ``None`` when the bundle has no recall file."""
     path = folder / RECALL_FILE
     if not path.exists():
         return None
@@ -52,4 +52,7 @@ def recall_parts(folder: Path) -> tuple[str, pd.DataFrame] | None:
     table = misses[["instance_id", "source", "snapshot", "snapshot_date", "verdict",
                     "miss_reason"]].rename(columns={"verdict": "Stage II said",
                                                     "miss_reason": "cause"})
-    return sentence, table.reset_index(drop=True)
+    short = (f"As a check of the detector itself, Stage II finds the fix present at the instance's own "
+             f"fix snapshot for {found} of {n} instances ({100 * found / n:.1f}%; {detector} misses "
+             "are the detector's own)." if n else "")
+    return sentence, table.reset_index(drop=True), short

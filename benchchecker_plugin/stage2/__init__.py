@@ -5,10 +5,9 @@ Pipeline: :mod:`.patch` (diff -> logical-line blocks) -> :mod:`.normalize` (both
 :mod:`.similarity`) -> :mod:`.decide` -> optional tests of the spliced patch (:mod:`.splice`, run
 by :mod:`benchchecker_plugin.testrun`) -> :mod:`.presence` (one flag per instance).
 
-The test runners are re-exported here from :mod:`benchchecker_plugin.testrun`, their home.
+The test runners live in :mod:`benchchecker_plugin.testrun`.
 """
 
-from ..testrun import LocalRunner, SwebenchRunner, TestRunner, VerifyOutcome, grade_swebench_log
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
 from .grid import GridRun, patch_presence_grid, run_grid
 from .languages import LanguageSpec, get_language, language_names, register_language
@@ -38,7 +37,6 @@ __all__ = [
     "LanguageSpec",
     "LexicalSimilarity",
     "LineMatch",
-    "LocalRunner",
     "Location",
     "LogicalLine",
     "METHOD",
@@ -50,14 +48,10 @@ __all__ = [
     "Similarity",
     "SnapshotIndex",
     "SpliceError",
-    "SwebenchRunner",
-    "TestRunner",
-    "VerifyOutcome",
     "align",
     "decide",
     "get_language",
     "get_similarity",
-    "grade_swebench_log",
     "language_names",
     "localize",
     "modified_patch",

@@ -25,7 +25,6 @@ from ..errors import BenchcheckerError, RepositoryError
 from ..flags import ANY_MODEL, ContaminationFlag
 from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
-from ..repos.clones import find_repo  # noqa: F401 (re-exported)
 from ..repos.snapshot import Snapshot, parse_cutoff
 from ..testrun.outcome import TestRunner, VerifyOutcome
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, decide
@@ -42,7 +41,6 @@ T = TypeVar("T")
 __all__ = [
     "METHOD",
     "PresenceConfig",
-    "find_repo",
     "instance_presence",
     "judge_block",
     "named",
