@@ -10,9 +10,13 @@ import subprocess
 import sys
 import venv
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
 from tests.helpers import SHARED_DATA, needs_shared_data
 
@@ -81,10 +85,29 @@ def test_the_wheel_carries_the_tasks_and_types(wheel: Path) -> None:
                    for r in core)
 
 
+def _oldest_torch_the_dependencies_allow() -> str:
+    """The oldest torch minor release (x.y.0) that our ``torch>=2.4`` and every installed
+    distribution's own torch requirement allow: a user's torch as old as the dependencies already
+    installed let it be (accelerate 1.16 asks for torch>=2.6, so a 2.5 must be replaced)."""
+    specs = [SpecifierSet(">=2.4")]
+    for dist in metadata.distributions():
+        for line in dist.requires or []:
+            req = Requirement(line)
+            if req.name.lower() == "torch" and (req.marker is None or req.marker.evaluate()):
+                specs.append(req.specifier)
+    for minor in range(4, 100):
+        candidate = f"2.{minor}.0"
+        if all(Version(candidate) in spec for spec in specs):
+            return candidate
+    raise AssertionError(f"no torch 2.x satisfies the installed requirements {[str(s) for s in specs]}")
+
+
 def test_a_users_own_torch_is_kept(wheel: Path, tmp_path: Path) -> None:
-    """pip, asked to install the wheel where a torch 2.5 is already installed, keeps it."""
+    """pip, asked to install the wheel where the user's own torch (as old as the dependencies
+    allow, well behind the newest release) is already installed, keeps it."""
+    users = _oldest_torch_the_dependencies_allow()
     py = _venv(tmp_path / "venv")   # the rest of the dependencies: already there
-    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", _fake_torch(tmp_path, "2.5.0")], check=True)
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", _fake_torch(tmp_path, users)], check=True)
     report = tmp_path / "report.json"
     subprocess.run([py, "-m", "pip", "install", "-q", "--dry-run", "--report", report, wheel], check=True,
                    env={**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
@@ -93,7 +116,7 @@ def test_a_users_own_torch_is_kept(wheel: Path, tmp_path: Path) -> None:
     assert planned == {"benchchecker-plugin": planned["benchchecker-plugin"]}, planned
     out = subprocess.run([py, "-c", "import torch; print(torch.__version__)"], capture_output=True,
                          text=True, check=True, cwd=tmp_path)
-    assert out.stdout.strip() == "2.5.0"
+    assert out.stdout.strip() == users
 
 
 @needs_shared_data("mmlu")
