@@ -11,6 +11,7 @@ bootstrap interval.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -30,7 +31,7 @@ from benchchecker_plugin.scoring import (
 
 from .common import Group, Mode, Selection
 
-__all__ = ["GroupedScore", "format_table", "grouped_scores", "verdicts_of"]
+__all__ = ["GroupedScore", "format_table", "grouped_scores", "pooled_scores", "verdicts_of"]
 
 _VERDICT = {Group.CLEAN: Verdict.CLEAN, Group.CONTAMINATED: Verdict.CONTAMINATED,
             Group.UNDECIDED: Verdict.UNDECIDED}
@@ -44,6 +45,7 @@ class GroupedScore:
     with that verdict; ``n_undecided`` counts the instances flagged undecided and ``n_unflagged``
     those no flag covers (both in ``full``, in neither group). ``nan`` where a group is empty or
     was not evaluated; ``note`` says why a drop is not estimated (``"too few (n=12 clean)"``).
+    ``n_tasks`` > 1 marks a row pooled over that many tasks (:func:`pooled_scores`).
     """
 
     task: str
@@ -63,6 +65,7 @@ class GroupedScore:
     drop_ci_high: float
     n_unflagged: int = 0
     note: str = ""
+    n_tasks: int = 1
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (``nan`` becomes ``None``)."""
@@ -126,6 +129,42 @@ def grouped_scores(values: Mapping[str, float], selection: Selection, *, task: s
         # Only one group was run: "full" is that group, the drop is not measured.
         out = [s.__class__(**{**asdict(s), "full": math.nan, "relative_drop": math.nan,
                               "drop_ci_low": math.nan, "drop_ci_high": math.nan}) for s in out]
+    return out
+
+
+def pooled_scores(per_task: Mapping[str, Mapping[tuple[str, str], Mapping[str, float]]],
+                  selection: Selection, **kwargs: Any) -> list[GroupedScore]:
+    """One ``all`` row per (filter, metric) over every task of one benchmark that has it: the
+    tasks are the strata (as tiers in :func:`grouped_scores`), so the drop is the stratified,
+    cluster-bootstrapped estimate over all of them. ``per_task``: ``{task: {(filter, metric):
+    {instance_id: value}}}``. Nothing for a metric fewer than two tasks report; the row's task is
+    ``pooled (K tasks)``. Tasks that ask the same items (an instance id in two tasks) are not
+    pooled: the row says so in its note, with nothing estimated."""
+    keys = sorted({k for values in per_task.values() for k in values})
+    out: list[GroupedScore] = []
+    for filt, metric in keys:
+        tasks = sorted(t for t, values in per_task.items() if (filt, metric) in values)
+        if len(tasks) < 2:
+            continue
+        merged: dict[str, float] = {}
+        strata: dict[str, str] = {}
+        shared = 0
+        for task in tasks:
+            for iid, value in per_task[task][(filt, metric)].items():
+                shared += iid in merged
+                merged[iid], strata[iid] = value, task
+        name = f"pooled ({len(tasks)} tasks)"
+        if shared:   # the same items asked twice (truthfulqa_mc1 and _mc2): pooling double-counts
+            out.append(GroupedScore(
+                task=name, metric=metric, filter=filt, tier=ALL_TIER, mode=selection.mode.value,
+                n_instances=0, n_clean=0, n_contaminated=0, n_undecided=0, full=math.nan,
+                clean=math.nan, contaminated=math.nan, relative_drop=math.nan,
+                drop_ci_low=math.nan, drop_ci_high=math.nan, n_tasks=len(tasks),
+                note=f"not pooled: {shared} instance ids in more than one task"))
+            continue
+        rows = grouped_scores(merged, selection, task=name, metric=metric, filter=filt,
+                              tiers=strata, **kwargs)
+        out += [dataclasses.replace(r, n_tasks=len(tasks)) for r in rows if r.tier == ALL_TIER]
     return out
 
 

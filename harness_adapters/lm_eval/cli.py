@@ -227,12 +227,20 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
                      and not p.name.startswith("benchchecker_"))
     if not samples:
         raise ExecutionError(f"lm-eval wrote no samples_*.jsonl under {root}; cannot score groups")
+    from ..scores import pooled_scores
+
     scores: list[GroupedScore] = []
+    values: dict[str, dict[str, dict[tuple[str, str], dict[str, float]]]] = {}
     for path in samples:
         task = _task_of(path, list(docs))
         benchmark = task_benchmark[task]
         if benchmark is not None:
-            scores += _annotate(path, task, selections[benchmark], docs)
+            task_scores, values.setdefault(benchmark, {})[task] = _annotate(
+                path, task, selections[benchmark], docs)
+            scores += task_scores
+    pooled = {b: pooled_scores(per_task, selections[b])   # the tasks as strata of one estimate
+              for b, per_task in values.items()}
+    scores += [s for rows in pooled.values() for s in rows]
     target = _beside(results, samples[0])
     report: dict[str, Any] = {
         "flags": str(options.flags) if options.flags else None, "mode": options.mode.value}
@@ -256,7 +264,7 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
     for path in results:
         _mark_results(path, options, report, target)
     for benchmark, selection in selections.items():
-        rows = [s for s in scores if task_benchmark.get(s.task) == benchmark]
+        rows = [s for s in scores if task_benchmark.get(s.task) == benchmark] + pooled.get(benchmark, [])
         click.echo(format_table(rows, title=f"benchchecker: scores by contamination group "
                                             f"({benchmark}, flags model '{selection.model}', "
                                             f"mode {options.mode.value})"))
@@ -288,7 +296,7 @@ def _mark_results(path: Path, options: FilterOptions, report: Mapping[str, Any],
 def _subset_sizes(report: Mapping[str, Any]) -> dict[str, int]:
     sizes: dict[str, int] = {}
     for s in report["scores"]:
-        if s["tier"] == "all":
+        if s["tier"] == "all" and s.get("n_tasks", 1) == 1:
             sizes[s["task"]] = max(sizes.get(s["task"], 0), int(s["n_instances"]))
     return sizes
 
@@ -319,10 +327,11 @@ def _task_of(path: Path, tasks: Sequence[str]) -> str:
     return max(matches, key=len)
 
 
-def _annotate(path: Path, task: str, selection: Selection,
-              docs: Mapping[str, Any]) -> list[GroupedScore]:
+def _annotate(path: Path, task: str, selection: Selection, docs: Mapping[str, Any]
+              ) -> tuple[list[GroupedScore], dict[tuple[str, str], dict[str, float]]]:
     """Add a ``benchchecker`` object to each line of one samples file of ``task`` (atomic
-    rewrite; every other key kept as written), and return the grouped scores of its metrics."""
+    rewrite; every other key kept as written), and return the grouped scores of its metrics and
+    the per-instance values they came from (``{(filter, metric): {instance_id: value}}``)."""
     from ..scores import grouped_scores
 
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -349,7 +358,7 @@ def _annotate(path: Path, task: str, selection: Selection,
                 values.setdefault((record.get("filter", "none"), metric), {})[iid] = float(value)
     write_text_atomic(path, "\n".join(out) + "\n")
     return [s for (f, m), v in sorted(values.items())
-            for s in grouped_scores(v, selection, task=task, filter=f, metric=m)]
+            for s in grouped_scores(v, selection, task=task, filter=f, metric=m)], values
 
 
 def _write_json(path: Path, data: Mapping[str, Any]) -> None:

@@ -228,3 +228,38 @@ def test_samples_are_kept_only_with_log_samples(cli, run_args, make_flags, tmp_p
     assert not sorted((tmp_path / "out").rglob("samples_*.jsonl"))
     ours = json.loads(_only(tmp_path / "out", "benchchecker_*.json").read_text())
     assert ours["samples_files"] == [] and ours["scores"]
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_a_benchmarks_subtasks_get_one_pooled_row(cli, tiny_lm: Path, task_dir: Path, mmlu_csv: Path,
+                                                  make_flags, read_jsonl, tmp_path: Path) -> None:
+    """Two MMLU subjects in one run: each task's rows, then one row pooled over both (the tasks as
+    strata) in the table and the JSON; lm-eval's own subset sizes stay per task."""
+    other = tmp_path / "tasks"
+    other.mkdir()
+    csv2 = tmp_path / "anatomy.csv"
+    csv2.write_text(mmlu_csv.read_text(encoding="utf-8").replace(f",{TASK},", ",anatomy,"),
+                    encoding="utf-8")
+    (other / "anatomy.yaml").write_text((task_dir / f"{TASK}.yaml").read_text(encoding="utf-8")
+                                        .replace(f"task: {TASK}", "task: anatomy")
+                                        .replace(str(mmlu_csv), str(csv2)), encoding="utf-8")
+    (other / f"{TASK}.yaml").write_text((task_dir / f"{TASK}.yaml").read_text(encoding="utf-8"),
+                                        encoding="utf-8")
+    verdicts = {f"{s}/{i}": i % 2 == 0 for s in (TASK, "anatomy") for i in range(6)}
+    flags = make_flags(tmp_path / "flags.jsonl", "mmlu", verdicts)
+    result = cli("lm-eval", "run", "--model", "hf", "--model_args", f"pretrained={tiny_lm}",
+                 "--device", "cpu", "--include_path", str(other), "--tasks", f"{TASK},anatomy",
+                 "--output_path", str(tmp_path / "out"), "--contamination-filter", flags)
+    assert result.exit_code == 0, result.output
+    scores = json.loads(_only(tmp_path / "out", "benchchecker_*.json").read_text())["scores"]
+    pooled = [s for s in scores if s["n_tasks"] > 1]
+    assert [(s["task"], s["metric"], s["n_instances"], s["n_clean"]) for s in pooled] == [
+        ("pooled (2 tasks)", "acc", 12, 6)]
+    per_task = {s["task"]: s for s in scores if s["n_tasks"] == 1 and s["metric"] == "acc"}
+    assert sorted(per_task) == sorted(["anatomy", TASK])
+    assert pooled[0]["full"] == pytest.approx(
+        sum(per_task[t]["full"] * per_task[t]["n_instances"] for t in per_task) / 12)
+    assert "|pooled (2 tasks)|none|acc|all|12|6|6|0|0|" in result.stdout
+    mark = json.loads(_only(tmp_path / "out", "results_*.json").read_text())["benchchecker"]
+    assert mark["subset_sizes"] == {TASK: 6, "anatomy": 6}
