@@ -15,62 +15,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
 
 from ..models.base import TextModel
-from ..models.cache import default_cache_dir
 from ..models.dry_run import DryRunModel
-from ..models.executor import Executor
-from ..models.spec import DEFAULT_MODEL_SPEC
+from ..models.options import ModelOptions, set_threads
 
 __all__ = ["ModelOptions", "cache_dir_option", "dry_run_summary", "instances_options",
            "max_tokens_option", "model_options", "set_threads", "threads_option"]
-
-
-@dataclass(frozen=True)
-class ModelOptions:
-    """The values of the shared model options of one command invocation (the defaults here are
-    the options' defaults: :func:`model_options` reads them)."""
-
-    spec: str = DEFAULT_MODEL_SPEC
-    base_url: str | None = None
-    cache_dir: Path | None = None
-    no_cache: bool = False
-    batch_size: int = 8
-    max_concurrency: int = 8
-    dry_run: bool = False
-    device: str = "cpu"
-    no_prefix_sharing: bool = False
-
-    def build(self, *, executor: Executor | None = None, **extra: Any) -> TextModel:
-        """The model these options describe (``extra`` goes to :func:`get_model`, e.g. ``chat=True``).
-
-        With an ``executor`` (``--executor ray``) the model runs on its workers and is asked from
-        here, through the cache here (:mod:`~..models.remote`); a dry run asks nothing anywhere."""
-        from ..models.spec import ALIASES, Backend, get_model, parse_spec
-
-        options: dict[str, Any] = {"batch_size": self.batch_size, "max_concurrency": self.max_concurrency}
-        if self.base_url:
-            options["base_url"] = self.base_url
-        parsed = parse_spec(self.spec)
-        if parsed.backend is Backend.HF:
-            options["device"] = self.device
-            if self.no_prefix_sharing:
-                options["prefix_cache_mb"] = 0
-            if self.cache_dir is not None and parsed.name.lower() in ALIASES:
-                options["export_dir"] = self.cache_dir / "models"  # the exported default model
-        options.update(extra)
-        return get_model(self.spec, cache_dir=None if self.no_cache else self.resolved_cache_dir,
-                         use_cache=not self.no_cache, dry_run=self.dry_run,
-                         executor=None if self.dry_run else executor, **options)
-
-    @property
-    def resolved_cache_dir(self) -> Path:
-        return self.cache_dir if self.cache_dir is not None else default_cache_dir()
 
 
 def dry_run_summary(model: TextModel) -> str:
@@ -85,17 +40,6 @@ def cache_dir_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     return click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
                         help="Response cache folder [default: $BENCHCHECKER_CACHE_DIR or "
                              "~/.cache/benchchecker].")(fn)
-
-
-def set_threads(n: int) -> None:
-    """torch CPU threads for local models (``--threads``, Inspect ``-M threads=N``)."""
-    if n < 1:
-        from ..errors import InputError
-
-        raise InputError(f"threads must be >= 1, got {n}")
-    import torch
-
-    torch.set_num_threads(n)
 
 
 def _set_threads(ctx: click.Context, param: click.Parameter, value: int | None) -> int | None:

@@ -96,7 +96,7 @@ def build_model(spec: str, args: dict[str, Any]) -> Any:
     cache only with ``cache=true``)."""
     from pathlib import Path
 
-    from ..cli.options import ModelOptions, set_threads
+    from ..models.options import ModelOptions, set_threads
 
     args = dict(args)
     if args.get("threads") is not None:
