@@ -106,7 +106,7 @@ def test_longest_match_hand_case() -> None:
 
 def test_unknown_metric_is_one_line() -> None:
     with pytest.raises(InputError, match="unknown overlap metric 'bleu'; choose from any_ngram, "
-                                         "coverage, longest, token_level"):
+                                         "coverage, longest, retrieval, token_level"):
         get_metric("bleu")
 
 
