@@ -47,6 +47,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..errors import InputError
 from .corpus import Shard, ShardError, iter_documents
 from .items import OverlapItem
@@ -262,6 +264,18 @@ def _union(hits: Sequence[Sequence[Hit]]) -> Iterator[tuple[str, str, str]]:
         yield seen[o].shard, seen[o].doc, seen[o].text
 
 
+def _template_tokens(table: BenchmarkTable, n: int, index: int) -> np.ndarray | None:
+    """The item's tokens inside a masked (template) ``n``-gram of ``table``, or None without ``n``."""
+    if n not in table.sizes:
+        return None
+    item, start, entry = table.windows[n]
+    lo, hi = np.searchsorted(item, [index, index + 1])
+    out = np.zeros(int(table.n_tokens[index]), bool)
+    for s in start[lo:hi][entry[lo:hi] < 0]:
+        out[s:s + n] = True
+    return out
+
+
 def index_results(index: CorpusIndex, table: BenchmarkTable, metrics: Sequence[Metric | Retrieval], *,
                   k: int = 10, threads: int | None = None) -> tuple[list[ItemResult], ScanStats]:
     """Every metric on every item of ``table`` from ``index``: n-gram metrics verified on the union
@@ -276,10 +290,10 @@ def index_results(index: CorpusIndex, table: BenchmarkTable, metrics: Sequence[M
     results = item_results(table, window)   # type: ignore[arg-type]
     if retrieval:
         merged = []
-        for r, item, row in zip(results, table.items, hits):
+        for i, (r, item, row) in enumerate(zip(results, table.items, hits)):
             measures = dict(r.measures)
             for m in retrieval:
-                got = m.measure_retrieved(item.text, [h.text for h in row])
+                got = m.measure_retrieved(item.text, [h.text for h in row], _template_tokens(table, m.n, i))
                 rank = got.values.get("rank", 0)
                 where = {"corpus": row[rank - 1].shard, "doc": row[rank - 1].doc} if rank else {}
                 measures[m.name] = Measure(got.score, got.contaminated, {**got.values, **where})

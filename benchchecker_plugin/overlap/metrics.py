@@ -256,15 +256,17 @@ class Retrieval:
     inside the item, or a short item inside a chunk, word for word; a document shorter than ``n``
     words is still measured over ``n``, so a one-word page cannot match a long item). The score is the
     best chunk's, contaminated at >= ``threshold``; evidence names the document's rank and the chunk.
-    Benchmark templates are not masked here (Deng et al. do not mask). Read by the index engine
-    only (``needs_retrieval``): the scan retrieves nothing."""
+    ``masked`` (per item token) marks the tokens of the item's benchmark-template ``n``-grams: they
+    match nothing, so a page holding one item does not score its template siblings (Deng et al. do
+    not mask; ``masked=None`` is their score). Read by the index engine only
+    (``needs_retrieval``): the scan retrieves nothing."""
 
     name = "retrieval"
     needs_retrieval: ClassVar[bool] = True
     n: int = 13
     threshold: float = 0.8
 
-    def measure_retrieved(self, item: str, documents: list[str]) -> Measure:
+    def measure_retrieved(self, item: str, documents: list[str], masked: np.ndarray | None = None) -> Measure:
         from . import _kernels
         from .normalize import tokens
 
@@ -273,6 +275,10 @@ class Retrieval:
             return _nan(self.name, "the item has no token")
         ids = {t: i for i, t in enumerate(dict.fromkeys(words))}
         item_ids = np.array([ids[t] for t in words], np.int64)
+        if masked is not None and masked.size == item_ids.size:
+            item_ids[masked] = -2   # equal to no document token
+            if (item_ids == -2).all():
+                return _nan(self.name, "every n-gram is a benchmark template (masked)")
         best, rank, chunk = 0.0, 0, ""
         for r, text in enumerate(documents, 1):
             doc = tokens(text)
