@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from ..overlap import BenchmarkTable, ItemResult, ScanStats, Shard
 
 __all__ = ["overlap"]
 
 # = overlap.metric_names() and DEFAULT_RULE (tests/overlap/test_cli.py): --help imports no numba
-RULES = ("any_ngram", "coverage", "longest", "token_level")
+RULES = ("any_ngram", "coverage", "longest", "retrieval", "token_level")
 DEFAULT_RULE = "coverage"
 
 
@@ -31,7 +35,17 @@ DEFAULT_RULE = "coverage"
               help="Which metric decides `contaminated` and gives `score`: coverage (PaLM: >= 70%% "
                    "of 8-grams), any_ngram (GPT-3: any 13-gram in <= 10 documents), token_level "
                    "(Llama 2: dirty >= 80%% of tokens, clean < 20%%, else undecided), longest "
-                   "(ConTAM: longest matched run >= 50%% of the item). Every metric is in evidence.")
+                   "(ConTAM: longest matched run >= 50%% of the item), retrieval (Deng et al.: a "
+                   "13-word chunk of the top-k documents >= 0.8 Rouge-L; --engine index). Every "
+                   "metric is in evidence.")
+@click.option("--engine", type=click.Choice(("scan", "index")), default="scan", show_default=True,
+              help="scan: the corpus streamed once past the benchmark's n-grams. index: a BM25 index "
+                   "of the corpus in --index DIR (built there if new or empty, else reused), each "
+                   "item's --top-k documents verified by the same metrics, plus retrieval.")
+@click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="The index folder of --engine index.")
+@click.option("--top-k", type=click.IntRange(min=1), default=10, show_default=True,
+              help="Documents retrieved per item with --engine index (Deng et al.: 1, 5, 10).")
 @click.option("--template-items", type=click.IntRange(min=2), default=10, show_default=True,
               help="An n-gram found in this many items of the benchmark itself is a template: masked.")
 @click.option("--model-name", default="*", show_default=True,
@@ -39,7 +53,8 @@ DEFAULT_RULE = "coverage"
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
 def overlap(benchmark: str, data: Path | None, corpora: tuple[str, ...], text_field: str,
-            id_field: str, rule: str, template_items: int, model_name: str, output: Path) -> None:
+            id_field: str, rule: str, engine: str, index_dir: Path | None, top_k: int,
+            template_items: int, model_name: str, output: Path) -> None:
     """Which benchmark items occur in a training corpus you have (n-gram overlap).
 
     Use it when you have the training data; without it, ask the model instead (ts-guess). The
@@ -71,21 +86,31 @@ def overlap(benchmark: str, data: Path | None, corpora: tuple[str, ...], text_fi
     )
     from ..progress import bytes_bar
 
+    if engine == "index" and index_dir is None:
+        raise InputError("--engine index needs --index DIR (the index is built there if new or empty)")
+    if rule == "retrieval" and engine != "index":
+        raise InputError("--rule retrieval needs --engine index (it reads each item's retrieved documents)")
     items = load_overlap_items(benchmark, data)
     shards = [s for c in corpora for s in shards_of(c)]
     table = build_table(items, DEFAULT_METRICS, template_items=template_items)
     click.echo(f"{benchmark}: {len(items)} items, {int((table.n_tokens < 13).sum())} shorter than 13 "
                f"words (whole-item rule), {table.masked} template n-grams masked; "
                f"{len(shards)} corpus shard(s)", err=True)
-    with bytes_bar(desc="overlap scan", total=sum(s.size for s in shards)) as bar:
-        stats = scan_corpus(table, shards, text_field=text_field, id_field=id_field,
-                            on_bytes=bar.update)
-    flags = overlap_flags(item_results(table, DEFAULT_METRICS), stats, rule=rule, model=model_name)
+    if engine == "index" and index_dir is not None:
+        results, stats = _index_engine(table, shards, index_dir, top_k, text_field, id_field)
+    else:
+        with bytes_bar(desc="overlap scan", total=sum(s.size for s in shards)) as bar:
+            stats = scan_corpus(table, shards, text_field=text_field, id_field=id_field,
+                                on_bytes=bar.update)
+        results = item_results(table, DEFAULT_METRICS)
+    flags = overlap_flags(results, stats, rule=rule, model=model_name)
     write_flags(output, flags)
     counts = {v: sum(1 for f in flags if f.verdict.value == v)
               for v in ("contaminated", "clean", "undecided")}
-    click.echo(f"scanned {stats.documents} documents, {stats.bytes / 1e6:.1f} MB in {stats.seconds:.1f} s "
-               f"({stats.mb_per_s:.1f} MB/s)")
+    click.echo(f"{'index of' if engine == 'index' else 'scanned'} {stats.documents} documents, "
+               f"{stats.bytes / 1e6:.1f} MB; {stats.seconds:.1f} s"
+               + (f" for top-{top_k} retrieval and verification" if engine == "index"
+                  else f" ({stats.mb_per_s:.1f} MB/s)"))
     click.echo(f"{rule}: {counts['contaminated']} contaminated, {counts['clean']} clean, "
                f"{counts['undecided']} undecided -> {output}")
     if stats.failed:
@@ -93,3 +118,17 @@ def overlap(benchmark: str, data: Path | None, corpora: tuple[str, ...], text_fi
             click.echo(f"failed shard: {reason}", err=True)
         raise InputError(f"{len(stats.failed)} of {stats.shards} corpus shard(s) failed (listed "
                          "above); items not found are undecided")
+
+
+def _index_engine(table: BenchmarkTable, shards: list[Shard], index_dir: Path, top_k: int, text_field: str,
+                  id_field: str) -> tuple[list[ItemResult], ScanStats]:
+    """--engine index: build the index into a new or empty ``index_dir``, else reuse it."""
+    from ..overlap import DEFAULT_METRICS, MANIFEST, CorpusIndex, Retrieval, build_index, index_results
+    from ..progress import bytes_bar
+
+    if not (index_dir / MANIFEST).is_file():
+        with bytes_bar(desc="overlap index", total=sum(s.size for s in shards)) as bar:
+            m = build_index(shards, index_dir, text_field=text_field, id_field=id_field, on_bytes=bar.update)
+        click.echo(f"indexed {m.documents} documents in {m.seconds:.1f} s -> {index_dir}", err=True)
+    index = CorpusIndex.open(index_dir, shards, text_field=text_field, id_field=id_field)
+    return index_results(index, table, (*DEFAULT_METRICS, Retrieval()), k=top_k)

@@ -2,59 +2,80 @@
 
 Modules: ``normalize`` (the token stream and its stable hashes), ``items`` (benchmark instances
 as queries), ``metrics`` (GPT-3 any-13-gram, PaLM 8-gram coverage, Llama 2 token level, ConTAM
-longest match), ``corpus`` (streamed readers), ``scan`` (the hash-table engine), ``result``
-(per-item measures and flags).
+longest match, Deng et al.'s retrieval score), ``corpus`` (streamed readers), ``scan`` (the
+hash-table engine), ``index`` (the BM25 index engine), ``result`` (per-item measures and flags).
 """
 
 from .corpus import Shard, ShardError, iter_documents, shards_of
+from .index import (
+                    MANIFEST,
+                    CorpusIndex,
+                    Hit,
+                    IndexManifest,
+                    build_index,
+                    index_results,
+                    normalizer_fingerprint,
+                    query_terms,
+)
 from .items import OverlapItem, load_overlap_items
 from .metrics import (
-                      DEFAULT_METRICS,
-                      DEFAULT_RULE,
-                      AnyNgram,
-                      Coverage,
-                      ItemWindows,
-                      LongestMatch,
-                      Measure,
-                      Metric,
-                      TokenLevel,
-                      covered_tokens,
-                      get_metric,
-                      metric_names,
+                    DEFAULT_METRICS,
+                    DEFAULT_RULE,
+                    AnyNgram,
+                    Coverage,
+                    ItemWindows,
+                    LongestMatch,
+                    Measure,
+                    Metric,
+                    Retrieval,
+                    TokenLevel,
+                    covered_tokens,
+                    get_metric,
+                    metric_names,
 )
 from .normalize import ngram_key, normalize, token_hash, tokens
 from .result import METHOD, ItemResult, item_results, overlap_flags
-from .scan import BenchmarkTable, Location, ScanStats, build_table, scan_corpus, scan_texts
+from .scan import BenchmarkTable, Location, ScanStats, build_table, scan_corpus, scan_documents, scan_texts
 
 __all__ = [
     "AnyNgram",
     "BenchmarkTable",
+    "CorpusIndex",
     "Coverage",
     "DEFAULT_METRICS",
     "DEFAULT_RULE",
+    "Hit",
+    "IndexManifest",
     "ItemResult",
     "ItemWindows",
     "Location",
     "LongestMatch",
+    "MANIFEST",
     "METHOD",
     "Measure",
     "Metric",
     "OverlapItem",
+    "Retrieval",
     "ScanStats",
     "Shard",
     "ShardError",
     "TokenLevel",
+    "build_index",
     "build_table",
     "covered_tokens",
     "get_metric",
+    "index_results",
     "item_results",
     "iter_documents",
     "load_overlap_items",
     "metric_names",
     "ngram_key",
     "normalize",
+    "normalizer_fingerprint",
     "overlap_flags",
+    "query_terms",
     "scan_corpus",
+    "scan_documents",
     "scan_texts",
     "shards_of",
     "token_hash",

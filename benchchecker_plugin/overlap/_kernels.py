@@ -1,6 +1,6 @@
 """Private numba kernels of the overlap scan: plain contiguous arrays in, arrays out, no validation.
 
-Called through :mod:`.scan` only. The token stream and the n-gram keys are those of
+Called through :mod:`.scan` and :mod:`.metrics` only. The token stream and the n-gram keys are those of
 :mod:`.normalize` (its pure-Python functions are the reference these kernels are tested against):
 
 - :func:`tokenize`: token hashes (FNV-1a 64 of the lower-cased token bytes) and byte offsets of
@@ -10,7 +10,8 @@ Called through :mod:`.scan` only. The token stream and the n-gram keys are those
 - :func:`build_table` / :func:`lookup`: an open-addressing table (linear probing) of n-gram keys;
 - :func:`scan`: every window of every registered length at every token of a batch, behind a
   bit-set gate on the shortest length, marking hits per table entry (distinct documents counted,
-  the first hit's location kept).
+  the first hit's location kept);
+- :func:`best_window_lcs`: Deng's retrieval score of one retrieved document (:mod:`.metrics`).
 """
 
 from __future__ import annotations
@@ -175,3 +176,40 @@ def scan(pre, powers, doc_tok, n_docs, doc_base, bits, lengths, tk, tv,
                     hit_t[n_hits] = i
                     n_hits += 1
     return n_hits
+
+
+@njit(cache=True)
+def best_window_lcs(item, doc, n, ub):
+    """The longest common subsequence of ``item`` and a ``n``-token window ``doc[s:s + n]`` (the
+    whole of a shorter ``doc``), maximised over ``s``: ``(length, s)``. Token ids: ``item`` >= 0,
+    ``doc`` -1 where the token is not in the item; ``ub[s]`` is window ``s``'s tokens that are in the
+    item (an upper bound: a window that cannot beat the best so far is skipped)."""
+    m = item.size
+    size = doc.size
+    w = min(n, size)
+    cap = min(w, m)
+    best = 0
+    at = 0
+    prev = np.zeros(m + 1, np.int64)
+    cur = np.zeros(m + 1, np.int64)
+    for s in range(max(size - n + 1, 1) if size else 0):
+        if ub[s] <= best:
+            continue
+        prev[:] = 0
+        for i in range(s, s + w):
+            t = doc[i]
+            if t < 0:
+                continue   # matches no item token: the row is unchanged
+            cur[0] = 0
+            for j in range(m):
+                if t == item[j]:
+                    cur[j + 1] = prev[j] + 1
+                else:
+                    cur[j + 1] = max(prev[j + 1], cur[j])
+            prev, cur = cur, prev
+        if prev[m] > best:
+            best = prev[m]
+            at = s
+            if best == cap:
+                break
+    return best, at

@@ -1,7 +1,7 @@
 """Overlap metrics: small registered definitions, each with its parameters.
 
-Every metric reads one item's windows of one size ``n`` (:class:`ItemWindows`): the item's
-n-grams, or, for an item of fewer than ``n`` tokens, the whole item as one window (the
+Every metric but ``retrieval`` reads one item's windows of one size ``n`` (:class:`ItemWindows`):
+the item's n-grams, or, for an item of fewer than ``n`` tokens, the whole item as one window (the
 *whole-item rule*: a 13-gram rule could not see it at all otherwise). Each window carries the number
 of corpus documents it was found in; a window of a benchmark template (an n-gram in many items of
 the benchmark itself) is masked (``-1``) and counts neither as found nor as missing.
@@ -23,6 +23,9 @@ token_level   Llama 2 (Touvron et al., 2023): a token is contaminated when it is
               bucket clean (< 20%), dirty (>= 80%), else mixed (undecided).
 longest       ConTAM (Singh et al., 2024): the longest run of item tokens covered by consecutive
               matched 8-grams, as a share of the item's tokens; contaminated at >= 50%.
+retrieval     Deng et al. (2024): the item's top-k BM25 documents (index engine only) cut into
+              13-word chunks; score = the best chunk's similarity to the item (see
+              :class:`Retrieval`); contaminated at >= 0.8.
 ============  =================================================================================
 """
 
@@ -32,15 +35,15 @@ import math
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from ..errors import InputError
 
 __all__ = ["AnyNgram", "Coverage", "DEFAULT_METRICS", "DEFAULT_RULE", "ItemWindows", "LongestMatch",
-           "Measure", "Metric", "TokenLevel", "covered_tokens", "get_metric", "metric_names",
-           "register"]
+           "Measure", "Metric", "Retrieval", "TokenLevel", "covered_tokens", "get_metric",
+           "metric_names", "register"]
 
 DEFAULT_RULE = "coverage"
 
@@ -239,6 +242,58 @@ class LongestMatch:
         tokens = best + w.length - 1 if best else 0
         share = tokens / w.n_tokens
         return Measure(share, share >= self.threshold, {"tokens": tokens})
+
+
+@register
+@dataclass(frozen=True)
+class Retrieval:
+    """Deng et al.'s retrieval score of one item from its retrieved documents (ranked, best first).
+
+    Each document is cut into ``n``-word chunks (every window of ``n`` consecutive tokens, so the
+    score does not depend on where a copy starts; a document shorter than ``n`` is one chunk). A
+    chunk's similarity to the item is token-level Rouge-L measured on the shorter side: the longest
+    common subsequence of chunk and item tokens over ``min(n, len(item))`` (1.0 when a chunk lies
+    inside the item, or a short item inside a chunk, word for word; a document shorter than ``n``
+    words is still measured over ``n``, so a one-word page cannot match a long item). The score is the
+    best chunk's, contaminated at >= ``threshold``; evidence names the document's rank and the chunk.
+    ``masked`` (per item token) marks the tokens of the item's benchmark-template ``n``-grams: they
+    match nothing, so a page holding one item does not score its template siblings (Deng et al. do
+    not mask; ``masked=None`` is their score). Read by the index engine only
+    (``needs_retrieval``): the scan retrieves nothing."""
+
+    name = "retrieval"
+    needs_retrieval: ClassVar[bool] = True
+    n: int = 13
+    threshold: float = 0.8
+
+    def measure_retrieved(self, item: str, documents: list[str], masked: np.ndarray | None = None) -> Measure:
+        from . import _kernels
+        from .normalize import tokens
+
+        words = tokens(item)
+        if not words:
+            return _nan(self.name, "the item has no token")
+        ids = {t: i for i, t in enumerate(dict.fromkeys(words))}
+        item_ids = np.array([ids[t] for t in words], np.int64)
+        if masked is not None and masked.size == item_ids.size:
+            item_ids[masked] = -2   # equal to no document token
+            if (item_ids == -2).all():
+                return _nan(self.name, "every n-gram is a benchmark template (masked)")
+        best, rank, chunk = 0.0, 0, ""
+        for r, text in enumerate(documents, 1):
+            doc = tokens(text)
+            doc_ids = np.array([ids.get(t, -1) for t in doc], np.int64)
+            w = min(self.n, doc_ids.size)
+            if not w:
+                continue
+            inside = np.concatenate(([0], np.cumsum(doc_ids >= 0)))
+            ub = inside[w:] - inside[:-w]
+            length, at = _kernels.best_window_lcs(item_ids, doc_ids, self.n, ub)
+            score = length / min(self.n, len(words))
+            if score > best:
+                best, rank, chunk = score, r, " ".join(doc[at:at + w])
+        return Measure(best, best >= self.threshold,
+                       {"rank": rank, "chunk": chunk[:200], "documents": len(documents)})
 
 
 DEFAULT_METRICS: tuple[Metric, ...] = (AnyNgram(), Coverage(), TokenLevel(), LongestMatch())

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -26,7 +27,8 @@ from .items import OverlapItem
 from .metrics import DEFAULT_METRICS, ItemWindows, Metric
 from .normalize import BASE, prepare
 
-__all__ = ["BenchmarkTable", "Location", "ScanStats", "build_table", "scan_corpus", "scan_texts"]
+__all__ = ["BenchmarkTable", "Location", "ScanStats", "build_table", "scan_corpus", "scan_documents",
+           "scan_texts"]
 
 TEMPLATE_ITEMS = 10
 BATCH_BYTES = 8 << 20
@@ -249,6 +251,22 @@ def scan_texts(table: BenchmarkTable, texts: Sequence[str], name: str = "<memory
         scanner.batch(name, ids, batch)
         stats.documents += len(batch)
         stats.bytes += size
+    stats.seconds = time.perf_counter() - start
+    return stats
+
+
+def scan_documents(table: BenchmarkTable, documents: Iterable[tuple[str, str, str]]) -> ScanStats:
+    """Scan ``(shard name, document id, text)`` documents into ``table``, in the order given (the
+    index engine's retrieved documents, in corpus order)."""
+    start = time.perf_counter()
+    scanner = _Scanner(table)
+    stats = ScanStats()
+    for shard, group in itertools.groupby(documents, key=lambda d: d[0]):
+        stats.shards += 1
+        for ids, batch, size in _batches((doc, text) for _, doc, text in group):
+            scanner.batch(shard, ids, batch)
+            stats.documents += len(batch)
+            stats.bytes += size
     stats.seconds = time.perf_counter() - start
     return stats
 

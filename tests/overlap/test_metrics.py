@@ -16,6 +16,7 @@ from benchchecker_plugin.overlap import (
     ItemWindows,
     LongestMatch,
     OverlapItem,
+    Retrieval,
     TokenLevel,
     build_table,
     get_metric,
@@ -106,7 +107,7 @@ def test_longest_match_hand_case() -> None:
 
 def test_unknown_metric_is_one_line() -> None:
     with pytest.raises(InputError, match="unknown overlap metric 'bleu'; choose from any_ngram, "
-                                         "coverage, longest, token_level"):
+                                         "coverage, longest, retrieval, token_level"):
         get_metric("bleu")
 
 
@@ -160,3 +161,51 @@ def test_template_ngrams_are_masked_and_counted() -> None:
     # the prefix and "case number" (15 tokens, in all 12 items) hold eight 8-grams
     assert all(r.masked[8] == 8 for r in results)
     assert not any(r.measures["coverage"].contaminated for r in results)
+
+
+# ------------------------------------------------------------------- Deng et al.'s retrieval score
+def lcs_ref(a: list[str], b: list[str]) -> int:
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i, x in enumerate(a):
+        for j, y in enumerate(b):
+            table[i + 1][j + 1] = table[i][j] + 1 if x == y else max(table[i][j + 1], table[i + 1][j])
+    return table[-1][-1]
+
+
+def retrieval_ref(item: str, docs: list[str], n: int = 13) -> float:
+    """Every n-word window of every document (a shorter document whole), LCS over min(n, item)."""
+    words = tokens(item)
+    best = 0.0
+    for d in docs:
+        t = tokens(d)
+        for s in range(max(len(t) - n + 1, 1) if t else 0):
+            best = max(best, lcs_ref(t[s:s + n], words) / min(n, len(words)))
+    return best
+
+
+def test_retrieval_hand_cases() -> None:
+    m = Retrieval()
+    item = "What is the capital of France? Paris"   # 7 words: a short item
+    r = m.measure_retrieved(item, ["unrelated text here", "A quiz: what is the capital of France? -- Paris!"])
+    assert r.score == 1.0 and r.contaminated is True and r.values["rank"] == 2
+    assert r.values["chunk"] == "a quiz what is the capital of france paris"
+    # one word of the item in a one-word page: 1/7, never 1.0
+    assert m.measure_retrieved(item, ["Paris"]).score == pytest.approx(1 / 7)
+    long = " ".join(f"w{i}" for i in range(30))
+    gappy = " ".join(f"w{i}" if i % 4 else "x" for i in range(30))   # every 4th word replaced
+    r = m.measure_retrieved(long, [gappy])
+    assert r.score == pytest.approx(10 / 13) and r.contaminated is False   # best window: 10 of 13
+    assert m.measure_retrieved(long, []).score == 0.0
+    masked = np.zeros(7, bool)
+    masked[:6] = True   # "what is the capital of france" a benchmark template: only "paris" counts
+    assert m.measure_retrieved(item, ["what is the capital of france paris"], masked).score == pytest.approx(1 / 7)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_retrieval_equals_reference_random(seed: int) -> None:
+    rng = random.Random(seed)
+    words = ["a", "b", "c", "d", "e", "f"]
+    item = " ".join(rng.choices(words, k=rng.randint(1, 25)))
+    docs = [" ".join(rng.choices(words, k=rng.randint(0, 40))) for _ in range(rng.randint(0, 4))]
+    n = rng.choice([3, 5, 13])
+    assert Retrieval(n=n).measure_retrieved(item, docs).score == pytest.approx(retrieval_ref(item, docs, n))
