@@ -3,11 +3,12 @@
 Modules: ``normalize`` (the token stream and its stable hashes), ``items`` (benchmark instances
 as queries), ``metrics`` (GPT-3 any-13-gram, PaLM 8-gram coverage, Llama 2 token level, ConTAM
 longest match), ``corpus`` (streamed readers), ``scan`` (the hash-table engine), ``result``
-(per-item measures and flags).
+(per-item measures and flags), ``audit`` (items against corpora, flags out, per benchmark).
 """
 
+from .audit import OverlapAudit, audit_corpus
 from .corpus import Shard, ShardError, iter_documents, shards_of
-from .items import OverlapItem, load_overlap_items
+from .items import OverlapItem, bug_queries, load_overlap_items, mc_queries
 from .metrics import (
                       DEFAULT_METRICS,
                       DEFAULT_RULE,
@@ -39,17 +40,21 @@ __all__ = [
     "METHOD",
     "Measure",
     "Metric",
+    "OverlapAudit",
     "OverlapItem",
     "ScanStats",
     "Shard",
     "ShardError",
     "TokenLevel",
+    "audit_corpus",
+    "bug_queries",
     "build_table",
     "covered_tokens",
     "get_metric",
     "item_results",
     "iter_documents",
     "load_overlap_items",
+    "mc_queries",
     "metric_names",
     "ngram_key",
     "normalize",
