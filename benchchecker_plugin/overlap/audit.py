@@ -19,7 +19,16 @@ from ..flags import ANY_MODEL, ContaminationFlag
 from .items import OverlapItem
 from .metrics import DEFAULT_METRICS, DEFAULT_RULE
 
-__all__ = ["OverlapAudit", "audit_corpus"]
+__all__ = ["OverlapAudit", "RULE_TEXT", "audit_corpus"]
+
+#: what each rule's ``contaminated`` means (the reports quote it beside the counts)
+RULE_TEXT = {
+    "coverage": "PaLM: contaminated when >= 70% of the item's 8-grams are in the corpus",
+    "any_ngram": "GPT-3: contaminated when any 13-gram of the item is in 1-10 corpus documents",
+    "token_level": "Llama 2: contaminated (dirty) when >= 80% of the item's tokens are in matched "
+                   "spans, clean below 20%, else undecided",
+    "longest": "ConTAM: contaminated when the longest matched run covers >= 50% of the item",
+}
 
 
 @dataclass(frozen=True)
@@ -47,7 +56,8 @@ class OverlapAudit:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"method": "benchchecker.overlap", "rule": self.rule, "engine": "scan",
+        return {"method": "benchchecker.overlap", "rule": self.rule,
+                "rule_text": RULE_TEXT.get(self.rule, self.rule), "engine": "scan",
                 "corpora": list(self.corpora), "shards": self.shards,
                 "documents": self.documents, "bytes": self.bytes,
                 "seconds": round(self.seconds, 3), "failed_shards": dict(self.failed),
