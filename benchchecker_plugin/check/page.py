@@ -96,6 +96,8 @@ def write_check_report(result: CheckResult, path: Path, *, max_rows: int = 2000)
         page.table(pd.DataFrame([{"benchmark/mode": k, **v} for k, v in result.ts_summaries.items()]),
                    table_id="tsguessing", formats={"exact_match": "{:.3f}".format,
                                                    "rouge_l": "{:.3f}".format})
+    if result.overlap is not None:   # only with --corpus: without it the page is unchanged
+        _overlap_section(page, result)
     order = {Verdict.CONTAMINATED: 0, Verdict.UNDECIDED: 1, Verdict.CLEAN: 2}
     rows = sorted(result.merged, key=lambda f: (order[f.verdict], f.benchmark, id_order(f.instance_id)))
     page.heading("Per instance (merged verdicts)")
@@ -107,10 +109,26 @@ def write_check_report(result: CheckResult, path: Path, *, max_rows: int = 2000)
     return page.write(path)
 
 
+def _overlap_section(page: HtmlPage, result: CheckResult) -> None:
+    audit = result.overlap
+    assert audit is not None
+    page.heading("Corpus overlap (benchchecker.overlap)")
+    page.paragraph(f"Rule {audit.rule}: {audit.to_dict()['rule_text']}. Scan engine over "
+                   f"{', '.join(audit.corpora)}: {audit.shards} shard(s), {audit.documents} "
+                   f"documents, {audit.bytes / 1e6:.1f} MB"
+                   + (f"; {len(audit.failed)} shard(s) failed (items not found are undecided, "
+                      "not clean)" if audit.failed else "") + ".", note=True)
+    page.table(pd.DataFrame([{"benchmark": b, "method": "benchchecker.overlap", "rule": audit.rule,
+                              "items": v["items"], **audit.counts(b), "shorter than 13 words":
+                              v["short"], "template n-grams masked": v["masked_ngrams"]}
+                             for b, v in audit.benchmarks.items()]), table_id="overlap")
+
+
 #: The score of each method, named with its unit (the merged record's max of them mixes units).
 SCORE_COLUMNS = {"benchchecker.stage1": "Stage I -log10 p", "benchchecker.stage2":
                  "Stage II line similarity", "ts_guessing.multichoice": "TS-Guessing Rouge-L",
-                 "ts_guessing.question": "TS-Guessing exact match"}
+                 "ts_guessing.question": "TS-Guessing exact match",
+                 "benchchecker.overlap": "Corpus overlap (rule's share)"}
 
 
 #: Characters of a question the per-item table shows (the flags hold the ids).

@@ -1,8 +1,11 @@
 """The pre-release check: every detector that applies, on every benchmark asked for, one model.
 
 Stage I per repository and Stage II per instance for bug-fixing benchmarks (these need local clones
-in ``repos_dir``), TS-Guessing per item for MMLU and TruthfulQA. Each stage writes its own flags
-file; the merged per-instance verdicts go to ``flags.jsonl``.
+in ``repos_dir``), TS-Guessing per item for MMLU and TruthfulQA, and, given training-corpus paths
+(``corpora``), corpus overlap (:func:`benchchecker_plugin.overlap.audit_corpus`: scan engine,
+default rule) on the same checked items and instances. Each stage writes its own flags file; the
+merged per-instance verdicts go to ``flags.jsonl`` (TS-Guessing and overlap merged by any; for
+bug-fixing benchmarks BenchChecker's rule on Stage I and II, overlap reported beside it).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import HubUnavailableError, InputError, RepositoryError
 from ..flags import ContaminationFlag, MergePolicy, merge_flags, write_flags
@@ -20,8 +23,11 @@ from ..models.base import LogprobModel, TextModel
 from .rates import exact_rate, queries_to_rule_out
 from .sampling import limit_for, stratified_sample
 
-__all__ = ["BUG_BENCHMARKS", "CheckConfig", "CheckResult", "QA_BENCHMARKS", "RepoEvidence",
-           "STAGE1_INCONCLUSIVE", "parse_data_options", "run_check"]
+if TYPE_CHECKING:   # the overlap engine loads numba: imported where used
+    from ..overlap import OverlapAudit
+
+__all__ = ["BUG_BENCHMARKS", "CheckConfig", "CheckResult", "OVERLAP_METHOD", "OVERLAP_STAGE",
+           "QA_BENCHMARKS", "RepoEvidence", "STAGE1_INCONCLUSIVE", "parse_data_options", "run_check"]
 
 BUG_BENCHMARKS = {"swe-bench-verified": "princeton-nlp/SWE-bench_Verified",
                   "bugsinpy": None, "defects4j": None}
@@ -44,6 +50,8 @@ class CheckConfig:
     ts_modes: tuple[str, ...] = ("multichoice",)
     seed: int = 0
     batch_size: int = 16   # TS-Guessing prompts per model call
+    #: training-corpus paths (``--corpus``): the checked items are also looked for there
+    corpora: tuple[str, ...] = ()
 
     def limit_of(self, benchmark: str) -> int | None:
         """This benchmark's limit: its own, else the plain ``--limit N``, else none."""
@@ -95,6 +103,8 @@ class CheckResult:
     questions: Mapping[tuple[str, str], str] = field(default_factory=dict)
     #: items sampled per benchmark (the denominators of the summary)
     sampled: Mapping[str, int] = field(default_factory=dict)
+    #: the corpus overlap audit (``config.corpora``), else ``None``
+    overlap: OverlapAudit | None = None
 
     def write(self, out_dir: Path) -> dict[str, Path]:
         """Write each stage's flags and the merged flags into ``out_dir/flags``/``out_dir``."""
@@ -105,7 +115,7 @@ class CheckResult:
         return paths
 
 
-def _load_bug_instances(benchmark: str, config: CheckConfig) -> list:
+def _load_bug_instances(benchmark: str, config: CheckConfig) -> list[Any]:
     from ..instances import load_instances
 
     source = config.data.get(benchmark) or BUG_BENCHMARKS[benchmark]
@@ -118,14 +128,13 @@ def _load_bug_instances(benchmark: str, config: CheckConfig) -> list:
     return stratified_sample(instances, config.limit_of(benchmark), lambda i: i.repo, seed=config.seed)
 
 
-def _bug_benchmark(benchmark: str, model: TextModel, model_name: str, config: CheckConfig,
-                   reference: LogprobModel | None, notes: list[str],
+def _bug_benchmark(benchmark: str, instances: list[Any], model: TextModel, model_name: str,
+                   config: CheckConfig, reference: LogprobModel | None, notes: list[str],
                    repos: list[RepoEvidence]) -> tuple[list[ContaminationFlag], list[ContaminationFlag]]:
     from ..repos.clones import find_repo
     from ..stage1 import presence_flags, repo_presence
     from ..stage2 import patch_presence
 
-    instances = _load_bug_instances(benchmark, config)
     if config.repos_dir is None:
         notes.append(f"{benchmark}: skipped Stage I and II ({len(instances)} instances): they read the "
                      "repositories; give --repos-dir with local clones (owner__name/ or name/)")
@@ -170,10 +179,13 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
     ts_summaries: dict[str, dict[str, Any]] = {}
     questions: dict[tuple[str, str], str] = {}
     sampled: dict[str, int] = {}
+    checked: dict[str, list[Any]] = {}   # benchmark -> its checked items / instances
     for benchmark in config.benchmarks:
         if benchmark in BUG_BENCHMARKS:
             say(f"{benchmark}: Stage I (repository presence) and Stage II (patch presence)")
-            s1, s2 = _bug_benchmark(benchmark, model, name, config, reference, notes, repos)
+            checked[benchmark] = _load_bug_instances(benchmark, config)
+            s1, s2 = _bug_benchmark(benchmark, checked[benchmark], model, name, config, reference,
+                                    notes, repos)
             stage_flags["stage1"].extend(s1)
             stage_flags["stage2"].extend(s2)
             continue
@@ -184,6 +196,7 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
         # one sample per benchmark, the same items in every mode: one verdict per item
         sample = stratified_sample(items, config.limit_of(benchmark), _stratum, seed=config.seed)
         sampled[benchmark] = len(sample)
+        checked[benchmark] = sample
         questions.update({(i.benchmark, i.instance_id): i.question for i in sample})
         for mode in config.ts_modes:
             say(f"{benchmark}: TS-Guessing ({mode}) on {len(sample)} of {len(items)} items")
@@ -193,11 +206,15 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
                                   batch_size=config.batch_size)
                 ts_summaries[f"{benchmark}/{mode}"] = {"sampled": len(sample), **result.summary()}
             stage_flags[f"ts_guessing_{mode}"].extend(result.flags)
+    audit = _overlap(checked, config, name, say, notes) if config.corpora else None
+    if audit is not None:
+        stage_flags[OVERLAP_STAGE] = list(audit.flags)
     all_flags = [f for flags in stage_flags.values() for f in flags]
     # BenchChecker's definition for bug-fixing benchmarks: contaminated when the repository was
     # seen (Stage I) AND the patch was present (Stage II); one method alone never decides it.
     # TS-Guessing benchmarks have one method per mode: any.
-    bug = [f for f in all_flags if f.benchmark in BUG_BENCHMARKS]
+    # (corpus overlap is reported on its own for them: BenchChecker's rule reads Stage I and II)
+    bug = [f for f in all_flags if f.benchmark in BUG_BENCHMARKS and f.method != OVERLAP_METHOD]
     other = [f for f in all_flags if f.benchmark not in BUG_BENCHMARKS]
     merged_bug = _stage1_inconclusive(merge_flags(bug, MergePolicy.BENCHCHECKER) if bug else [],
                                       stage_flags.get("stage2", []))
@@ -209,7 +226,35 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
                          f"(ruling out a 5% hit rate needs {queries_to_rule_out(0.05)} queries); "
                          "its instances Stage II calls present are undecided, not clean")
     return CheckResult(name, config, dict(stage_flags), merged, repos, notes, ts_summaries,
-                       questions, sampled)
+                       questions, sampled, audit)
+
+
+#: the stage name (``flags/overlap.jsonl``) and method of the corpus overlap flags
+OVERLAP_STAGE = "overlap"
+OVERLAP_METHOD = "benchchecker.overlap"   # = overlap.METHOD (importing overlap loads numba)
+
+
+def _overlap(checked: Mapping[str, list[Any]], config: CheckConfig, model_name: str,
+             say: Callable[[str], None], notes: list[str]) -> OverlapAudit:
+    """The checked items and instances looked for in ``config.corpora`` (scan engine, default
+    rule, one flag per item under ``model_name``); failed shards become notes."""
+    from ..overlap import audit_corpus, bug_queries, mc_queries
+
+    queries = [q for b, got in checked.items()
+               for q in (bug_queries(got) if b in BUG_BENCHMARKS else mc_queries(got))]
+    say(f"corpus overlap: {len(queries)} items of {', '.join(checked)} in "
+        f"{', '.join(config.corpora)}")
+    audit = audit_corpus(queries, config.corpora, model=model_name)
+    if audit.failed:
+        first = next(iter(audit.failed.values()))
+        notes.append(f"corpus overlap: {len(audit.failed)} of {audit.shards} corpus shard(s) "
+                     f"failed (first: {first}); items not found elsewhere are undecided, not clean")
+    for b in checked:
+        if b in BUG_BENCHMARKS:
+            notes.append(f"{b}: corpus overlap flags are reported on their own "
+                         f"(flags/{OVERLAP_STAGE}.jsonl); the merged verdict is BenchChecker's "
+                         "rule on Stage I and Stage II")
+    return audit
 
 
 def _stratum(item: Any) -> str:

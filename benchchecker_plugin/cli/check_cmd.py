@@ -38,6 +38,11 @@ __all__ = ["check"]
               help="Stage I probes per repository.")
 @click.option("--ts-modes", default="multichoice", show_default=True,
               help="TS-Guessing modes, comma-separated: multichoice, question.")
+@click.option("--corpus", "corpora", multiple=True, metavar="PATH",
+              help="Repeatable: the model's training corpus (as `benchchecker overlap --corpus`: "
+                   ".jsonl[.gz|.zst], .parquet, .txt, a folder, hf:NAME). The checked items are also "
+                   "looked for there (benchchecker.overlap, scan engine, rule coverage) and the "
+                   "report gains a corpus overlap section.")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("benchchecker-report"), show_default=True,
               help="Report folder: flags.jsonl (merged), flags/<stage>.jsonl, index.html, summary.md "
@@ -45,12 +50,13 @@ __all__ = ["check"]
 @executor_options
 def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Path | None,
           data: tuple[str, ...], limit: str | None, seed: int, n_queries: int, ts_modes: str,
-          out_dir: Path, executor_opts: ExecutorOptions) -> None:
+          corpora: tuple[str, ...], out_dir: Path, executor_opts: ExecutorOptions) -> None:
     """Check a model before release: which benchmark instances has it probably seen?
 
     Runs Stage I (repository presence) per repository and Stage II (patch presence at --cutoff) per
     instance of the bug-fixing benchmarks, and TS-Guessing per item of MMLU / TruthfulQA, with one
-    progress bar per stage. Model answers are cached: a run stopped half-way and started again
+    progress bar per stage. With --corpus (you have the training data), the same items are also
+    looked for in it (corpus overlap: one flag per item, flags/overlap.jsonl, a report section). Model answers are cached: a run stopped half-way and started again
     repeats no finished call. --dry-run prints the number of model calls and stops. With
     --executor ray the model is asked from the cluster's workers (an API model under one shared
     --max-concurrency limit); the cache and the report stay here.
@@ -77,6 +83,14 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
         repos_dir=repos_dir, data=parse_data_options(data), limits=parse_limits(limit), seed=seed,
         n_queries=n_queries,
         ts_modes=tuple(m.strip() for m in ts_modes.split(",") if m.strip()))
+    if corpora and model_opts.dry_run:   # model calls only: the corpus is checked, not scanned
+        from ..overlap import shards_of
+
+        shards = [s for c in corpora for s in shards_of(c)]
+        click.echo(f"dry run: the corpus overlap scan ({len(shards)} shard(s), "
+                   f"{sum(s.size for s in shards) / 1e6:.1f} MB) is not run", err=True)
+    elif corpora:
+        config = dataclasses.replace(config, corpora=corpora)
     model = model_opts.build(executor=executor_opts.build())
     config = dataclasses.replace(config, batch_size=remote_batch(model, config.batch_size, executor_opts))
     result = run_check(model, config, model_name=model_opts.spec,
@@ -93,6 +107,11 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
               for v in ("contaminated", "clean", "undecided")}
     click.echo(f"{len(result.merged)} merged verdicts: {counts['contaminated']} contaminated, "
                f"{counts['clean']} clean, {counts['undecided']} undecided")
+    if result.overlap is not None:
+        o = result.overlap
+        click.echo(f"corpus overlap ({o.rule}): {o.counts()['contaminated']} contaminated, "
+                   f"{o.counts()['clean']} clean, {o.counts()['undecided']} undecided in "
+                   f"{o.documents} documents ({o.shards} shard(s), {len(o.failed)} failed)")
     click.echo(f"flags: {paths['merged']}")
     click.echo(f"report: {page} (summary.md, summary.json beside it)")
     for row in json.loads(summaries["json"].read_text())["methods"]:

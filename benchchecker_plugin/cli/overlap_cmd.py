@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .overlap_task import overlap_queries, task_options
+
 if TYPE_CHECKING:
     from ..overlap import BenchmarkTable, ItemResult, ScanStats, Shard
 
@@ -18,9 +20,10 @@ DEFAULT_RULE = "coverage"
 
 
 @click.command("overlap")
-@click.option("--benchmark", required=True, metavar="NAME",
+@click.option("--benchmark", default=None, metavar="NAME",
               help="mmlu, truthfulqa, swe-bench-verified (with --data instances.jsonl), or any NAME "
-                   "with --data items.jsonl (fields id and text, or question [+ answer]).")
+                   "with --data items.jsonl (fields id and text, or question [+ answer]). Or --task.")
+@task_options
 @click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
               help="Local benchmark data: the MMLU folder, TruthfulQA.csv, a SWE-bench instances "
                    "file, or items.jsonl. Default for mmlu/truthfulqa: the hub through datasets.")
@@ -52,7 +55,8 @@ DEFAULT_RULE = "coverage"
               help="The model trained on this corpus (the flags' model field; * = any model).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
-def overlap(benchmark: str, data: Path | None, corpora: tuple[str, ...], text_field: str,
+def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
+            task_metadata: str | None, data: Path | None, corpora: tuple[str, ...], text_field: str,
             id_field: str, rule: str, engine: str, index_dir: Path | None, top_k: int,
             template_items: int, model_name: str, output: Path) -> None:
     """Which benchmark items occur in a training corpus you have (n-gram overlap).
@@ -68,6 +72,9 @@ def overlap(benchmark: str, data: Path | None, corpora: tuple[str, ...], text_fi
     A shard that cannot be read (or lacks --text-field) is reported, the others are scanned, items
     not found are then undecided (not clean), and the command exits 2.
 
+    With --task, any lm-eval multiple_choice task (read as `ts-guess --task` reads it) gives the
+    queries: each document's question + gold choice, ids as `ts-guess --task` names them.
+
     \b
     Example:
       benchchecker overlap --benchmark mmlu --data ../shared/data/mmlu \\
@@ -79,7 +86,6 @@ def overlap(benchmark: str, data: Path | None, corpora: tuple[str, ...], text_fi
         DEFAULT_METRICS,
         build_table,
         item_results,
-        load_overlap_items,
         overlap_flags,
         scan_corpus,
         shards_of,
@@ -90,7 +96,8 @@ def overlap(benchmark: str, data: Path | None, corpora: tuple[str, ...], text_fi
         raise InputError("--engine index needs --index DIR (the index is built there if new or empty)")
     if rule == "retrieval" and engine != "index":
         raise InputError("--rule retrieval needs --engine index (it reads each item's retrieved documents)")
-    items = load_overlap_items(benchmark, data)
+    benchmark, items = overlap_queries(benchmark, data, tasks, include_path, task_metadata,
+                                       lambda line: click.echo(line, err=True))
     shards = [s for c in corpora for s in shards_of(c)]
     table = build_table(items, DEFAULT_METRICS, template_items=template_items)
     click.echo(f"{benchmark}: {len(items)} items, {int((table.n_tokens < 13).sum())} shorter than 13 "

@@ -3,9 +3,11 @@
 Modules: ``normalize`` (the token stream and its stable hashes), ``items`` (benchmark instances
 as queries), ``metrics`` (GPT-3 any-13-gram, PaLM 8-gram coverage, Llama 2 token level, ConTAM
 longest match, Deng et al.'s retrieval score), ``corpus`` (streamed readers), ``scan`` (the
-hash-table engine), ``index`` (the BM25 index engine), ``result`` (per-item measures and flags).
+hash-table engine), ``index`` (the BM25 index engine), ``result`` (per-item measures and flags),
+``audit`` (items against corpora, flags out, per benchmark).
 """
 
+from .audit import OverlapAudit, audit_corpus
 from .corpus import Shard, ShardError, iter_documents, shards_of
 from .index import (
                     MANIFEST,
@@ -17,7 +19,7 @@ from .index import (
                     normalizer_fingerprint,
                     query_terms,
 )
-from .items import OverlapItem, load_overlap_items
+from .items import OverlapItem, bug_queries, load_overlap_items, mc_queries
 from .metrics import (
                     DEFAULT_METRICS,
                     DEFAULT_RULE,
@@ -54,12 +56,15 @@ __all__ = [
     "METHOD",
     "Measure",
     "Metric",
+    "OverlapAudit",
     "OverlapItem",
     "Retrieval",
     "ScanStats",
     "Shard",
     "ShardError",
     "TokenLevel",
+    "audit_corpus",
+    "bug_queries",
     "build_index",
     "build_table",
     "covered_tokens",
@@ -68,6 +73,7 @@ __all__ = [
     "item_results",
     "iter_documents",
     "load_overlap_items",
+    "mc_queries",
     "metric_names",
     "ngram_key",
     "normalize",

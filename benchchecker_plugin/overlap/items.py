@@ -15,12 +15,18 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import DataError, HubUnavailableError, InputError
 
-__all__ = ["OverlapItem", "load_overlap_items"]
+if TYPE_CHECKING:   # tsguessing loads scikit-learn: imported where used
+    from ..instances import BugInstance
+    from ..tsguessing import BenchmarkItem
+
+__all__ = ["OverlapItem", "bug_queries", "load_overlap_items", "mc_queries"]
 
 _QUESTION_ONLY = ("truthfulqa",)
 _BUG = ("swe-bench-verified", "swe-bench", "swe-bench-lite", "bugsinpy", "defects4j", "multi-swe-bench")
@@ -36,14 +42,30 @@ class OverlapItem:
     parts: str = "text"
 
 
+def mc_queries(items: Iterable[BenchmarkItem]) -> list[OverlapItem]:
+    """The queries of multiple-choice items (``ts-guess``'s, any lm-eval or Inspect task's): the
+    question and the gold option's text (TruthfulQA: the question alone); ids kept."""
+    return [OverlapItem(i.benchmark, i.instance_id, i.question, "question")
+            if i.benchmark in _QUESTION_ONLY else
+            OverlapItem(i.benchmark, i.instance_id, f"{i.question}\n{i.options[i.answer]}",
+                        "question+answer") for i in items]
+
+
+def bug_queries(instances: Iterable[BugInstance]) -> list[OverlapItem]:
+    """The queries of bug-fixing instances: problem statement and gold patch (else the patch)."""
+    out = []
+    for inst in instances:
+        statement = inst.extra.get("problem_statement") or ""
+        out.append(OverlapItem(inst.benchmark, inst.instance_id,
+                               f"{statement}\n{inst.patch}" if statement else inst.patch,
+                               "problem_statement+patch" if statement else "patch"))
+    return out
+
+
 def _qa_items(benchmark: str, data: str | os.PathLike[str] | None) -> list[OverlapItem]:
     from ..tsguessing.data import load_items
 
-    items = load_items(benchmark, data)
-    if benchmark in _QUESTION_ONLY:
-        return [OverlapItem(i.benchmark, i.instance_id, i.question, "question") for i in items]
-    return [OverlapItem(i.benchmark, i.instance_id, f"{i.question}\n{i.options[i.answer]}",
-                        "question+answer") for i in items]
+    return mc_queries(load_items(benchmark, data))
 
 
 def _bug_items(benchmark: str, data: str | os.PathLike[str] | None) -> list[OverlapItem]:
@@ -51,13 +73,7 @@ def _bug_items(benchmark: str, data: str | os.PathLike[str] | None) -> list[Over
 
     if data is None:
         raise InputError(f"--benchmark {benchmark}: give its instances file with --data")
-    out = []
-    for inst in load_instances(data, benchmark=benchmark):
-        statement = inst.extra.get("problem_statement") or ""
-        out.append(OverlapItem(inst.benchmark, inst.instance_id,
-                               f"{statement}\n{inst.patch}" if statement else inst.patch,
-                               "problem_statement+patch" if statement else "patch"))
-    return out
+    return bug_queries(load_instances(data, benchmark=benchmark))
 
 
 def _jsonl_items(benchmark: str, data: str | os.PathLike[str]) -> list[OverlapItem]:

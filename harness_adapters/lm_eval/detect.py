@@ -37,10 +37,11 @@ from benchchecker_plugin.tsguessing import BenchmarkItem, Probe, prepare_probes
 
 from ..common import FilterOptions, echo
 from ..detection import Detection, DetectOptions, ts_guess_probes
-from .mc_task import read_mc_task
+from .mc_task import TaskReading, read_mc_task
 
-__all__ = ["OFFLINE_HINT", "LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of", "load_each",
-           "local_task_manager", "probes_for_run", "probes_for_tasks", "reusing", "run_model_name"]
+__all__ = ["OFFLINE_HINT", "LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of",
+           "items_for_tasks", "load_each", "local_task_manager", "probes_for_run", "probes_for_tasks", "reusing",
+           "run_model_name", "task_items"]
 
 #: Hub datasets holding MMLU's questions (lm-eval's ``mmlu_*`` tasks read the first two).
 MMLU_DATASETS = frozenset({"cais/mmlu", "hails/mmlu_no_train", "lighteval/mmlu", "tasksource/mmlu"})
@@ -112,6 +113,23 @@ def item_of(benchmark: str, doc_id: int, doc: Mapping[str, Any], *, task_name: s
     return BenchmarkItem("truthfulqa", str(doc_id), question, options, 0, meta)
 
 
+def task_items(name: str, task: Any, docs: Sequence[Any], indices: Sequence[int], *,
+               known: str | None = None) -> TaskReading:
+    """The items of ``docs[i]`` for ``i`` in ``indices`` (each instance once, run order), as
+    ``ts-guess --task`` numbers them: MMLU / TruthfulQA documents (``known``, else recognised by
+    :func:`benchmark_of_task`) with those benchmarks' ids, any other ``multiple_choice`` task read
+    through its own definition; or why the task has none. A TS-Guessing probe task's documents
+    are probes, not items: none."""
+    known = known if known is not None else benchmark_of_task(task, docs)
+    if known is None:
+        return read_mc_task(name, task, docs, indices)
+    if len(indices) and "probe_json" in docs[indices[0]]:
+        return TaskReading(None, why="its documents are TS-Guessing probes, not benchmark items")
+    items = {(it := item_of(known, i, docs[i], task_name=name, task=task)).instance_id: it
+             for i in indices}
+    return TaskReading(known, tuple(items.values()))
+
+
 def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
                    indices: Mapping[str, Sequence[int]], *, seed: int = 0, hints: bool = True
                    ) -> tuple[dict[str, str | None], list[Probe], dict[str, int], dict[str, str]]:
@@ -133,16 +151,11 @@ def probes_for_run(tasks: Mapping[str, Any], docs: Mapping[str, Sequence[Any]],
             benchmark = known
             made = [Probe.from_dict(json.loads(d["probe_json"])) for d in chosen]
         else:
-            if known is not None:
-                benchmark = known
-                items = list({(it := item_of(known, i, docs[name][i], task_name=name, task=task))
-                              .instance_id: it for i in indices[name]}.values())
-            else:
-                reading = read_mc_task(name, task, docs[name], indices[name])
-                if reading.benchmark is None:
-                    benchmarks[name], why[name] = None, str(reading.why)
-                    continue
-                benchmark, items = reading.benchmark, list(reading.items)
+            reading = task_items(name, task, docs[name], indices[name], known=known)
+            if reading.benchmark is None:
+                benchmarks[name], why[name] = None, str(reading.why)
+                continue
+            benchmark, items = reading.benchmark, list(reading.items)
             prep = prepare_probes(items, "multichoice", seed=seed, hints=hints)
             if known is None and items and not prep.probes:
                 benchmarks[name], why[name] = None, prep.no_probe_reason()
@@ -175,6 +188,19 @@ def probes_for_tasks(names: Sequence[str], include_path: str | None = None,
     """:func:`probes_for_run` on every document of lm-eval tasks or groups ``names``, loaded by
     lm-eval's own ``TaskManager`` (``include_path`` as lm-eval's ``--include_path``; only that
     folder is indexed when it holds every name)."""
+    tasks, docs, failed = _load_named(names, include_path, metadata)
+    benchmarks, probes, dropped, why = probes_for_run(
+        tasks, docs, {n: range(len(d)) for n, d in docs.items()}, seed=seed, hints=hints)
+    for name, reason in failed.items():
+        benchmarks[name], why[name] = None, reason
+    return benchmarks, probes, dropped, why
+
+
+def _load_named(names: Sequence[str], include_path: str | None,
+                metadata: Mapping[str, Any] | None
+                ) -> tuple[dict[str, Any], dict[str, list[Any]], dict[str, str]]:
+    """lm-eval's leaf tasks of ``names``, their documents, and why those that failed to load did
+    (an unknown name is one :class:`InputError` line)."""
     from lm_eval.tasks import TaskManager
 
     manager = (local_task_manager(names, include_path, metadata)
@@ -189,12 +215,29 @@ def probes_for_tasks(names: Sequence[str], include_path: str | None = None,
         raise InputError(f"--task {', '.join(unknown)}: no such lm-eval task or group"
                          + (f" (in {include_path} or lm-eval's own tasks)" if include_path else ""))
     tasks, failed = load_each(manager, names)
-    docs = {name: list(task.eval_docs) for name, task in tasks.items()}
-    benchmarks, probes, dropped, why = probes_for_run(
-        tasks, docs, {n: range(len(d)) for n, d in docs.items()}, seed=seed, hints=hints)
-    for name, reason in failed.items():
-        benchmarks[name], why[name] = None, reason
-    return benchmarks, probes, dropped, why
+    return tasks, {name: list(task.eval_docs) for name, task in tasks.items()}, failed
+
+
+def items_for_tasks(names: Sequence[str], include_path: str | None = None,
+                    metadata: Mapping[str, Any] | None = None
+                    ) -> tuple[dict[str, str | None], list[BenchmarkItem], dict[str, str]]:
+    """Per task its benchmark (``None``: no items), the items of every document of lm-eval tasks
+    or groups ``names`` (loaded as :func:`probes_for_tasks` loads them; ids as ``ts-guess --task``
+    writes them, no TS-Guessing filter applied), and per task without items the one line why."""
+    tasks, docs, failed = _load_named(names, include_path, metadata)
+    benchmarks: dict[str, str | None] = {}
+    items: dict[tuple[str, str], BenchmarkItem] = {}
+    why = dict(failed)
+    for name in failed:
+        benchmarks[name] = None
+    for name, task in tasks.items():
+        reading = task_items(name, task, docs[name], range(len(docs[name])))
+        benchmarks[name] = reading.benchmark
+        if reading.benchmark is None:
+            why[name] = str(reading.why)
+        for it in reading.items:
+            items.setdefault((it.benchmark, it.instance_id), it)
+    return benchmarks, list(items.values()), why
 
 
 #: what a task lm-eval could not fetch from the hub is told (its dataset needs the network)

@@ -1,0 +1,70 @@
+"""``benchchecker overlap --task NAME --include_path DIR``: any multiple-choice lm-eval task's items
+as overlap queries (question + gold choice), read by the reader ``ts-guess --task`` uses, so the
+instance ids (and benchmark names) are those ``ts-guess --task`` writes and the flags join."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from ..errors import InputError
+
+if TYPE_CHECKING:
+    from ..overlap import OverlapItem
+
+__all__ = ["overlap_queries", "task_options"]
+
+
+def task_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--task``, ``--include_path`` and ``--metadata`` (as ``ts-guess`` spells them)."""
+    for option in reversed([
+        click.option("--task", "--tasks", "tasks", default=None, metavar="NAME[,NAME...]",
+                     help="lm-eval task(s) or group(s) instead of --benchmark: any multiple_choice "
+                          "task, each document's question + gold choice; benchmark and instance ids "
+                          "as `ts-guess --task` names them. Needs lm-eval."),
+        click.option("--include_path", "--include-path", "include_path", default=None,
+                     metavar="DIR", help="With --task: lm-eval's --include_path (task YAMLs)."),
+        click.option("--metadata", "task_metadata", default=None, metavar="JSON",
+                     help="With --task: lm-eval's --metadata."),
+    ]):
+        command = option(command)
+    return command
+
+
+def overlap_queries(benchmark: str | None, data: Path | None, tasks: str | None,
+                    include_path: str | None, task_metadata: str | None,
+                    say: Callable[[str], None]) -> tuple[str, list[OverlapItem]]:
+    """The run's name (the benchmark, or the task list) and its queries; a task without items is
+    one line through ``say`` (as ``ts-guess --task`` says it), none at all an error."""
+    from ..overlap import load_overlap_items
+
+    if (benchmark is None) == (tasks is None):
+        raise InputError("give one of --benchmark or --task")
+    if tasks is None:
+        if include_path or task_metadata:
+            raise InputError("--include_path and --metadata need --task")
+        assert benchmark is not None
+        return benchmark, load_overlap_items(benchmark, data)
+    if data is not None:
+        raise InputError("--task reads the task's own data (no --data)")
+    from ..extras import require
+    from ..overlap import mc_queries
+
+    require("lm_eval.tasks", "`benchchecker overlap --task`")
+    from harness_adapters.lm_eval.detect import items_for_tasks
+
+    try:
+        metadata = json.loads(task_metadata) if task_metadata else None
+    except ValueError as exc:
+        raise InputError(f"--metadata {task_metadata!r}: not JSON ({exc})") from None
+    _, items, why = items_for_tasks([t for t in tasks.split(",") if t], include_path, metadata)
+    for name, reason in why.items():
+        say(f"no items for this task: {name} ({reason})")
+    if not items:
+        raise InputError(f"--task {tasks}: " + (next(iter(why.values())) if len(why) == 1 else
+                                                "no items to look for (no task could be read)"))
+    return tasks, mc_queries(items)
