@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -37,7 +38,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from ..errors import ModelError
 from ..models import GenerationParams
 
-__all__ = ["BenchcheckerModelAPI", "benchchecker_provider"]
+__all__ = ["BenchcheckerModelAPI", "benchchecker_provider", "provider_identity"]
 
 
 class BenchcheckerModelAPI(ModelAPI):
@@ -111,6 +112,21 @@ def build_model(spec: str, args: dict[str, Any]) -> Any:
                         max_concurrency=int(shared.get("max_concurrency", 8)),
                         device=str(shared.get("device", "cpu")))
     return opts.build(**args)
+
+
+#: ``-M`` options that say how the provider runs its model, not what the model answers
+_RUN_ARGS = ("threads", "device", "batch_size", "max_concurrency", "cache_dir", "no_cache", "cache")
+
+
+def provider_identity(spec: str, args: Mapping[str, Any]) -> str:
+    """The response cache's identity of the model ``--model benchchecker/<spec> -M args`` answers
+    with: that of ``spec`` itself with the options that change its answers (``chat``, ...), so
+    ``ts-guess --model <spec>`` and this provider share cached answers."""
+    from ..models.backends import BACKENDS, model_identity, parse_spec
+
+    parsed = parse_spec(spec)
+    opts = {k: v for k, v in args.items() if k not in _RUN_ARGS and k in BACKENDS[parsed.backend].options}
+    return model_identity(parsed, opts)
 
 
 @modelapi(name="benchchecker")

@@ -120,8 +120,12 @@ class HFModel(BatchedDecoder):
 
     @staticmethod
     def identity_for(spec: str, *, chat: bool = False) -> str:
-        """The cache identity of this spec with these options (computable without loading)."""
-        return spec + ("?chat=1" if chat else "")
+        """The cache identity of this spec with these options (computable without loading): the
+        model's one name (:func:`~.names.canonical_model_name`, so ``hf/<the exported default
+        model's folder>`` and ``hf/smollm2-135m`` share answers, whichever harness asked)."""
+        from .names import canonical_model_name
+
+        return canonical_model_name(spec) + ("?chat=1" if chat else "")
 
     def _load(self, source: str, gguf_file: str | None, dtype: str | None) -> tuple[Any, Any]:
         import torch

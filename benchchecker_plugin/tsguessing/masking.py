@@ -1,8 +1,13 @@
 """Choosing what to hide: one wrong option (multichoice) or one content word (question).
 
-Both choices are deterministic: the option is drawn with ``random.Random(f"{seed}:{instance_id}")``
-(a string seed, hashed with SHA-512 by :mod:`random`, so the same on every machine and
-independent of the order or subset of items), and the word by fixed rules.
+Both choices are deterministic: the option is drawn with ``random.Random(f"{seed}:{key}")``
+where ``key`` is :func:`content_key` of the item, the SHA-256 of its question and options
+(Unicode NFC, runs of white space made one space, ends stripped). The draw depends on what the
+item says, not on what a harness calls it (lm-eval numbers documents ``0, 1, ...``, an Inspect
+dataset may call the same question ``q001``), so every harness probes an item the same way and
+their prompts meet in the response cache; it is the same on every machine (a string seed, hashed
+with SHA-512 by :mod:`random`) and independent of the order or subset of items. The word is
+chosen by fixed rules.
 
 Content words. No part-of-speech tagger with its model data is installed offline (nltk is, but
 its tagger data is a separate download), so content words are found with a stop-word list
@@ -17,8 +22,11 @@ the question); otherwise the longest word (ties: the first), a frequency proxy f
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import random
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +42,7 @@ __all__ = [
     "MASK",
     "MaskedOption",
     "MaskedWord",
+    "content_key",
     "content_words",
     "mask_option",
     "mask_word",
@@ -98,8 +107,23 @@ class MaskedWord:
     proper_noun: bool
 
 
-def _rng(seed: int, instance_id: str) -> random.Random:
-    return random.Random(f"{seed}:{instance_id}")
+_SPACE = re.compile(r"\s+")
+
+
+def _normalised(text: str) -> str:
+    return _SPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def content_key(item: BenchmarkItem) -> str:
+    """The SHA-256 (hex) of the item's normalised question and options, in order: what seeds
+    its masking (see the module docstring). The benchmark and the instance id take no part."""
+    text = json.dumps([_normalised(item.question), [_normalised(o) for o in item.options]],
+                      ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _rng(seed: int, key: str) -> random.Random:
+    return random.Random(f"{seed}:{key}")
 
 
 def select_options(item: BenchmarkItem, seed: int = 0, n_wrong: int = 3,
@@ -112,7 +136,7 @@ def select_options(item: BenchmarkItem, seed: int = 0, n_wrong: int = 3,
     """
     wrong = [i for i in range(len(item.options)) if i != item.answer]
     if len(wrong) > n_wrong:
-        order = _rng(seed, item.instance_id + "#options").sample(wrong, len(wrong))
+        order = _rng(seed, content_key(item) + "#options").sample(wrong, len(wrong))
         taken: list[int] = []
         for i in order:
             if len(taken) < n_wrong and not (similar and any(
@@ -133,7 +157,7 @@ def mask_option(item: BenchmarkItem, seed: int = 0, shown: Sequence[int] | None 
     if not wrong:
         raise DataError(f"{item.benchmark} instance {item.instance_id}: no wrong option to mask "
                         f"(options shown: {list(shown)}, answer {item.answer})")
-    return MaskedOption(shown, _rng(seed, item.instance_id).choice(wrong), item.answer)
+    return MaskedOption(shown, _rng(seed, content_key(item)).choice(wrong), item.answer)
 
 
 @dataclass(frozen=True)

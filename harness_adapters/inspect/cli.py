@@ -200,7 +200,6 @@ def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]]
             ) -> tuple[Detection, dict[str, Any]]:
     """TS-Guessing on the evaluated MMLU / TruthfulQA samples through ``inspect/<model>``."""
     from benchchecker_plugin.models import canonical_model_name, get_model
-    from benchchecker_plugin.models.inspect_api import InspectModel
 
     from .compat import parse_cli_config
     from .detect import Reference, probes_for_run
@@ -213,7 +212,7 @@ def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]]
                  "without flags")
     spec, base_url = f"inspect/{model}", params.get("model_base_url")
     model_args = parse_cli_config(params.get("m"), params.get("model_config"))
-    asked = LazyModel(spec, InspectModel.identity_for(spec, base_url=base_url),
+    asked = LazyModel(spec, _answering_identity(model, base_url, model_args),
                       lambda: get_model(spec, base_url=base_url, model_args=model_args))
     flags, calls, cached, seconds = ts_guess_probes(
         asked, probes, model_name=options.model or canonical_model_name(model),
@@ -221,6 +220,20 @@ def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]]
         dry_run=detect.dry_run)
     detection = Detection(tuple(flags), benchmarks, len(probes), calls, cached, seconds, dropped)
     return detection, indexes
+
+
+def _answering_identity(model: str, base_url: str | None, model_args: Any) -> str:
+    """The response cache's identity of the run's model: for ``benchchecker/<spec>`` that of
+    ``<spec>`` (so ``ts-guess --model <spec>`` and this run share answers), else Inspect's
+    provider and model (and server)."""
+    from benchchecker_plugin.models.inspect_api import InspectModel
+
+    prefix = "benchchecker/"
+    if model.startswith(prefix) and base_url is None:
+        from benchchecker_plugin.inspect_tasks.modelapi import provider_identity
+
+        return provider_identity(model[len(prefix):], dict(model_args or {}))
+    return InspectModel.identity_for(f"inspect/{model}", base_url=base_url)
 
 
 def _select_detected(tasks: list[Any], evaluated: list[list[Any]], detection: Detection,

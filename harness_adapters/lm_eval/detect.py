@@ -39,9 +39,9 @@ from ..common import FilterOptions, echo
 from ..detection import Detection, DetectOptions, ts_guess_probes
 from .mc_task import TaskReading, read_mc_task
 
-__all__ = ["OFFLINE_HINT", "LMEvalTextModel", "benchmark_of_task", "detect_in_run", "item_of",
-           "items_for_tasks", "load_each", "local_task_manager", "probes_for_run", "probes_for_tasks", "reusing",
-           "run_model_name", "task_items"]
+__all__ = ["OFFLINE_HINT", "LMEvalTextModel", "answering_identity", "benchmark_of_task",
+           "detect_in_run", "item_of", "items_for_tasks", "load_each", "local_task_manager",
+           "probes_for_run", "probes_for_tasks", "reusing", "run_model_name", "task_items"]
 
 #: Hub datasets holding MMLU's questions (lm-eval's ``mmlu_*`` tasks read the first two).
 MMLU_DATASETS = frozenset({"cais/mmlu", "hails/mmlu_no_train", "lighteval/mmlu", "tasksource/mmlu"})
@@ -328,6 +328,42 @@ def run_model_name(cfg: Any, options: FilterOptions) -> str:
     return options.model or lm_eval_model_name(cfg.model, cfg.model_args)
 
 
+#: lm-eval model arguments that say where or how fast a model runs, not what it answers
+_RUN_ARGS = frozenset({"batch_size", "max_batch_size", "device", "device_map", "parallelize",
+                       "max_memory_per_gpu", "max_cpu_memory", "offload_folder",
+                       "trust_remote_code", "num_concurrent", "max_retries", "timeout"})
+
+
+def _model_args(cfg: Any) -> dict[str, Any]:
+    if isinstance(cfg.model_args, Mapping):
+        return dict(cfg.model_args)
+    from lm_eval.utils import simple_parse_args_string
+
+    return dict(simple_parse_args_string(cfg.model_args or ""))
+
+
+def answering_identity(cfg: Any) -> str:
+    """The response cache's identity of the run's model: the model's one name (as ``ts-guess``
+    and Inspect's ``benchchecker/`` provider name it: ``hf/smollm2-135m`` for the exported
+    default model, so a run after ``ts-guess`` finds its answers cached), then what changes the
+    answers: the other model arguments, the chat template and the system instruction."""
+    from benchchecker_plugin.models import lm_eval_model_name
+
+    args = _model_args(cfg)
+    name = lm_eval_model_name(cfg.model, args)
+    named = "pretrained" if args.get("pretrained") else "model"
+    rest = {k: v for k, v in args.items() if k != named and k not in _RUN_ARGS}
+    query = [f"{k}={json.dumps(v, default=str) if not isinstance(v, str) else v}"
+             for k, v in sorted(rest.items())]
+    if cfg.apply_chat_template:
+        template = cfg.apply_chat_template
+        query.append("chat=1" if template is True or str(template).lower() == "true"
+                     else f"chat={template}")
+    if cfg.system_instruction:
+        query.append(f"system={cfg.system_instruction}")
+    return name + ("?" + "&".join(query) if query else "")
+
+
 def _build_lm(cfg: Any) -> Any:
     """The run's lm-eval ``LM``, built as ``simple_evaluate`` builds it."""
     from lm_eval.api.registry import get_model
@@ -383,12 +419,8 @@ def detect_in_run(cfg: Any, tasks: Mapping[str, Any], docs: Mapping[str, list[An
             loaded["lm"] = _build_lm(cfg)
         return loaded["lm"]
 
-    args = cfg.model_args if isinstance(cfg.model_args, Mapping) else {"args": cfg.model_args}
     chat = bool(cfg.apply_chat_template)
-    identity = (f"lm-eval/{cfg.model}?" + json.dumps(args, sort_keys=True, default=str)
-                + (f"&chat={cfg.apply_chat_template}" if chat else "")
-                + (f"&system={cfg.system_instruction}" if cfg.system_instruction else ""))
-    model = LMEvalTextModel(lm, f"lm-eval/{cfg.model}", identity, chat=chat,
+    model = LMEvalTextModel(lm, f"lm-eval/{cfg.model}", answering_identity(cfg), chat=chat,
                             system_instruction=cfg.system_instruction)
     size = int(cfg.batch_size) if str(cfg.batch_size).isdigit() else 16
     flags, calls, cached, seconds = ts_guess_probes(

@@ -74,8 +74,9 @@ def test_two_option_and_long_option_rules() -> None:
                    ["trophy", "suitcase"], 0)
     piqa = mc_item("pq", "0", "How do you open a stuck jar lid?",
                    ["run the lid under hot water and twist", "put the jar in the freezer overnight"], 0)
+    # both wrong endings are long, so whichever the item's content draws is past 24 words
     long = mc_item("hs", "0", "A man walks into a kitchen.",
-                   ["he cooks.", " ".join(["word"] * 25), "he sleeps all day."], 0)
+                   ["he cooks.", " ".join(["word"] * 25), " ".join(["sleeps"] * 25)], 0)
     prep = prepare_probes([wino, piqa, long], "multichoice")
     assert [p.instance_id for p in prep.probes] == ["0"] and prep.probes[0].benchmark == "pq"
     assert prep.probes[0].target == "put the jar in the freezer overnight"

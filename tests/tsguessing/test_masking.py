@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from collections import Counter
 
@@ -15,6 +17,7 @@ from benchchecker_plugin.tsguessing import (
     STOP_WORDS,
     BenchmarkItem,
     MaskedWord,
+    content_key,
     content_words,
     mask_option,
     mask_word,
@@ -44,12 +47,27 @@ def test_seeded_deterministic_and_varies_with_seed() -> None:
 
 
 def test_choice_does_not_depend_on_other_items() -> None:
-    a, b = _item(iid="x/1"), _item(iid="x/2")
+    a = _item(iid="x/1")
     assert mask_option(a, 0) == mask_option(a, 0, None)
-    # the draw is keyed by (seed, instance id) only: known value, pinned
-    assert [mask_option(_item(iid=f"x/{i}"), 0).masked for i in range(6)] == \
-        [mask_option(_item(iid=f"x/{i}"), 0).masked for i in range(6)]
-    assert mask_option(b, 0).masked in (0, 1, 3)
+    assert mask_option(a, 0).masked in (0, 1, 3)
+
+
+def test_the_draw_is_keyed_by_the_items_content_not_its_id() -> None:
+    """Harnesses name one question differently (lm-eval ``1``, Inspect ``q001``): same probe."""
+    ids = ["1", "q001", "anatomy/7", "Mercury_7001"]
+    assert len({mask_option(_item(iid=i), s) for i in ids for s in (0,)}) == 1
+    assert len({select_options(_item(6, iid=i), 3) for i in ids}) == 1
+    spaced = BenchmarkItem("other", "q9", "  Which   bone\nis largest? ",
+                           tuple(f"option  {i} " for i in range(4)), 2)
+    assert content_key(spaced) == content_key(_item())
+    # pinned: the SHA-256 of the JSON of the normalised question and options
+    text = json.dumps(["Which bone is largest?", [f"option {i}" for i in range(4)]])
+    assert content_key(_item()) == hashlib.sha256(text.encode()).hexdigest()
+    # other content draws independently: over 60 questions every wrong option is masked
+    drawn = Counter(mask_option(BenchmarkItem("mmlu", "0", f"Question {k}?",
+                                              tuple(f"option {i}" for i in range(4)), 2), 0).masked
+                    for k in range(60))
+    assert set(drawn) == {0, 1, 3}
 
 
 def test_select_options_for_many_options_keeps_correct_and_avoids_similar() -> None:
