@@ -103,10 +103,18 @@ def _score(inst: pd.DataFrame, column: str, groups: Mapping[str, Sequence[str]],
         return rate_and_pool(resolved, ids, _codes(inst, column), tiers, groups=groups,
                              models={s: str(meta.loc[s, "models"]) for s in resolved},
                              dates={s: str(meta.loc[s, "date"]) for s in resolved},
-                             n_boot=int(n_boot if n_boot is not None else build["resamples"]),
-                             seed=int(build["seed"]), min_clean=int(build["min_clean"]),
-                             min_resolved_clean=int(build["min_resolved_clean"]),
+                             options=rescore_options(build, n_boot),
                              covered=[i for i in ids if i in cov], mde=mde)
+
+
+def rescore_options(build: Mapping[str, Any], n_boot: int | None = None) -> Any:
+    """The :class:`~benchchecker_plugin.rescore_options.RescoreOptions` a bundle was built with
+    (its ``build.json``), ``n_boot`` resamples instead of the bundle's when given."""
+    from benchchecker_plugin.rescore_options import RescoreOptions
+
+    return RescoreOptions(n_boot=int(n_boot if n_boot is not None else build["resamples"]),
+                          seed=int(build["seed"]), min_clean=int(build["min_clean"]),
+                          min_resolved_clean=int(build["min_resolved_clean"]))
 
 
 def rebuild(folder: Path, out: Path, *, mde_sims: int | None = None) -> list[Path]:

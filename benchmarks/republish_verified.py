@@ -58,6 +58,8 @@ from typing import Any
 
 import pandas as pd
 
+from benchchecker_plugin.rescore_options import RescoreOptions
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
@@ -80,10 +82,12 @@ def _args(argv: Sequence[str] | None) -> argparse.Namespace:
                    help="release snapshots: the lag correction with this margin (patch-presence --lag-margin)")
     p.add_argument("--source", default=None, help="URL template for --fetch (repos fetch --source)")
     p.add_argument("--out", type=Path, default=ROOT / "published" / "swebench-verified")
-    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples of the drop")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--min-clean", type=int, default=20, help="fewer clean instances: 'too few'")
-    p.add_argument("--min-resolved-clean", type=int, default=10,
+    p.add_argument("--resamples", type=int, default=RescoreOptions.n_boot,
+                   help="bootstrap resamples of the drop")
+    p.add_argument("--seed", type=int, default=RescoreOptions.seed)
+    p.add_argument("--min-clean", type=int, default=RescoreOptions.min_clean,
+                   help="fewer clean instances: 'too few'")
+    p.add_argument("--min-resolved-clean", type=int, default=RescoreOptions.min_resolved_clean,
                    help="fewer resolved clean instances: 'too few'")
     p.add_argument("--stage2-cache", type=Path, default=None, metavar="DIR",
                    help="full Stage II flags per (instance, cutoff) in DIR/owner__name.at.jsonl: "

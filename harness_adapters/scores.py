@@ -16,18 +16,13 @@ import math
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 
 from benchchecker_plugin.flags import Verdict
-from benchchecker_plugin.scoring import (
-    ALL_TIER,
-    MIN_CLEAN,
-    MIN_RESOLVED_CLEAN,
-    UndefinedMetricWarning,
-    rescore,
-)
+from benchchecker_plugin.rescore_options import RescoreOptions, RescoreOverrides
+from benchchecker_plugin.scoring import ALL_TIER, UndefinedMetricWarning, rescore
 
 from .common import Group, Mode, Selection
 
@@ -86,12 +81,13 @@ def _is_binary(values: np.ndarray) -> bool:
 
 def grouped_scores(values: Mapping[str, float], selection: Selection, *, task: str, metric: str,
                    filter: str | None = None, tiers: Mapping[str, str] | None = None,
-                   group_hard: bool = False, n_boot: int = 1000, seed: int = 0,
-                   min_clean: int = MIN_CLEAN, min_resolved_clean: int = MIN_RESOLVED_CLEAN
+                   options: RescoreOptions | None = None, **overrides: Unpack[RescoreOverrides]
                    ) -> list[GroupedScore]:
     """Per-tier grouped scores of ``values`` (``{instance_id: per-instance metric}``, the
     evaluated instances of the run) under ``selection``'s verdicts. One row per tier, ``"all"``
     first; ``tiers`` ``{instance_id: label}`` adds a row per label (as ``benchchecker rescore``).
+    ``options`` (its fields also by name, ``overrides``): the bootstrap and the minimums, with
+    ``benchchecker rescore``'s defaults.
     """
     ids = list(values)
     arr = np.asarray([values[i] for i in ids], dtype=float)
@@ -100,9 +96,8 @@ def grouped_scores(values: Mapping[str, float], selection: Selection, *, task: s
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UndefinedMetricWarning)  # select() already warned
             table = rescore([i for i, v in zip(ids, arr) if v == 1.0], ids, verdicts, tiers,
-                            submission=task, model=selection.model, group_hard=group_hard,
-                            n_boot=n_boot, seed=seed, min_clean=min_clean,
-                            min_resolved_clean=min_resolved_clean)
+                            submission=task, model=selection.model,
+                            options=RescoreOptions.of(options, **overrides))
         rows = table.to_dict("records")
     else:
         rows = _mean_rows(ids, arr, verdicts, tiers)

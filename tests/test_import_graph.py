@@ -5,6 +5,7 @@ are optional extras) and no adapter at all (layers point down: adapters import t
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -112,25 +113,36 @@ def test_the_walk_sees_function_level_imports() -> None:
     """The walk itself: a lazy import counts for cycles, and is seen as not module level."""
     imports = _imports("benchchecker_plugin.testrun.swebench")
     assert ("benchchecker_plugin.swebench_compat", False) in imports
-    assert ("harness_adapters.lm_eval.detect", False) in _imports("benchchecker_plugin.cli.tsguess_cmd")
 
 
-#: core -> adapter imports still to move, each with its reason (strict: fails once it is gone)
-_ADAPTER_IMPORTS_LEFT = {
-    "benchchecker_plugin.cli.tsguess_cmd": "--task reads lm-eval task definitions through "
-                                           "harness_adapters.lm_eval.detect (not yet moved to the core)",
-}
-
-
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=_ADAPTER_IMPORTS_LEFT[n]))
-    if n in _ADAPTER_IMPORTS_LEFT else n
-    for n in sorted(n for n in MODULES if n.startswith("benchchecker_plugin"))])
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("benchchecker_plugin")))
 def test_the_core_imports_no_adapter(name: str) -> None:
     """Layers point down: ``harness_adapters`` imports the core, never the reverse, even lazily
     (the CLI finds the adapters' commands by name, as entry-point strings, not by import)."""
     bad = [t for t, _ in _imports(name) if t.split(".")[0] == "harness_adapters"]
     assert not bad, f"{name} imports {bad}"
+
+
+def _defines(name: str, attr: str) -> bool:
+    for node in ast.parse(MODULES[name].read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == attr:
+            return True
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == attr for t in node.targets):
+            return True
+    return False
+
+
+def test_the_adapters_the_core_names_exist() -> None:
+    """The core names adapter functions as ``"module:attribute"`` strings instead of importing them:
+    each such string names a module of ours that defines the attribute (a typo fails here, not in
+    a user's run)."""
+    named = {node.value for name in MODULES if name.startswith("benchchecker_plugin")
+             for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8")))
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)
+             and re.fullmatch(r"harness_adapters(\.\w+)+:\w+", node.value)}
+    assert "harness_adapters.lm_eval.detect:probes_for_tasks" in named
+    bad = [s for s in sorted(named) if s.split(":")[0] not in MODULES or not _defines(*s.split(":"))]
+    assert not bad, bad
 
 
 def test_the_core_reaches_swebench_only_through_its_compat_module() -> None:

@@ -3,9 +3,12 @@ without the instances flagged as contaminated."""
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +16,7 @@ import click
 
 from ..errors import DataError, InputError
 from ..flags import read_flags
+from ..rescore_options import DEFAULT_N_BOOT, DEFAULT_SEED, RescoreOptions
 from .outputs import writes_into
 
 if TYPE_CHECKING:  # pandas is imported where used: `--help` stays fast
@@ -23,6 +27,22 @@ __all__ = ["leaderboard", "rescore", "score"]
 # = sorted(benchmarks.KNOWN) (tests/test_benchmarks.py); a copy so that `--help` imports nothing
 _KNOWN = ("bugsinpy", "defects4j", "mmlu", "multi-swe-bench", "swe-bench", "swe-bench-lite",
           "swe-bench-multimodal", "swe-bench-verified", "truthfulqa")
+
+
+#: the options below show :class:`RescoreOptions`' defaults (their one definition)
+_OPTION_FIELDS = tuple(f.name for f in dataclasses.fields(RescoreOptions))
+
+
+def _rescore_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Pass the command's rescore options (its parameters named as :class:`RescoreOptions`'
+    fields) as one ``opts: RescoreOptions`` argument; applied below the click options."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["opts"] = RescoreOptions(**{f: kwargs.pop(f) for f in _OPTION_FIELDS if f in kwargs})
+        return fn(*args, **kwargs)
+
+    return wrapper
 
 
 def _benchmark_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -76,22 +96,22 @@ _COMMON = [
                       "--benchmark multi-swe-bench). Tiers only label instances."),
     click.option("--instances", "instances_path", type=click.Path(path_type=Path),
                  help="The benchmark's instance list (denominator); default: the ids in --tiers."),
-    click.option("--benchmark", default="swe-bench-verified", show_default=True,
+    click.option("--benchmark", default=RescoreOptions.benchmark, show_default=True,
                  metavar="NAME", callback=_benchmark_name,
                  help="Which benchmark's flags to use: any name the flags use; known ones "
                       f"({', '.join(_KNOWN)}) bring their tier scheme."),
     click.option("--format", "fmt", default="auto", show_default=True,
                  help="Results format: auto, swebench-experiments, swebench-run-report, "
                       "swebench-instance-logs, multi-swe-bench, lm-eval, inspect."),
-    click.option("--tier-field", default="difficulty", show_default=True,
+    click.option("--tier-field", default=RescoreOptions.tier_field, show_default=True,
                  help="Column of --tiers holding the tier."),
-    click.option("--id-field", default="instance_id", show_default=True,
+    click.option("--id-field", default=RescoreOptions.id_field, show_default=True,
                  help="Column of --tiers / --instances holding the instance id."),
     click.option("--group-hard", is_flag=True,
                  help="Merge '1-4 hours' and '>4 hours' into one 'hard' tier."),
-    click.option("--n-boot", default=1000, show_default=True, type=click.IntRange(min=0),
+    click.option("--n-boot", default=RescoreOptions.n_boot, show_default=True, type=click.IntRange(min=0),
                  help="Bootstrap resamples for the drop's interval (0: none)."),
-    click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0)),
+    click.option("--seed", default=RescoreOptions.seed, show_default=True, type=click.IntRange(min=0)),
     click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables."),
 ]
 
@@ -111,8 +131,8 @@ def _common(fn: Any) -> Any:
                    "contaminated/clean) and optionally model.")
 @click.option("--fpr", "fpr_target", default=0.05, show_default=True, type=click.FloatRange(0, 1),
               help="FPR at which TPR is reported.")
-@click.option("--n-boot", default=1000, show_default=True, type=click.IntRange(min=1))
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--n-boot", default=DEFAULT_N_BOOT, show_default=True, type=click.IntRange(min=1))
+@click.option("--seed", default=DEFAULT_SEED, show_default=True, type=click.IntRange(min=0))
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 def score(flags_path: Path, labels_path: Path, fpr_target: float, n_boot: int, seed: int,
           as_json: bool) -> None:
@@ -144,10 +164,11 @@ def score(flags_path: Path, labels_path: Path, fpr_target: float, n_boot: int, s
 
 
 def _minimums(fn: Any) -> Any:
-    fn = click.option("--min-resolved-clean", default=10, show_default=True,
+    fn = click.option("--min-resolved-clean", default=RescoreOptions.min_resolved_clean, show_default=True,
                       type=click.IntRange(min=0),
                       help="... and at least this many of them resolved (distinct instances).")(fn)
-    return click.option("--min-clean", default=20, show_default=True, type=click.IntRange(min=0),
+    return click.option("--min-clean", default=RescoreOptions.min_clean, show_default=True,
+                        type=click.IntRange(min=0),
                         help="A drop needs at least this many clean instances; fewer reads 'too "
                              "few (clean n, resolved n)' (CSV: empty drop and a note).")(fn)
 
@@ -162,10 +183,9 @@ def _minimums(fn: Any) -> Any:
 @click.option("--out", "out_path", type=click.Path(path_type=Path),
               help="Also write the table as CSV (leaderboard.csv columns).")
 @_minimums
-def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
-            instances_path: Path | None, benchmark: str, fmt: str, tier_field: str, id_field: str,
-            group_hard: bool, n_boot: int, seed: int, as_json: bool, model: str | None,
-            out_path: Path | None, min_clean: int, min_resolved_clean: int) -> None:
+@_rescore_options
+def rescore(results_path: Path, flags_path: Path, fmt: str, as_json: bool, model: str | None,
+            out_path: Path | None, opts: RescoreOptions) -> None:
     """Re-score one run without its contaminated instances, per difficulty tier.
 
     Reads the run's resolved ids, the flags (for the run's model, plus "*" flags) and the tiers;
@@ -182,16 +202,14 @@ def rescore(results_path: Path, flags_path: Path, tiers_path: Path | None,
     """
     from ..leaderboard import rescore_run
     from ..report import write_csv
-    run = rescore_run(results_path, flags_path, fmt=fmt, model=model, benchmark=benchmark,
-                      tiers_path=tiers_path, instances_path=instances_path, tier_field=tier_field,
-                      id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
-                      min_clean=min_clean, min_resolved_clean=min_resolved_clean)
+    run = rescore_run(results_path, flags_path, opts, fmt=fmt, model=model)
     if out_path:
         write_csv(run.table, out_path)
     if as_json:
         sub = run.submissions[0]
-        _emit_json({"benchmark": benchmark, "submission": sub.name, "model": sub.model,
-                    "denominator": run.denominator, "n_boot": n_boot, "seed": seed, "ci": 0.95,
+        _emit_json({"benchmark": opts.benchmark, "submission": sub.name, "model": sub.model,
+                    "denominator": run.denominator, "n_boot": opts.n_boot, "seed": opts.seed,
+                    "ci": opts.ci,
                     "notes": list(run.notes), "rows": _records(run.table)})
         return
     for note in run.notes:
@@ -219,15 +237,14 @@ _LEADERBOARD_FILES = ("README.md", "index.html", "leaderboard.csv", "leaderboard
               help="The official leaderboards.json: a submission whose resolved count differs from "
                    "it by more than --tolerance of the instances is not scored (default: each "
                    "submission's own leaderboard_entry.json, where there is one).")
-@click.option("--tolerance", default=0.02, show_default=True, type=click.FloatRange(0, 1),
+@click.option("--tolerance", default=RescoreOptions.tolerance, show_default=True, type=click.FloatRange(0, 1),
               help="Allowed difference from the official resolved count, as a share of the instances.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Folder for leaderboard.csv, summary.csv, leaderboard.md, index.html and README.md.")
-def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | None,
-                instances_path: Path | None, benchmark: str, fmt: str, tier_field: str,
-                id_field: str, group_hard: bool, n_boot: int, seed: int, as_json: bool,
-                model_map_path: Path | None, min_clean: int, min_resolved_clean: int,
-                official_path: Path | None, tolerance: float, out_dir: Path) -> None:
+@_rescore_options
+def leaderboard(submissions_path: Path, flags_path: Path, fmt: str, as_json: bool,
+                model_map_path: Path | None, official_path: Path | None, out_dir: Path,
+                opts: RescoreOptions) -> None:
     """Re-score every submission of a leaderboard and publish the filtered leaderboard.
 
     Reads each submission's resolved ids and model (metadata, or --model-map), applies the flags
@@ -248,20 +265,16 @@ def leaderboard(submissions_path: Path, flags_path: Path, tiers_path: Path | Non
     """
     from ..leaderboard import build_leaderboard, write_leaderboard
 
-    board = build_leaderboard(submissions_path, flags_path, fmt=fmt, model_map_path=model_map_path,
-                              min_clean=min_clean, min_resolved_clean=min_resolved_clean,
-                              benchmark=benchmark, tiers_path=tiers_path,
-                              instances_path=instances_path, tier_field=tier_field,
-                              id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
-                              official_path=official_path, tolerance=tolerance)
+    board = build_leaderboard(submissions_path, flags_path, opts, fmt=fmt,
+                              model_map_path=model_map_path, official_path=official_path)
     paths = write_leaderboard(board, out_dir)
     table = board.table
     summary = board.summary
     if as_json:
-        _emit_json({"benchmark": benchmark, "n_submissions": len(board.submissions),
+        _emit_json({"benchmark": opts.benchmark, "n_submissions": len(board.submissions),
                     "denominator": board.denominator, "flags": board.flags_line,
-                    "min_clean": min_clean, "min_resolved_clean": min_resolved_clean,
-                    "n_boot": n_boot, "seed": seed, "ci": 0.95,
+                    "min_clean": opts.min_clean, "min_resolved_clean": opts.min_resolved_clean,
+                    "n_boot": opts.n_boot, "seed": opts.seed, "ci": opts.ci,
                     "notes": list(board.notes), "files": {k: str(v) for k, v in paths.items()},
                     "excluded": [{"submission": s, "reason": r} for s, r in board.excluded],
                     "rows": _records(table),

@@ -3,6 +3,7 @@ multiple-choice task (``--task NAME --include_path DIR``), through the model lay
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import click
@@ -19,6 +20,9 @@ __all__ = ["ts_guess"]
 BENCHMARKS = ("mmlu", "truthfulqa")
 MODES = ("multichoice", "question")
 MULTICHOICE_THRESHOLD = 0.8
+#: ``--task``'s probe builder, in the lm-eval adapter: named as an entry point, never imported here
+#: (the adapters import the core, not the reverse; the command groups are found the same way)
+_TASK_PROBES = "harness_adapters.lm_eval.detect:probes_for_tasks"
 
 
 @click.command("ts-guess")
@@ -158,7 +162,8 @@ def _ts_guess_tasks(tasks: str, include_path: str | None, task_metadata: str | N
     from ..tsguessing import TSGuessResult, generation_params, run_probes
 
     require("lm_eval.tasks", "`benchchecker ts-guess --task`")
-    from harness_adapters.lm_eval.detect import probes_for_tasks
+    module, attr = _TASK_PROBES.split(":")
+    probes_for_tasks = getattr(importlib.import_module(module), attr)
 
     try:
         metadata = json.loads(task_metadata) if task_metadata else None

@@ -17,10 +17,11 @@ import warnings
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Unpack
 
 from ..errors import DataError, InputError
 from ..flags import ContaminationFlag, read_flags
+from ..rescore_options import MIN_CLEAN, MIN_RESOLVED_CLEAN, RescoreOptions, RescoreOverrides
 from .submission import Submission
 
 if TYPE_CHECKING:  # pandas and the scorer (numba) are imported where used
@@ -30,8 +31,6 @@ __all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "RUN_INSTANCES", "Rescored", "buil
            "rate_submissions", "refuse_empty_submission", "rescore_run", "summary_groups", "write_leaderboard"]
 
 
-MIN_CLEAN = 20            # = scoring.MIN_CLEAN (scoring is imported where used: numba)
-MIN_RESOLVED_CLEAN = 10   # = scoring.MIN_RESOLVED_CLEAN
 #: :attr:`Rescored.denominator` when the rates are over the run's own instances (issue 29)
 RUN_INSTANCES = "the run's instances"
 
@@ -69,21 +68,22 @@ def _flags_for(path: Path, benchmark: str) -> list[ContaminationFlag]:
     return [f for f in flags if f.benchmark == benchmark]
 
 
-def _denominator(instances: Path | None, tiers: Path | None, id_field: str,
-                 run_ids: frozenset[str] | None = None) -> tuple[list[str], str]:
+def _denominator(opts: RescoreOptions, run_ids: frozenset[str] | None = None
+                 ) -> tuple[list[str], str]:
     """The instance ids rates are taken over, and where they came from. One rule (issue 29):
     ``--instances`` when given; else the run's own instances (``run_ids``: one run re-scored,
     when its results list what it attempted); else the ids in ``--tiers`` (a leaderboard's common
     list). Tiers only label: they never shrink or grow a run's denominator."""
     from .tiers import load_instance_ids
 
-    if instances is not None:
-        return load_instance_ids(instances, id_field=id_field), str(instances)
+    if opts.instances_path is not None:
+        return (load_instance_ids(opts.instances_path, id_field=opts.id_field),
+                str(opts.instances_path))
     if run_ids:
         return sorted(run_ids), RUN_INSTANCES
-    if tiers is None:
+    if opts.tiers_path is None:
         raise InputError("give --instances (the benchmark's instance list) or --tiers")
-    return load_instance_ids(tiers, id_field=id_field), str(tiers)
+    return load_instance_ids(opts.tiers_path, id_field=opts.id_field), str(opts.tiers_path)
 
 
 def _unmatched(flags: Sequence[ContaminationFlag], subs: Sequence[Submission]) -> list[Submission]:
@@ -106,16 +106,15 @@ def _no_model_match(sub: Submission, flags: Sequence[ContaminationFlag], path: P
                       "pass --model NAME to pick one")
 
 
-def _tiers(tiers: Path | None, benchmark: str, field: str, id_field: str,
-           ids: Sequence[str]) -> dict[str, str] | None:
+def _tiers(opts: RescoreOptions, ids: Sequence[str]) -> dict[str, str] | None:
     from .tiers import load_tiers
 
-    if tiers is None:
+    if opts.tiers_path is None:
         return None
     from ..benchmarks import tier_scheme
 
-    return load_tiers(tiers, field=field, id_field=id_field, scheme=tier_scheme(benchmark),
-                      instance_ids=ids)
+    return load_tiers(opts.tiers_path, field=opts.tier_field, id_field=opts.id_field,
+                      scheme=tier_scheme(opts.benchmark), instance_ids=ids)
 
 
 def _notes(table: pd.DataFrame, n_outside: int, errors: dict[str, int], denom: str) -> list[str]:
@@ -149,18 +148,16 @@ def summary_groups(subs: Sequence[Submission]) -> dict[str, list[str]]:
     return groups
 
 
-def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
-                     benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
-                     instances_path: Path | None = None, tier_field: str = "difficulty",
-                     id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
-                     seed: int = 0, min_clean: int = MIN_CLEAN,
-                     min_resolved_clean: int = MIN_RESOLVED_CLEAN,
+def rate_submissions(subs: Sequence[Submission], flags_path: Path,
+                     options: RescoreOptions | None = None, *,
                      groups: dict[str, list[str]] | None = None,
                      run_ids: frozenset[str] | None = None,
-                     denominator: tuple[list[str], str] | None = None) -> Rescored:
+                     denominator: tuple[list[str], str] | None = None,
+                     **overrides: Unpack[RescoreOverrides]) -> Rescored:
     """Rate ``subs`` with the flags of ``benchmark`` in ``flags_path`` (each submission's model,
     plus ``"*"`` flags) over ``instances_path``, else ``run_ids`` (one run's own instances), else
-    the ids in ``tiers_path``, per tier of ``tiers_path``.
+    the ids in ``tiers_path``, per tier of ``tiers_path`` (those names: fields of ``options``, a
+    :class:`~benchchecker_plugin.rescore_options.RescoreOptions`, or of ``overrides``).
 
     A row (and a summary cell) is estimated only with ``min_clean`` clean and
     ``min_resolved_clean`` resolved clean instances (distinct ones, for a summary); ``groups``
@@ -174,14 +171,16 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
     from ..scoring import UndefinedMetricWarning, rate_and_pool
     from .model_map import verdicts_by_submission
 
+    opts = RescoreOptions.of(options, **overrides)
+    benchmark = opts.benchmark
     flags = _flags_for(flags_path, benchmark)
-    ids, denom = denominator or _denominator(instances_path, tiers_path, id_field, run_ids)
-    tiers = _tiers(tiers_path, benchmark, tier_field, id_field, ids)
+    ids, denom = denominator or _denominator(opts, run_ids)
+    tiers = _tiers(opts, ids)
     idset = frozenset(ids)
     subset_notes: list[str] = []
-    if instances_path is not None:   # a subset, as swebench's -i: ids outside it are not in it
-        if tiers is not None and Path(str(tiers_path)).suffix.lower() != ".xlsx":
-            _check_known(subs, set(tiers), str(tiers_path))   # a workbook is keyed by the subset
+    if opts.instances_path is not None:   # a subset, as swebench's -i: ids outside it are not in it
+        if tiers is not None and Path(str(opts.tiers_path)).suffix.lower() != ".xlsx":
+            _check_known(subs, set(tiers), str(opts.tiers_path))   # a workbook is keyed by the subset
         subs, subset_notes = _within(subs, idset, denom)
     _check_known(subs, idset, denom)
     if len(subs) == 1 and _unmatched(flags, subs):   # one run: every instance would be undecided
@@ -196,8 +195,7 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path, *,
             resolved, ids, verdicts, tiers,
             groups=groups if groups is not None else summary_groups(subs),
             models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
-            group_hard=group_hard, n_boot=n_boot, seed=seed, min_clean=min_clean,
-            min_resolved_clean=min_resolved_clean)
+            options=opts)
     for w in caught:
         if not issubclass(w.category, UndefinedMetricWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -234,32 +232,28 @@ def _within(subs: Sequence[Submission], idset: frozenset[str], denom: str
     return out, [note]
 
 
-def rescore_run(results_path: Path, flags_path: Path, *, fmt: str = "auto", model: str | None = None,
-                benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
-                instances_path: Path | None = None, tier_field: str = "difficulty",
-                id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
-                seed: int = 0, min_clean: int = MIN_CLEAN,
-                min_resolved_clean: int = MIN_RESOLVED_CLEAN) -> Rescored:
+def rescore_run(results_path: Path, flags_path: Path, options: RescoreOptions | None = None, *,
+                fmt: str = "auto", model: str | None = None,
+                **overrides: Unpack[RescoreOverrides]) -> Rescored:
     """Re-score one run's results (any format :func:`~.load.load_submissions` reads) without its
     contaminated instances, per tier; ``model`` names the run's model when the results do not
     (or name it otherwise). A results path holding several runs is an :class:`InputError`.
     The denominator is the run's instances (what its results list as attempted) unless
-    ``instances_path`` says otherwise; ``tiers_path`` only labels them."""
+    ``instances_path`` says otherwise; ``tiers_path`` only labels them (``options`` and
+    ``overrides`` as :func:`rate_submissions`)."""
     from .load import load_submissions
+
+    opts = RescoreOptions.of(options, **overrides)
 
     subs = load_submissions(results_path, fmt)
     if len(subs) != 1:
         raise InputError(f"{results_path}: holds {len(subs)} runs; rescore takes one "
                          "(use `benchchecker leaderboard` for many)")
-    if instances_path is None:
+    if opts.instances_path is None:
         refuse_empty_submission(subs[0].submitted, results_path)
     if model is not None:
         subs = [subs[0].with_(model=model)]
-    return rate_submissions(subs, flags_path, benchmark=benchmark, tiers_path=tiers_path,
-                            instances_path=instances_path, tier_field=tier_field,
-                            id_field=id_field, group_hard=group_hard, n_boot=n_boot, seed=seed,
-                            min_clean=min_clean, min_resolved_clean=min_resolved_clean,
-                            groups={}, run_ids=subs[0].submitted)
+    return rate_submissions(subs, flags_path, opts, groups={}, run_ids=subs[0].submitted)
 
 
 def refuse_empty_submission(submitted: frozenset[str] | None, source: object) -> None:
@@ -272,73 +266,68 @@ def refuse_empty_submission(submitted: frozenset[str] | None, source: object) ->
                          "there is nothing to rate (give --instances to rate it over a list)")
 
 
-def build_leaderboard(submissions_path: Path, flags_path: Path, *, fmt: str = "auto",
-                      model_map_path: Path | None = None, min_clean: int = MIN_CLEAN,
-                      min_resolved_clean: int = MIN_RESOLVED_CLEAN,
-                      benchmark: str = "swe-bench-verified", tiers_path: Path | None = None,
-                      instances_path: Path | None = None, tier_field: str = "difficulty",
-                      id_field: str = "instance_id", group_hard: bool = False, n_boot: int = 1000,
-                      seed: int = 0, official_path: Path | None = None,
-                      tolerance: float = 0.02) -> Rescored:
+def build_leaderboard(submissions_path: Path, flags_path: Path,
+                      options: RescoreOptions | None = None, *, fmt: str = "auto",
+                      model_map_path: Path | None = None, official_path: Path | None = None,
+                      **overrides: Unpack[RescoreOverrides]) -> Rescored:
     """Re-score every submission under ``submissions_path`` (models from their metadata, or the
     ``model_map_path`` CSV). Submissions whose resolved count disagrees with the official
     leaderboard (``official_path``, a ``leaderboards.json``, else each submission's own
     ``leaderboard_entry.json``) by more than ``tolerance`` of the instances are not scored
     (:mod:`.hygiene`); partial resolved lists are scored and named in the notes. A row or summary
     cell with fewer than ``min_clean`` clean or ``min_resolved_clean`` resolved clean instances
-    reads "too few". The notes start with what was read and end with what was left out."""
+    reads "too few". The notes start with what was read and end with what was left out.
+    ``options`` and ``overrides`` as :func:`rate_submissions`."""
     from ..scoring.rates import TOO_FEW_CLEAN
     from .hygiene import official_percentages, screen_submissions
     from .load import load_submissions
     from .model_map import apply_model_map, read_model_map
 
+    opts = RescoreOptions.of(options, **overrides)
+    benchmark = opts.benchmark
     subs = load_submissions(submissions_path, fmt)
     if model_map_path:
         subs = apply_model_map(subs, read_model_map(model_map_path))
-    ids, denom = _denominator(instances_path, tiers_path, id_field)
+    ids, denom = _denominator(opts)
     official = official_percentages(official_path) if official_path else None
     # like with like (issue 39): the full per-instance lists against the board's figure, which is
     # of the whole benchmark; a subset (--instances) is taken after the screening
-    n_full = len(ids) if instances_path is None else _full_size(tiers_path, id_field, benchmark)
+    n_full = len(ids) if opts.instances_path is None else _full_size(opts)
     if n_full is None:
         screened = screen_submissions([s.with_(official_pct=None) for s in subs], 1,
-                                      tolerance=tolerance)
+                                      tolerance=opts.tolerance)
         unscreened = [f"Resolved counts were not screened against the official board: its "
                       f"percentages are of the whole {benchmark}, whose size is unknown here "
                       "(give --tiers with the full instance list)."]
     else:
-        screened = screen_submissions(subs, n_full, official=official, tolerance=tolerance)
+        screened = screen_submissions(subs, n_full, official=official, tolerance=opts.tolerance)
         unscreened = []
     if not screened.scored:
         raise DataError(f"{submissions_path}: no submission left to score: "
                         + "; ".join(f"{s.name}: {why}" for s, why in screened.excluded[:3]))
-    rated = rate_submissions(list(screened.scored), flags_path, benchmark=benchmark,
-                             tiers_path=tiers_path, instances_path=instances_path,
-                             tier_field=tier_field, id_field=id_field, group_hard=group_hard,
-                             n_boot=n_boot, seed=seed, min_clean=min_clean,
-                             min_resolved_clean=min_resolved_clean, denominator=(ids, denom))
+    rated = rate_submissions(list(screened.scored), flags_path, opts, denominator=(ids, denom))
     notes = [f"Benchmark {benchmark}; {len(subs)} submissions from {submissions_path}, "
-             f"{len(screened.scored)} scored; flags {flags_path}; {n_boot} cluster-bootstrap "
-             f"resamples (seed {seed})."] + list(rated.notes)
+             f"{len(screened.scored)} scored; flags {flags_path}; {opts.n_boot} cluster-bootstrap "
+             f"resamples (seed {opts.seed})."] + list(rated.notes)
     notes += unscreened + [f"Not scored: {s.name}: {why}." for s, why in screened.excluded]
     too_few = int(rated.table["note"].fillna("").str.startswith(TOO_FEW_CLEAN).sum())
     if too_few:
-        notes.append(f"{too_few} (submission, tier) rows have fewer than {min_clean} clean or "
-                     f"{min_resolved_clean} resolved clean instances: no relative drop is shown "
+        notes.append(f"{too_few} (submission, tier) rows have fewer than {opts.min_clean} clean or "
+                     f"{opts.min_resolved_clean} resolved clean instances: no relative drop is shown "
                      "for them ('too few').")
     return Rescored(rated.table, tuple(notes), rated.denominator, rated.flags, rated.submissions,
                     rated.summary, tuple((s.name, why) for s, why in screened.excluded))
 
 
-def _full_size(tiers: Path | None, id_field: str, benchmark: str) -> int | None:
+def _full_size(opts: RescoreOptions) -> int | None:
     """The number of instances an official board's percentages are of: the ids in ``--tiers``
     (the benchmark's full list), else the known size of ``benchmark``, else ``None``."""
     from ..benchmarks import KNOWN
     from .tiers import load_instance_ids
 
-    if tiers is not None:
-        return len(load_instance_ids(tiers, id_field=id_field))
-    known = KNOWN.get(benchmark)
+    if opts.tiers_path is not None:
+        return len(load_instance_ids(opts.tiers_path, id_field=opts.id_field))
+    known = KNOWN.get(opts.benchmark)
     return known.n_instances if known else None
 
 

@@ -1,9 +1,10 @@
 """Scoring: ROC / AUC kernels equal to scikit-learn, bootstrap intervals, resolution-rate tables,
 and pooled tier-stratified drops over groups of submissions."""
 
+from ..rescore_options import MIN_CLEAN, MIN_RESOLVED_CLEAN, RescoreOptions
 from .bootstrap import BootstrapInterval, DetectionMetrics, bootstrap_auc, detection_metrics
 from .flag_scores import read_labels, score_flags
-from .pooled import MIN_CLEAN, MIN_RESOLVED_CLEAN, POOLED_COLUMNS, mantel_haenszel_ratio
+from .pooled import POOLED_COLUMNS, mantel_haenszel_ratio
 from .power import MDE_SENTENCE, MdeConfig, minimum_detectable_drop
 from .rates import (
     ALL_TIER,
@@ -40,6 +41,7 @@ __all__ = [
     "MdeConfig",
     "POOLED_COLUMNS",
     "Rates",
+    "RescoreOptions",
     "ResolvedMatrix",
     "RocCurve",
     "SWE_BENCH_VERIFIED_TIERS",

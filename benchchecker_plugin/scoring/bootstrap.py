@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InputError
+from ..rescore_options import DEFAULT_N_BOOT, DEFAULT_SEED
 from . import _kernels
 from .roc import UndefinedMetricWarning, as_labels, degenerate, prepare_scores
 
@@ -100,7 +101,7 @@ def percentile_interval(samples: np.ndarray, ci: float, axis: int = -1
 
 
 def detection_metrics(y_true: Any, y_score: Any, *, flags: Any = None, fpr: float = 0.05,
-                      sample_weight: Any = None, n_boot: int = 1000, seed: int = 0,
+                      sample_weight: Any = None, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED,
                       ci: float = 0.95) -> DetectionMetrics:
     """AUC, TPR at FPR <= ``fpr``, and TPR / FPR / precision of boolean ``flags`` (if given), each
     with a bootstrap interval from ``n_boot`` resamples of the items."""
@@ -142,8 +143,8 @@ def detection_metrics(y_true: Any, y_score: Any, *, flags: Any = None, fpr: floa
                             n_positive=int((prep.y == 1).sum()), n_negative=int((prep.y == 0).sum()))
 
 
-def bootstrap_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, n_boot: int = 1000,
-                  seed: int = 0, ci: float = 0.95) -> BootstrapInterval:
+def bootstrap_auc(y_true: Any, y_score: Any, *, sample_weight: Any = None, n_boot: int = DEFAULT_N_BOOT,
+                  seed: int = DEFAULT_SEED, ci: float = 0.95) -> BootstrapInterval:
     """AUC with a percentile bootstrap interval (``n_boot`` resamples, reproducible by ``seed``)."""
     return detection_metrics(y_true, y_score, sample_weight=sample_weight, n_boot=n_boot,
                              seed=seed, ci=ci).auc

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import DataError
 from ..flags import ContaminationFlag
+from ..rescore_options import DEFAULT_N_BOOT, DEFAULT_SEED
 from .bootstrap import detection_metrics
 
 __all__ = ["LABEL_FALSE", "LABEL_TRUE", "label_value", "read_labels", "score_flags"]
@@ -59,7 +60,7 @@ def read_labels(path: str | os.PathLike[str]) -> dict[tuple[str, str], bool]:
 
 
 def score_flags(flags: Iterable[ContaminationFlag], labels: Mapping[tuple[str, str], bool], *,
-                fpr: float = 0.05, n_boot: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+                fpr: float = 0.05, n_boot: int = DEFAULT_N_BOOT, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
     """One row per (benchmark, model, method), sorted: ``n``, ``n_unlabeled``, ``n_undecided``
     and, where a flag has a label, ``n_positive``, ``n_negative`` and each metric (``auc``,
     ``tpr_at_fpr``, ``tpr``, ``fpr``, ``precision``) with its ``_ci_low`` / ``_ci_high``."""

@@ -44,8 +44,6 @@ from .bootstrap import percentile_interval
 from .roc import UndefinedMetricWarning
 
 __all__ = [
-    "MIN_CLEAN",
-    "MIN_RESOLVED_CLEAN",
     "POOLED_COLUMNS",
     "TOO_FEW",
     "StrataSums",
@@ -56,9 +54,6 @@ __all__ = [
 ]
 
 TOO_FEW = "too few"
-# the defaults of every published drop (leaderboard, rescore, the harness wrappers, the page)
-MIN_CLEAN = 20
-MIN_RESOLVED_CLEAN = 10
 POOLED_COLUMNS = (
     "group", "tier", "n_submissions", "n_instances", "n_clean", "n_resolved_clean",
     "n_contaminated", "n_undecided", "original_rate", "clean_rate", "clean_rate_std",
@@ -141,7 +136,7 @@ class _Draws:
 
 
 def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n_tiers: int, *,
-                n_boot: int = 0, seed: int = 0) -> StrataSums:
+                n_boot: int, seed: int) -> StrataSums:
     """Per-stratum sums of the data (resample 0) and of ``n_boot`` cluster-bootstrap resamples.
 
     ``resolved`` (submissions x instances, bool), ``codes`` (same shape; 0 clean, 1 contaminated,
@@ -290,8 +285,8 @@ def _tier_sets(tier_names: Sequence[str], by_tier: bool) -> list[tuple[str, np.n
 
 
 def per_submission_table(sums: StrataSums, submissions: Sequence[str], tier_names: Sequence[str],
-                         *, by_tier: bool = True, ci: float = 0.95, min_clean: int = 0,
-                         min_resolved_clean: int = 0) -> pd.DataFrame:
+                         *, by_tier: bool = True, ci: float, min_clean: int,
+                         min_resolved_clean: int) -> pd.DataFrame:
     """One row per submission and tier set (``all``, then each tier with ``by_tier``), columns of
     :data:`POOLED_COLUMNS` with ``group`` = the submission: the same estimates as a one-submission
     group of :func:`pooled_table`, computed for every submission at once."""
@@ -321,8 +316,8 @@ def per_submission_table(sums: StrataSums, submissions: Sequence[str], tier_name
 
 def pooled_table(sums: StrataSums, submissions: Sequence[str], tier_names: Sequence[str],
                  groups: Mapping[str, Sequence[str]], *, distinct: Mapping[str, np.ndarray],
-                 by_tier: bool = True, ci: float = 0.95, min_clean: int = 20,
-                 min_resolved_clean: int = 10) -> pd.DataFrame:
+                 by_tier: bool = True, ci: float, min_clean: int,
+                 min_resolved_clean: int) -> pd.DataFrame:
     """One row per group (and per group and tier with ``by_tier``), columns :data:`POOLED_COLUMNS`.
 
     ``groups``: ``{label: submission names}``; ``distinct``: ``"clean"``, ``"resolved_clean"``,

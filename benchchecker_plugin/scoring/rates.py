@@ -34,13 +34,14 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Unpack
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError, InputError
 from ..flags import Verdict
+from ..rescore_options import RescoreOptions, RescoreOverrides
 from ..tier_schemes import (
     ALL_TIER,
     HARD_MEMBERS,
@@ -191,16 +192,6 @@ def _tier_index(tiers: Mapping[str, str] | None, ids: Sequence[str], group_hard:
     return names, np.fromiter((where[t] for t in labels), np.intp, len(labels))
 
 
-def _check_options(n_boot: Any, ci: float, min_clean: Any, min_resolved_clean: Any) -> None:
-    if isinstance(n_boot, bool) or not isinstance(n_boot, (int, np.integer)) or n_boot < 0:
-        raise InputError(f"n_boot must be a non-negative integer, got {n_boot!r}")
-    if not 0.0 < ci < 1.0:
-        raise InputError(f"ci must lie strictly between 0 and 1, got {ci!r}")
-    for name, value in (("min_clean", min_clean), ("min_resolved_clean", min_resolved_clean)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise InputError(f"{name} must be a non-negative integer, got {value!r}")
-
-
 @dataclass(frozen=True)
 class _Prepared:
     full: ResolvedMatrix
@@ -238,9 +229,8 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                verdicts: Mapping[str, Any] | None = None,
                tiers: Mapping[str, str] | None = None, *,
                models: Mapping[str, str] | None = None, dates: Mapping[str, str] | None = None,
-               group_hard: bool = False, n_boot: int = 1000, seed: int = 0, ci: float = 0.95,
-               min_clean: int = 0, min_resolved_clean: int = 0,
-               covered: Iterable[str] | None = None) -> pd.DataFrame:
+               options: RescoreOptions | None = None, covered: Iterable[str] | None = None,
+               **overrides: Unpack[RescoreOverrides]) -> pd.DataFrame:
     """The re-scoring table: one row per (submission, tier), columns :data:`LEADERBOARD_COLUMNS`.
 
     ``resolved``: a :class:`ResolvedMatrix`, or ``{submission: resolved ids}`` with
@@ -251,36 +241,36 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     undecided. ``tiers``: ``{instance_id: tier label}`` covering every instance (``None``: only the
     ``"all"`` row); ``group_hard`` merges ``1-4 hours`` and ``>4 hours`` into ``"hard"``.
     ``models`` / ``dates``: per-submission text for the ``model`` / ``date`` columns.
-    ``n_boot`` cluster-bootstrap resamples (0: no drop interval) seeded by ``seed``; ``ci`` the
-    coverage of every interval. ``min_clean`` / ``min_resolved_clean``: a row with fewer clean /
-    resolved clean instances gets no drop (``nan``) and a ``too few`` note (0, the default here:
-    every defined drop is shown; ``benchchecker leaderboard`` and ``rescore`` use 20 and 10).
+    ``options`` (:class:`~benchchecker_plugin.rescore_options.RescoreOptions`, its fields also
+    given by name as ``overrides``): ``n_boot`` cluster-bootstrap resamples (0: no drop interval)
+    seeded by ``seed``; ``ci`` the coverage of every interval; ``min_clean`` /
+    ``min_resolved_clean``: a row with fewer clean / resolved clean instances gets no drop
+    (``nan``) and a ``too few`` note (defaults 20 and 10, the command line's; 0 and 0 show every
+    defined drop). ``options``' input fields (paths, benchmark) are not read here.
     ``covered``: only these instances of the instance list count (e.g. those whose repository
     could be examined); ``table.attrs["n_not_covered"]`` says how many were left out. A covered
     id outside the instance list is a :class:`DataError`.
     """
-    _check_options(n_boot, ci, min_clean, min_resolved_clean)
-    prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
-    return _rates(prep, _sums(prep, n_boot, seed), by_tier=tiers is not None, models=models,
-                  dates=dates, group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci,
-                  min_clean=min_clean, min_resolved_clean=min_resolved_clean)
+    opts = RescoreOptions.of(options, **overrides).check()
+    prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered)
+    return _rates(prep, _sums(prep, opts), by_tier=tiers is not None, models=models,
+                  dates=dates, opts=opts)
 
 
-def _sums(prep: _Prepared, n_boot: int, seed: int) -> StrataSums:
+def _sums(prep: _Prepared, opts: RescoreOptions) -> StrataSums:
     """The strata counts and their cluster-bootstrap resamples (the costly part, drawn once)."""
     return strata_sums(prep.matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
-                       n_boot=int(n_boot), seed=int(seed_key(seed) % (2**63)))
+                       n_boot=int(opts.n_boot), seed=int(seed_key(opts.seed) % (2**63)))
 
 
 def _rates(prep: _Prepared, sums: StrataSums, *, by_tier: bool, models: Mapping[str, str] | None,
-           dates: Mapping[str, str] | None, group_hard: bool, n_boot: int, seed: int, ci: float,
-           min_clean: int, min_resolved_clean: int) -> pd.DataFrame:
+           dates: Mapping[str, str] | None, opts: RescoreOptions) -> pd.DataFrame:
     """:func:`rate_table` from prepared inputs and their strata sums."""
     matrix = prep.matrix
     subs = list(matrix.submissions)
-    per = per_submission_table(sums, subs, prep.tier_names, by_tier=by_tier, ci=ci,
-                               min_clean=int(min_clean),
-                               min_resolved_clean=int(min_resolved_clean))
+    per = per_submission_table(sums, subs, prep.tier_names, by_tier=by_tier, ci=opts.ci,
+                               min_clean=int(opts.min_clean),
+                               min_resolved_clean=int(opts.min_resolved_clean))
     if by_tier and len(prep.tier_names) == 1:   # one tier: its row is the "all" row too
         one = per.copy()
         one["tier"] = prep.tier_names[0]
@@ -296,15 +286,16 @@ def _rates(prep: _Prepared, sums: StrataSums, *, by_tier: bool, models: Mapping[
                         .fillna(0).round().astype(int), table["n_contaminated"]),
                        ("undecided", (table["undecided_rate"] * table["n_undecided"])
                         .fillna(0).round().astype(int), table["n_undecided"])):
-        table[f"{name}_ci_low"], table[f"{name}_ci_high"] = wilson_interval(k, n, ci)
+        table[f"{name}_ci_low"], table[f"{name}_ci_high"] = wilson_interval(k, n, opts.ci)
     table = table[list(LEADERBOARD_COLUMNS)]
     no_clean = table[(table["tier"] == ALL_TIER) & (table["n_clean"] == 0)]
     if len(no_clean):
         warnings.warn(f"{len(no_clean)} submissions have no clean instance: their clean rate and "
                       "relative drop are nan", UndefinedMetricWarning, stacklevel=3)
-    table.attrs.update(n_boot=int(n_boot), seed=int(seed), ci=float(ci),
-                       n_instances=len(matrix.instance_ids), group_hard=bool(group_hard),
-                       min_clean=int(min_clean), min_resolved_clean=int(min_resolved_clean),
+    table.attrs.update(n_boot=int(opts.n_boot), seed=int(opts.seed), ci=float(opts.ci),
+                       n_instances=len(matrix.instance_ids), group_hard=bool(opts.group_hard),
+                       min_clean=int(opts.min_clean),
+                       min_resolved_clean=int(opts.min_resolved_clean),
                        n_not_covered=len(prep.full.instance_ids) - len(matrix.instance_ids))
     return table
 
@@ -313,20 +304,17 @@ def pooled_summary(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                    instance_ids: Sequence[str] | None = None,
                    verdicts: Mapping[str, Any] | None = None,
                    tiers: Mapping[str, str] | None = None, *,
-                   groups: Mapping[str, Sequence[str]], group_hard: bool = False,
-                   n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int = 20,
-                   min_resolved_clean: int = 10, covered: Iterable[str] | None = None
+                   groups: Mapping[str, Sequence[str]], options: RescoreOptions | None = None,
+                   covered: Iterable[str] | None = None, **overrides: Unpack[RescoreOverrides]
                    ) -> pd.DataFrame:
     """The drops of groups of submissions (``{label: [submission, ...]}``, e.g. by year), one row
     per group and tier (``all`` first), columns :data:`~.pooled.POOLED_COLUMNS`: pooled counts and
     rates, the Mantel–Haenszel drop over submission x tier strata and its cluster-bootstrap
     interval, the distinct clean / resolved clean instances it rests on. Arguments as
     :func:`rate_table`; the minimums count *distinct* instances (submissions share them)."""
-    _check_options(n_boot, ci, min_clean, min_resolved_clean)
-    prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
-    return _pooled(prep, _sums(prep, n_boot, seed), groups, by_tier=tiers is not None,
-                   n_boot=n_boot, seed=seed, ci=ci, min_clean=min_clean,
-                   min_resolved_clean=min_resolved_clean)
+    opts = RescoreOptions.of(options, **overrides).check()
+    prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered)
+    return _pooled(prep, _sums(prep, opts), groups, by_tier=tiers is not None, opts=opts)
 
 
 def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
@@ -334,22 +322,18 @@ def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                   verdicts: Mapping[str, Any] | None = None,
                   tiers: Mapping[str, str] | None = None, *,
                   groups: Mapping[str, Sequence[str]], models: Mapping[str, str] | None = None,
-                  dates: Mapping[str, str] | None = None, group_hard: bool = False,
-                  n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int,
-                  min_resolved_clean: int, covered: Iterable[str] | None = None,
-                  mde: MdeConfig | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+                  dates: Mapping[str, str] | None = None, options: RescoreOptions | None = None,
+                  covered: Iterable[str] | None = None, mde: MdeConfig | None = None,
+                  **overrides: Unpack[RescoreOverrides]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(rate_table(...), pooled_summary(...))`` on the same inputs, equal to calling each, with
     the inputs prepared and the cluster bootstrap drawn once instead of twice. With ``mde``, both
     tables gain an ``mde`` column (:mod:`.power`): the minimum detectable drop of every cell whose
     drop is estimated (``nan`` elsewhere)."""
-    _check_options(n_boot, ci, min_clean, min_resolved_clean)
-    prep = _prepare(resolved, instance_ids, verdicts, tiers, group_hard, covered)
-    sums = _sums(prep, n_boot, seed)
-    table = _rates(prep, sums, by_tier=tiers is not None, models=models, dates=dates,
-                   group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci, min_clean=min_clean,
-                   min_resolved_clean=min_resolved_clean)
-    summary = _pooled(prep, sums, groups, by_tier=tiers is not None, n_boot=n_boot, seed=seed,
-                      ci=ci, min_clean=min_clean, min_resolved_clean=min_resolved_clean)
+    opts = RescoreOptions.of(options, **overrides).check()
+    prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered)
+    sums = _sums(prep, opts)
+    table = _rates(prep, sums, by_tier=tiers is not None, models=models, dates=dates, opts=opts)
+    summary = _pooled(prep, sums, groups, by_tier=tiers is not None, opts=opts)
     if mde is not None:
         table, summary = _with_mde(prep, table, summary, groups, mde)
     return table, summary
@@ -387,14 +371,14 @@ def _with_mde(prep: _Prepared, table: pd.DataFrame, summary: pd.DataFrame,
 
 
 def _pooled(prep: _Prepared, sums: StrataSums, groups: Mapping[str, Sequence[str]], *,
-            by_tier: bool, n_boot: int, seed: int, ci: float, min_clean: int,
-            min_resolved_clean: int) -> pd.DataFrame:
+            by_tier: bool, opts: RescoreOptions) -> pd.DataFrame:
     """:func:`pooled_summary` from prepared inputs and their strata sums."""
     out = pooled_table(sums, list(prep.matrix.submissions), prep.tier_names, groups,
-                       distinct=prep.distinct(), by_tier=by_tier, ci=ci,
-                       min_clean=int(min_clean), min_resolved_clean=int(min_resolved_clean))
-    out.attrs.update(n_boot=int(n_boot), seed=int(seed), ci=float(ci), min_clean=int(min_clean),
-                     min_resolved_clean=int(min_resolved_clean))
+                       distinct=prep.distinct(), by_tier=by_tier, ci=opts.ci,
+                       min_clean=int(opts.min_clean),
+                       min_resolved_clean=int(opts.min_resolved_clean))
+    out.attrs.update(n_boot=int(opts.n_boot), seed=int(opts.seed), ci=float(opts.ci),
+                     min_clean=int(opts.min_clean), min_resolved_clean=int(opts.min_resolved_clean))
     return out[list(POOLED_COLUMNS)]
 
 
@@ -413,12 +397,12 @@ def _restrict(matrix: ResolvedMatrix, covered: Iterable[str]) -> ResolvedMatrix:
 
 def rescore(resolved_ids: Iterable[str], instance_ids: Sequence[str],
             verdicts: Mapping[str, Any], tiers: Mapping[str, str] | None = None, *,
-            submission: str = "run", model: str = "", date: str = "", group_hard: bool = False,
-            n_boot: int = 1000, seed: int = 0, ci: float = 0.95, min_clean: int = 0,
-            min_resolved_clean: int = 0) -> pd.DataFrame:
+            submission: str = "run", model: str = "", date: str = "",
+            options: RescoreOptions | None = None, **overrides: Unpack[RescoreOverrides]
+            ) -> pd.DataFrame:
     """:func:`rate_table` for one run: ``resolved_ids`` against the benchmark's ``instance_ids``,
-    ``verdicts`` ``{instance_id: Verdict | bool | None}`` for the run's model."""
+    ``verdicts`` ``{instance_id: Verdict | bool | None}`` for the run's model; ``options`` and
+    ``overrides`` as there."""
     return rate_table({submission: list(resolved_ids)}, instance_ids, verdicts, tiers,
                       models={submission: model}, dates={submission: date},
-                      group_hard=group_hard, n_boot=n_boot, seed=seed, ci=ci, min_clean=min_clean,
-                      min_resolved_clean=min_resolved_clean)
+                      options=RescoreOptions.of(options, **overrides))

@@ -315,7 +315,7 @@ def finish_run(plan: RunPlan, evaluation_s: float, detection: Detection | None =
     assert plan.selection is not None
     if not plan.report.is_file():
         raise ExecutionError(f"the harness wrote no run report at {plan.report}")
-    scores = rescore_report(plan.report, plan.selection, tiers=plan.args.contamination_tiers)
+    scores = rescore_report(plan.report, plan.selection, tiers_path=plan.args.contamination_tiers)
     extra: dict[str, Any] = {}
     if detection_block is not None:
         extra["detection"] = dict(detection_block)

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 import click
 
 from benchchecker_plugin.atomic import write_text_atomic
 from benchchecker_plugin.errors import InputError
+from benchchecker_plugin.rescore_options import RescoreOptions, RescoreOverrides
 
 from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
 
@@ -35,24 +36,25 @@ def _load_run(path: Path) -> Any:
     return subs[0]
 
 
-def rescore_report(path: Path, selection: Selection, *, tiers: str | None = None,
-                   group_hard: bool = False, n_boot: int = 1000, seed: int = 0
-                   ) -> list[GroupedScore]:
-    """Grouped scores (per tier) of one report for the instances of ``selection``."""
+def rescore_report(path: Path, selection: Selection, options: RescoreOptions | None = None,
+                   **overrides: Unpack[RescoreOverrides]) -> list[GroupedScore]:
+    """Grouped scores (per tier) of one report for the instances of ``selection``, tiers from
+    ``options.tiers_path`` (its fields also by name, ``overrides``)."""
     from benchchecker_plugin.leaderboard import load_tiers
 
     from ..scores import grouped_scores
 
+    opts = RescoreOptions.of(options, **overrides)
     run = _load_run(path)
     values = {i: 1.0 if i in run.resolved else 0.0 for i in selection.groups}
     tier_map = None
-    if tiers:
+    if opts.tiers_path:
         from benchchecker_plugin.benchmarks import tier_scheme
 
-        tier_map = load_tiers(tiers, scheme=tier_scheme(selection.benchmark),
+        tier_map = load_tiers(opts.tiers_path, scheme=tier_scheme(selection.benchmark),
                               instance_ids=list(selection.groups))
     return grouped_scores(values, selection, task=run.name, metric="resolved", tiers=tier_map,
-                          group_hard=group_hard, n_boot=n_boot, seed=seed)
+                          options=opts)
 
 
 def write_beside(report: Path, selection: Selection, scores: list[GroupedScore],
@@ -92,9 +94,9 @@ def _has_any_model_flags(path: Path) -> bool:
               help="Model name the flags use (default: the report's, from its file name "
                    "<model>.<run_id>.json or its logs; --model is the same option).")
 @click.option("--group-hard", is_flag=True, help="Merge '1-4 hours' and '>4 hours' into 'hard'.")
-@click.option("--n-boot", default=1000, show_default=True, type=click.IntRange(min=0),
-              help="Bootstrap resamples for the drop's interval (0: none).")
-@click.option("--seed", default=0, show_default=True, type=click.IntRange(min=0))
+@click.option("--n-boot", default=RescoreOptions.n_boot, show_default=True,
+              type=click.IntRange(min=0), help="Bootstrap resamples for the drop's interval (0: none).")
+@click.option("--seed", default=RescoreOptions.seed, show_default=True, type=click.IntRange(min=0))
 def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_path: str | None,
             benchmark: str | None, model: str | None, group_hard: bool, n_boot: int,
             seed: int) -> None:
@@ -139,8 +141,8 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
         selection = run_filter(options, hints=[h for h in hints if h],
                                model_candidates=list(run.models), instance_ids=ids)
         echo(selection.summary())
-        scores = rescore_report(report, selection, tiers=tiers_path, group_hard=group_hard,
-                                n_boot=n_boot, seed=seed)
+        scores = rescore_report(report, selection, RescoreOptions(
+            tiers_path=tiers_path, group_hard=group_hard, n_boot=n_boot, seed=seed))
         if report.is_file():
             write_beside(report, selection, scores)
         else:

@@ -13,7 +13,8 @@ from benchchecker_plugin.scoring import LEADERBOARD_COLUMNS, rate_table
 def _table():
     return rate_table({"s1": {"a", "b"}, "s2": set()}, ["a", "b", "c"],
                       {"a": True, "b": False, "c": None},
-                      {"a": "<15 min fix", "b": "<15 min fix", "c": ">4 hours"}, n_boot=20)
+                      {"a": "<15 min fix", "b": "<15 min fix", "c": ">4 hours"}, n_boot=20,
+                      min_clean=0, min_resolved_clean=0)
 
 
 def test_csv_roundtrip_and_empty_drop(tmp_path):
@@ -62,7 +63,7 @@ def test_too_few_clean_shows_in_markdown_and_wide_not_in_csv(tmp_path):
     assert back["note"].tolist() == ["too few (clean n=4, resolved n=4)"] * 2
     # display leaves the numbers of rows with enough clean instances alone
     enough = rate_table({"s1": {"i0"}}, ["i0", "i1"], {"i0": False, "i1": False}, n_boot=0,
-                        min_clean=2)
+                        min_clean=2, min_resolved_clean=0)
     pd.testing.assert_frame_equal(display_drops(enough), enough)
 
 

@@ -80,7 +80,7 @@ def _random_inputs(seed, n_sub=6, n=120):
 @pytest.mark.parametrize("seed", range(3))
 def test_matches_plain_python_reference(seed):
     ids, tiers, resolved, verdicts = _random_inputs(seed)
-    table = rate_table(resolved, ids, verdicts, tiers, n_boot=0)
+    table = rate_table(resolved, ids, verdicts, tiers, n_boot=0, min_clean=0, min_resolved_clean=0)
     assert tuple(table.columns) == LEADERBOARD_COLUMNS
     ref = reference_rows(resolved, ids, verdicts, tiers)
     assert len(table) == len(ref)
@@ -97,7 +97,8 @@ def test_matches_plain_python_reference(seed):
 def test_bootstrap_drops_equal_explicit_resamples():
     """Without tiers one stratum: resample b's drop is the plain drop of the instances drawn."""
     ids, tiers, resolved, verdicts = _random_inputs(9, n_sub=3, n=60)
-    table = rate_table(resolved, ids, verdicts, None, n_boot=400, seed=4)
+    table = rate_table(resolved, ids, verdicts, None, n_boot=400, seed=4, min_clean=0,
+                       min_resolved_clean=0)
     [counts] = resample_counts(np.zeros(len(ids), np.intp), 1, 400, int(seed_key(4) % (2**63)))
     for sub in resolved:
         drops = []
@@ -121,7 +122,7 @@ def test_hand_computed_rescore():
     tiers = {"a": "<15 min fix", "b": "<15 min fix", "c": "1-4 hours", "d": ">4 hours", "e": "1-4 hours"}
     verdicts = {"a": Verdict.CONTAMINATED, "b": Verdict.CLEAN, "c": True, "d": False, "e": None}
     table = rescore({"a", "c", "d"}, ids, verdicts, tiers, submission="run1", model="m",
-                    date="2024-05-01", n_boot=0, group_hard=True)
+                    date="2024-05-01", n_boot=0, group_hard=True, min_clean=0, min_resolved_clean=0)
     assert table["tier"].tolist() == ["all", "<15 min fix", "hard"]
     row = table.iloc[0]
     # original 3/5; clean {b, d}: d resolved -> 1/2; contaminated {a, c}: both -> 1
@@ -216,8 +217,10 @@ def test_min_clean_blanks_the_drop_keeps_everything_else():
     """Fewer than min_clean clean instances: no drop, no drop interval, a note; every other number
     (and every row with enough clean instances) equals the table without the rule."""
     ids, tiers, resolved, verdicts = _random_inputs(5, n_sub=4, n=120)
-    plain = rate_table(resolved, ids, verdicts, tiers, n_boot=50, seed=3)
-    ruled = rate_table(resolved, ids, verdicts, tiers, n_boot=50, seed=3, min_clean=10)
+    plain = rate_table(resolved, ids, verdicts, tiers, n_boot=50, seed=3, min_clean=0,
+                       min_resolved_clean=0)
+    ruled = rate_table(resolved, ids, verdicts, tiers, n_boot=50, seed=3, min_clean=10,
+                       min_resolved_clean=0)
     few = ruled["n_clean"] < 10
     assert few.any() and (~few).any()
     blanked = ["relative_drop", "drop_ci_low", "drop_ci_high", "clean_vs_contaminated", "cvc_ci_low",
@@ -245,7 +248,8 @@ def test_covered_restricts_every_rate_to_the_covered_instances():
     verdicts of the others ignored, equal to the reference run on the covered subset alone."""
     ids, tiers, resolved, verdicts = _random_inputs(5)
     covered = [i for k, i in enumerate(ids) if k % 3]  # two instances in three
-    table = rate_table(resolved, ids, verdicts, tiers, n_boot=0, covered=covered)
+    table = rate_table(resolved, ids, verdicts, tiers, n_boot=0, covered=covered, min_clean=0,
+                       min_resolved_clean=0)
     assert table.attrs["n_not_covered"] == len(ids) - len(covered)
     keep = set(covered)
     ref = reference_rows({s: r & keep for s, r in resolved.items()}, covered, verdicts,
@@ -258,7 +262,7 @@ def test_covered_restricts_every_rate_to_the_covered_instances():
                 assert math.isnan(got), (row.submission, row.tier, key)
             else:
                 assert got == pytest.approx(value, abs=1e-12), (row.submission, row.tier, key)
-    full = rate_table(resolved, ids, verdicts, tiers, n_boot=0)
+    full = rate_table(resolved, ids, verdicts, tiers, n_boot=0, min_clean=0, min_resolved_clean=0)
     assert full.attrs["n_not_covered"] == 0
     assert not table["original_rate"].equals(full["original_rate"])
     with pytest.raises(DataError, match="not-an-id"):
