@@ -3,7 +3,7 @@
 Modules: ``normalize`` (the token stream and its stable hashes), ``items`` (benchmark instances
 as queries), ``metrics`` (GPT-3 any-13-gram, PaLM 8-gram coverage, Llama 2 token level, ConTAM
 longest match), ``corpus`` (streamed readers), ``scan`` (the hash-table engine), ``result``
-(per-item measures and flags).
+(per-item measures and flags), ``partial`` (per-shard scan results that merge).
 """
 
 from .corpus import Shard, ShardError, iter_documents, shards_of
@@ -23,6 +23,7 @@ from .metrics import (
                       metric_names,
 )
 from .normalize import ngram_key, normalize, token_hash, tokens
+from .partial import ScanPartial, apply, combine, combine_all, scan_shard, table_fingerprint
 from .result import METHOD, ItemResult, item_results, overlap_flags
 from .scan import BenchmarkTable, Location, ScanStats, build_table, scan_corpus, scan_texts
 
@@ -40,11 +41,15 @@ __all__ = [
     "Measure",
     "Metric",
     "OverlapItem",
+    "ScanPartial",
     "ScanStats",
     "Shard",
     "ShardError",
     "TokenLevel",
+    "apply",
     "build_table",
+    "combine",
+    "combine_all",
     "covered_tokens",
     "get_metric",
     "item_results",
@@ -55,8 +60,10 @@ __all__ = [
     "normalize",
     "overlap_flags",
     "scan_corpus",
+    "scan_shard",
     "scan_texts",
     "shards_of",
+    "table_fingerprint",
     "token_hash",
     "tokens",
 ]

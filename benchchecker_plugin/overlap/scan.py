@@ -172,7 +172,9 @@ class _Scanner:
         self._gate(table, g)
         self.last_doc = np.full(table.keys.size, -1, np.int64)
         self.recorded = np.zeros(table.keys.size, np.uint8)
-        cap = 1 << 14
+        # a slot per entry: an entry's first location is never deferred for want of room (what a
+        # shard records would then hang on what the shards before it recorded)
+        cap = max(1 << 14, table.keys.size)
         self.hit_e = np.empty(cap, np.int64)
         self.hit_d = np.empty(cap, np.int64)
         self.hit_t = np.empty(cap, np.int64)
