@@ -28,7 +28,7 @@ import numpy as np
 
 from . import scan as _scan
 from .corpus import Shard, ShardError, iter_documents
-from .scan import BenchmarkTable, Location, ScanStats, _batches, _Scanner
+from .scan import BenchmarkTable, Location, Scanner, ScanStats, batches
 
 __all__ = ["ScanPartial", "apply", "cached_table", "combine", "combine_all", "scan_shard",
            "table_fingerprint"]
@@ -112,7 +112,7 @@ def apply(table: BenchmarkTable, partial: ScanPartial) -> ScanStats:
 
 
 #: one scanner per process (the last table's): its hash table and gate are built once, not per shard
-_SCANNER: dict[str, _Scanner] = {}
+_SCANNER: dict[str, Scanner] = {}
 
 
 def cached_table(fingerprint: str) -> BenchmarkTable | None:
@@ -121,11 +121,11 @@ def cached_table(fingerprint: str) -> BenchmarkTable | None:
     return scanner.t if scanner is not None else None
 
 
-def _scanner(table: BenchmarkTable, fingerprint: str) -> _Scanner:
+def _scanner(table: BenchmarkTable, fingerprint: str) -> Scanner:
     scanner = _SCANNER.get(fingerprint)
     if scanner is None:
         _SCANNER.clear()
-        scanner = _SCANNER[fingerprint] = _Scanner(table)
+        scanner = _SCANNER[fingerprint] = Scanner(table)
     # fresh counts, locations and recorded marks; last_doc stays valid: document numbers only grow
     scanner.t = replace(table, locations={})
     scanner.recorded[:] = 0
@@ -142,7 +142,7 @@ def scan_shard(table: BenchmarkTable, shard: Shard, *, text_field: str = "text",
     documents = size = 0
     failed: tuple[tuple[str, str], ...] = ()
     try:
-        for ids, batch, n in _batches(iter_documents(shard, text_field, id_field)):
+        for ids, batch, n in batches(iter_documents(shard, text_field, id_field)):
             scanner.batch(shard.name, ids, batch)
             documents += len(batch)
             size += n

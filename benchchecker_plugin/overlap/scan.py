@@ -26,7 +26,8 @@ from .items import OverlapItem
 from .metrics import DEFAULT_METRICS, ItemWindows, Metric
 from .normalize import BASE, prepare
 
-__all__ = ["BenchmarkTable", "Location", "ScanStats", "build_table", "scan_corpus", "scan_texts"]
+__all__ = ["BenchmarkTable", "Location", "ScanStats", "Scanner", "batches", "build_table", "scan_corpus",
+           "scan_texts"]
 
 TEMPLATE_ITEMS = 10
 BATCH_BYTES = 8 << 20
@@ -160,7 +161,10 @@ class ScanStats:
         return self.bytes / 1e6 / self.seconds if self.seconds > 0 else float("nan")
 
 
-class _Scanner:
+class Scanner:
+    """The corpus side of a scan: the table's hash table and gate, fed one batch at a time
+    (:meth:`batch`), counting into ``self.t`` (which :mod:`.partial` swaps per shard)."""
+
     def __init__(self, table: BenchmarkTable) -> None:
         self.t = table
         size = 1 << max(4, int(2 * max(table.keys.size, 1) - 1).bit_length())
@@ -227,7 +231,8 @@ def _location(shard: str, doc: str, text: str, prepared: bytes, b0: int, b1: int
     return Location(shard, doc, c0, c1, norm[c0:c1][:SNIPPET])
 
 
-def _batches(docs: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[str], int]]:
+def batches(docs: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[str], int]]:
+    """``(ids, texts, characters)`` of ``docs`` in batches of about :data:`BATCH_BYTES`."""
     ids: list[str] = []
     texts: list[str] = []
     size = 0
@@ -245,9 +250,9 @@ def _batches(docs: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[
 def scan_texts(table: BenchmarkTable, texts: Sequence[str], name: str = "<memory>") -> ScanStats:
     """Scan text already in memory (one document per string) into ``table``."""
     start = time.perf_counter()
-    scanner = _Scanner(table)
+    scanner = Scanner(table)
     stats = ScanStats(shards=1)
-    for ids, batch, size in _batches((str(i), t) for i, t in enumerate(texts)):
+    for ids, batch, size in batches((str(i), t) for i, t in enumerate(texts)):
         scanner.batch(name, ids, batch)
         stats.documents += len(batch)
         stats.bytes += size
@@ -260,12 +265,12 @@ def scan_corpus(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: s
     """Stream every shard once into ``table``; a shard that fails is recorded in
     ``stats.failed`` (with its one-line reason) and the scan goes on."""
     start = time.perf_counter()
-    scanner = _Scanner(table)
+    scanner = Scanner(table)
     stats = ScanStats()
     for shard in shards:
         stats.shards += 1
         try:
-            for ids, batch, size in _batches(iter_documents(shard, text_field, id_field)):
+            for ids, batch, size in batches(iter_documents(shard, text_field, id_field)):
                 scanner.batch(shard.name, ids, batch)
                 stats.documents += len(batch)
                 stats.bytes += size
