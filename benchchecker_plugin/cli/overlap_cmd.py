@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from .executor_options import ExecutorOptions, executor_options
 from .overlap_task import overlap_queries, task_options
 
 if TYPE_CHECKING:
@@ -55,10 +56,15 @@ DEFAULT_RULE = "coverage"
               help="The model trained on this corpus (the flags' model field; * = any model).")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
+@click.option("--state", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Keep each finished shard's result here; a rerun (after a kill) skips them and "
+                   "gives the same flags. Keyed by shard path, size, mtime and benchmark table.")
+@executor_options
 def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
             task_metadata: str | None, data: Path | None, corpora: tuple[str, ...], text_field: str,
             id_field: str, rule: str, engine: str, index_dir: Path | None, top_k: int,
-            template_items: int, model_name: str, output: Path) -> None:
+            template_items: int, model_name: str, output: Path, state: Path | None,
+            executor_opts: ExecutorOptions) -> None:
     """Which benchmark items occur in a training corpus you have (n-gram overlap).
 
     Use it when you have the training data; without it, ask the model instead (ts-guess). The
@@ -107,8 +113,20 @@ def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
         results, stats = _index_engine(table, shards, index_dir, top_k, text_field, id_field)
     else:
         with bytes_bar(desc="overlap scan", total=sum(s.size for s in shards)) as bar:
-            stats = scan_corpus(table, shards, text_field=text_field, id_field=id_field,
-                                on_bytes=bar.update)
+            if state is None and not executor_opts.is_ray:
+                stats = scan_corpus(table, shards, text_field=text_field, id_field=id_field,
+                                    on_bytes=bar.update)
+            else:   # shard by shard: kept in --state, on a Ray cluster with --executor ray
+                from ..overlap.remote import ray_runner
+                from ..overlap.resume import scan_shards
+
+                runner = ray_runner(executor_opts.ray_address, executor_opts.ray_retries,
+                                    text_field=text_field, id_field=id_field,
+                                    on_bytes=bar.update) if executor_opts.is_ray else None
+                stats, resumed = scan_shards(table, shards, text_field=text_field, id_field=id_field,
+                                             state=state, runner=runner, on_bytes=bar.update)
+                if resumed:
+                    click.echo(f"resumed {resumed} of {len(shards)} shard(s) from {state}", err=True)
         results = item_results(table, DEFAULT_METRICS)
     flags = overlap_flags(results, stats, rule=rule, model=model_name)
     write_flags(output, flags)

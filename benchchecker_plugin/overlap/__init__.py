@@ -3,8 +3,9 @@
 Modules: ``normalize`` (the token stream and its stable hashes), ``items`` (benchmark instances
 as queries), ``metrics`` (GPT-3 any-13-gram, PaLM 8-gram coverage, Llama 2 token level, ConTAM
 longest match, Deng et al.'s retrieval score), ``corpus`` (streamed readers), ``scan`` (the
-hash-table engine), ``index`` (the BM25 index engine), ``result`` (per-item measures and flags),
-``audit`` (items against corpora, flags out, per benchmark).
+hash-table engine), ``index`` (the BM25 index engine), ``partial`` (per-shard scan results
+that merge), ``result`` (per-item measures and flags), ``audit`` (items against corpora,
+flags out, per benchmark).
 """
 
 from .audit import OverlapAudit, audit_corpus
@@ -36,6 +37,7 @@ from .metrics import (
                     metric_names,
 )
 from .normalize import ngram_key, normalize, token_hash, tokens
+from .partial import ScanPartial, apply, combine, combine_all, scan_shard, table_fingerprint
 from .result import METHOD, ItemResult, item_results, overlap_flags
 from .scan import BenchmarkTable, Location, ScanStats, build_table, scan_corpus, scan_documents, scan_texts
 
@@ -59,6 +61,7 @@ __all__ = [
     "OverlapAudit",
     "OverlapItem",
     "Retrieval",
+    "ScanPartial",
     "ScanStats",
     "Shard",
     "ShardError",
@@ -66,7 +69,10 @@ __all__ = [
     "audit_corpus",
     "bug_queries",
     "build_index",
+    "apply",
     "build_table",
+    "combine",
+    "combine_all",
     "covered_tokens",
     "get_metric",
     "index_results",
@@ -82,8 +88,10 @@ __all__ = [
     "query_terms",
     "scan_corpus",
     "scan_documents",
+    "scan_shard",
     "scan_texts",
     "shards_of",
+    "table_fingerprint",
     "token_hash",
     "tokens",
 ]

@@ -27,7 +27,8 @@ from .items import OverlapItem
 from .metrics import DEFAULT_METRICS, ItemWindows, Metric
 from .normalize import BASE, prepare
 
-__all__ = ["BenchmarkTable", "Location", "ScanStats", "build_table", "scan_corpus", "scan_documents",
+__all__ = ["BenchmarkTable", "Location", "ScanStats", "Scanner", "batches", "build_table", "scan_corpus",
+           "scan_documents",
            "scan_texts"]
 
 TEMPLATE_ITEMS = 10
@@ -162,7 +163,10 @@ class ScanStats:
         return self.bytes / 1e6 / self.seconds if self.seconds > 0 else float("nan")
 
 
-class _Scanner:
+class Scanner:
+    """The corpus side of a scan: the table's hash table and gate, fed one batch at a time
+    (:meth:`batch`), counting into ``self.t`` (which :mod:`.partial` swaps per shard)."""
+
     def __init__(self, table: BenchmarkTable) -> None:
         self.t = table
         size = 1 << max(4, int(2 * max(table.keys.size, 1) - 1).bit_length())
@@ -174,7 +178,9 @@ class _Scanner:
         self._gate(table, g)
         self.last_doc = np.full(table.keys.size, -1, np.int64)
         self.recorded = np.zeros(table.keys.size, np.uint8)
-        cap = 1 << 14
+        # a slot per entry: an entry's first location is never deferred for want of room (what a
+        # shard records would then hang on what the shards before it recorded)
+        cap = max(1 << 14, table.keys.size)
         self.hit_e = np.empty(cap, np.int64)
         self.hit_d = np.empty(cap, np.int64)
         self.hit_t = np.empty(cap, np.int64)
@@ -227,7 +233,8 @@ def _location(shard: str, doc: str, text: str, prepared: bytes, b0: int, b1: int
     return Location(shard, doc, c0, c1, norm[c0:c1][:SNIPPET])
 
 
-def _batches(docs: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[str], int]]:
+def batches(docs: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[str], int]]:
+    """``(ids, texts, characters)`` of ``docs`` in batches of about :data:`BATCH_BYTES`."""
     ids: list[str] = []
     texts: list[str] = []
     size = 0
@@ -245,9 +252,9 @@ def _batches(docs: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[
 def scan_texts(table: BenchmarkTable, texts: Sequence[str], name: str = "<memory>") -> ScanStats:
     """Scan text already in memory (one document per string) into ``table``."""
     start = time.perf_counter()
-    scanner = _Scanner(table)
+    scanner = Scanner(table)
     stats = ScanStats(shards=1)
-    for ids, batch, size in _batches((str(i), t) for i, t in enumerate(texts)):
+    for ids, batch, size in batches((str(i), t) for i, t in enumerate(texts)):
         scanner.batch(name, ids, batch)
         stats.documents += len(batch)
         stats.bytes += size
@@ -259,11 +266,11 @@ def scan_documents(table: BenchmarkTable, documents: Iterable[tuple[str, str, st
     """Scan ``(shard name, document id, text)`` documents into ``table``, in the order given (the
     index engine's retrieved documents, in corpus order)."""
     start = time.perf_counter()
-    scanner = _Scanner(table)
+    scanner = Scanner(table)
     stats = ScanStats()
     for shard, group in itertools.groupby(documents, key=lambda d: d[0]):
         stats.shards += 1
-        for ids, batch, size in _batches((doc, text) for _, doc, text in group):
+        for ids, batch, size in batches((doc, text) for _, doc, text in group):
             scanner.batch(shard, ids, batch)
             stats.documents += len(batch)
             stats.bytes += size
@@ -276,12 +283,12 @@ def scan_corpus(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: s
     """Stream every shard once into ``table``; a shard that fails is recorded in
     ``stats.failed`` (with its one-line reason) and the scan goes on."""
     start = time.perf_counter()
-    scanner = _Scanner(table)
+    scanner = Scanner(table)
     stats = ScanStats()
     for shard in shards:
         stats.shards += 1
         try:
-            for ids, batch, size in _batches(iter_documents(shard, text_field, id_field)):
+            for ids, batch, size in batches(iter_documents(shard, text_field, id_field)):
                 scanner.batch(shard.name, ids, batch)
                 stats.documents += len(batch)
                 stats.bytes += size

@@ -1,0 +1,158 @@
+"""A scan that resumes: finished shards kept in --state, skipped on the rerun, flags unchanged.
+
+"Not re-read" is shown, not assumed: after the first run the finished shards are overwritten with
+garbage of the same size and modification time, which a rerun that read them would fail on.
+The kill is real in the slow test: the CLI blocks on a FIFO shard after finishing the others and
+is SIGKILLed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from benchchecker_plugin.cli import main
+from benchchecker_plugin.overlap import DEFAULT_METRICS, build_table, scan_corpus, shards_of
+from benchchecker_plugin.overlap import scan as scan_mod
+from benchchecker_plugin.overlap.resume import ScanState, scan_shards
+from tests.overlap.test_partial import _flags, _items, corpus
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _garble_keeping_stat(path: Path) -> None:
+    st = path.stat()
+    path.write_bytes(b"{" * (st.st_size - 1) + b"\n")
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@pytest.fixture
+def bed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
+    monkeypatch.setattr(scan_mod, "BATCH_BYTES", 4000)
+    items = _items(200)
+    files = corpus(tmp_path / "c", items)
+    return items, files, tmp_path / "state"
+
+
+def test_rerun_skips_finished_shards_and_equals_one_scan(bed) -> None:  # noqa: ANN001
+    items, files, state = bed
+    shards = [shards_of(str(f))[0] for f in files]
+    t1 = build_table(items, DEFAULT_METRICS)
+    stats, resumed = scan_shards(t1, shards, state=state)
+    assert resumed == 0 and list(stats.failed) == [shards[4].name]   # s4 raises partway
+    assert len(list(state.glob("*.npz"))) == 4                        # the failed shard is not kept
+    assert not list(state.glob(".*tmp*"))
+
+    good = files[4].read_text().rsplit("{not json", 1)[0]
+    files[4].write_text(good, encoding="utf-8")   # the shard is mended: read again
+    ref_table = build_table(items, DEFAULT_METRICS)
+    ref_stats = scan_corpus(ref_table, [shards_of(str(f))[0] for f in files])
+    ref = _flags(ref_table, ref_stats)
+    for f in files[:4]:
+        _garble_keeping_stat(f)
+    shards = [shards_of(str(f))[0] for f in files]
+    t2 = build_table(items, DEFAULT_METRICS)
+    stats2, resumed = scan_shards(t2, shards, state=state)
+    assert resumed == 4 and not stats2.failed
+    assert _flags(t2, stats2) == ref
+    assert (stats2.shards, stats2.documents, stats2.bytes) == (ref_stats.shards, ref_stats.documents,
+                                                               ref_stats.bytes)
+
+
+def test_changed_shard_other_table_or_field_is_scanned_again(bed) -> None:  # noqa: ANN001
+    items, files, state = bed
+    shard = shards_of(str(files[1]))[0]
+    table = build_table(items, DEFAULT_METRICS)
+    keeper = ScanState(state, table)
+    key = keeper.key(shard)
+    assert key == ScanState(state, build_table(items, DEFAULT_METRICS)).key(shard)
+    assert key != ScanState(state, build_table(items[:50], DEFAULT_METRICS)).key(shard)
+    assert key != ScanState(state, table, text_field="body").key(shard)
+    scan_shards(table, [shard], state=state)
+    assert keeper.load(shard) is not None
+    with files[1].open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "new", "text": "more"}) + "\n")
+    changed = shards_of(str(files[1]))[0]
+    assert keeper.key(changed) != key and keeper.load(changed) is None
+    _, resumed = scan_shards(build_table(items, DEFAULT_METRICS), [changed], state=state)
+    assert resumed == 0
+
+
+def test_unreadable_state_file_is_scanned_again_with_a_warning(bed) -> None:  # noqa: ANN001
+    items, files, state = bed
+    shard = shards_of(str(files[0]))[0]
+    table = build_table(items, DEFAULT_METRICS)
+    scan_shards(table, [shard], state=state)
+    (path,) = state.glob("*.npz")
+    path.write_bytes(b"not a zip")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _, resumed = scan_shards(build_table(items, DEFAULT_METRICS), [shard], state=state)
+    assert resumed == 0
+    assert any("unreadable state of" in str(w.message) and "scanning it again" in str(w.message)
+               for w in caught)
+
+
+def _cli(items_file: Path, corpora: list[Path], out: Path, state: Path) -> list[str]:
+    args = ["overlap", "--benchmark", "synth", "--data", str(items_file), "-o", str(out),
+            "--state", str(state)]
+    for c in corpora:
+        args += ["--corpus", str(c)]
+    return args
+
+
+def _items_file(items, path: Path) -> Path:  # noqa: ANN001
+    path.write_text("".join(json.dumps({"id": i.instance_id, "text": i.text}) + "\n" for i in items))
+    return path
+
+
+def _comparable(path: Path) -> list[dict]:
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    for r in rows:
+        r.pop("created_at")
+    return rows
+
+
+@pytest.mark.slow
+def test_killed_cli_scan_resumes_from_its_finished_shards(tmp_path: Path) -> None:
+    items = _items(200)
+    files = corpus(tmp_path / "c", items)[:4]
+    items_file = _items_file(items, tmp_path / "items.jsonl")
+    fifo = tmp_path / "c" / "z_blocked.jsonl"
+    os.mkfifo(fifo)
+    state = tmp_path / "state"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCHCHECKER_PROGRESS": "0"}
+    cmd = [sys.executable, "-c", "from benchchecker_plugin.cli import main; main()",
+           *_cli(items_file, [*files, fifo], tmp_path / "killed.jsonl", state)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:   # the four real shards finish, then the run blocks opening the FIFO: kill it there
+        deadline = time.monotonic() + 120
+        while len(list(state.glob("*.npz"))) < 4 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.2)
+        assert len(list(state.glob("*.npz"))) == 4, proc.stderr.read().decode() if proc.poll() is not None else ""
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not (tmp_path / "killed.jsonl").exists()
+    fifo.unlink()
+    fifo.write_text(json.dumps({"id": "last", "text": items[3].text}) + "\n", encoding="utf-8")
+
+    fresh = tmp_path / "fresh.jsonl"
+    r = CliRunner().invoke(main, _cli(items_file, [*files, fifo], fresh, tmp_path / "fresh_state"))
+    assert r.exit_code == 0, r.output
+    for f in files:
+        _garble_keeping_stat(f)
+    resumed = tmp_path / "resumed.jsonl"
+    r = CliRunner().invoke(main, _cli(items_file, [*files, fifo], resumed, state))
+    assert r.exit_code == 0, r.output
+    assert f"resumed 4 of 5 shard(s) from {state}" in r.output
+    assert _comparable(resumed) == _comparable(fresh)
+    assert any(f["contaminated"] for f in _comparable(fresh))
