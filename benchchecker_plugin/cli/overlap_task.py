@@ -4,6 +4,7 @@ instance ids (and benchmark names) are those ``ts-guess --task`` writes and the 
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -17,6 +18,9 @@ if TYPE_CHECKING:
     from ..overlap import OverlapItem
 
 __all__ = ["overlap_queries", "task_options"]
+
+#: ``--task``'s item reader, in the lm-eval adapter: named as an entry point, never imported here
+_TASK_ITEMS = "harness_adapters.lm_eval.detect:items_for_tasks"
 
 
 def task_options(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -55,7 +59,8 @@ def overlap_queries(benchmark: str | None, data: Path | None, tasks: str | None,
     from ..overlap import mc_queries
 
     require("lm_eval.tasks", "`benchchecker overlap --task`")
-    from harness_adapters.lm_eval.detect import items_for_tasks
+    module, attr = _TASK_ITEMS.split(":")
+    items_for_tasks = getattr(importlib.import_module(module), attr)
 
     try:
         metadata = json.loads(task_metadata) if task_metadata else None

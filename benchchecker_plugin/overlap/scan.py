@@ -27,9 +27,8 @@ from .items import OverlapItem
 from .metrics import DEFAULT_METRICS, ItemWindows, Metric
 from .normalize import BASE, prepare
 
-__all__ = ["BenchmarkTable", "Location", "ScanStats", "Scanner", "batches", "build_table", "scan_corpus",
-           "scan_documents",
-           "scan_texts"]
+__all__ = ["BenchmarkTable", "Location", "ScanStats", "Scanner", "TEMPLATE_ITEMS", "batches",
+           "build_table", "scan_corpus", "scan_documents", "scan_texts"]
 
 TEMPLATE_ITEMS = 10
 BATCH_BYTES = 8 << 20
