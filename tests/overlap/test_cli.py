@@ -12,8 +12,9 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main, overlap_cmd
 from benchchecker_plugin.overlap import DEFAULT_RULE, metric_names
+from tests.helpers.shared_data import SHARED_DATA
 
-MMLU = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "mmlu" / "test"
+MMLU = SHARED_DATA / "mmlu" / "test"
 
 
 def test_help_copies_match_the_library() -> None:
@@ -78,3 +79,56 @@ def test_empty_benchmark_is_one_line(tmp_path: Path) -> None:
     r = CliRunner().invoke(main, ["overlap", "--benchmark", "mine", "--data", str(items),
                                   "--corpus", str(tmp_path / "c.jsonl"), "-o", str(tmp_path / "f")])
     assert r.exit_code == 2 and f"benchmark mine ({items}): no items" in r.output
+
+
+@pytest.mark.slow
+def test_index_engine_builds_then_reuses_and_equals_scan(slice_: tuple[Path, Path, str], tmp_path: Path) -> None:
+    data, corpus, planted = slice_
+    base = ["overlap", "--benchmark", "mmlu", "--data", str(data), "--corpus", str(corpus)]
+    r = CliRunner().invoke(main, [*base, "-o", str(tmp_path / "scan.jsonl")])
+    assert r.exit_code == 0, r.output
+    index = ["--engine", "index", "--index", str(tmp_path / "ix")]
+    for run in ("built", "reused"):
+        r = CliRunner().invoke(main, [*base, *index, "-o", str(tmp_path / f"{run}.jsonl")])
+        assert r.exit_code == 0, r.output
+        assert ("indexed 2 documents" in r.output) == (run == "built")
+
+    def strip(name: str) -> list[dict]:
+        rows = [json.loads(line) for line in (tmp_path / name).read_text().splitlines()]
+        for f in rows:
+            f.pop("created_at")
+            f["evidence"]["metrics"].pop("retrieval", None)
+        return rows
+
+    assert strip("built.jsonl") == strip("reused.jsonl") == strip("scan.jsonl")
+    r = CliRunner().invoke(main, [*base, *index, "--rule", "retrieval", "--top-k", "1",
+                                  "-o", str(tmp_path / "deng.jsonl")])
+    assert r.exit_code == 0, r.output
+    hit = [f for f in map(json.loads, (tmp_path / "deng.jsonl").read_text().splitlines()) if f["contaminated"]]
+    assert [f["instance_id"] for f in hit] == [planted]
+    assert hit[0]["evidence"]["metrics"]["retrieval"]["doc"] == "page-1"
+
+
+def test_index_engine_bad_input_is_one_line(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"id": "q1", "text": "what is the mass of the sun"}\n', encoding="utf-8")
+    corpus, other = tmp_path / "c.jsonl", tmp_path / "other.jsonl"
+    corpus.write_text('{"text": "the mass of the sun is large"}\n', encoding="utf-8")
+    other.write_text('{"text": "x"}\n', encoding="utf-8")
+
+    def run(*args: str) -> tuple[int, str]:
+        r = CliRunner().invoke(main, ["overlap", "--benchmark", "mine", "--data", str(items),
+                                      "-o", str(tmp_path / "f.jsonl"), *args])
+        return r.exit_code, r.output
+
+    assert run("--corpus", str(corpus), "--engine", "index") == (
+        2, "Error: --engine index needs --index DIR (the index is built there if new or empty)\n")
+    code, out = run("--corpus", str(corpus), "--rule", "retrieval")
+    assert code == 2 and "--rule retrieval needs --engine index" in out
+    assert run("--corpus", str(other), "--engine", "index", "--index", str(tmp_path / "ix"))[0] == 0
+    code, out = run("--corpus", str(corpus), "--engine", "index", "--index", str(tmp_path / "ix"))
+    assert code == 2 and "ix: built from another corpus: this --corpus gives" in out
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "notes.txt").write_text("mine", encoding="utf-8")
+    code, out = run("--corpus", str(corpus), "--engine", "index", "--index", str(tmp_path / "junk"))
+    assert code == 2 and "junk: a folder that is not empty and holds no index" in out
