@@ -46,6 +46,8 @@ def demo(out_dir: Path, data_dir: Path | None, full: bool, only: tuple[str, ...]
       tsguessing   TS-Guessing on a small model fine-tuned on half of some MMLU items
       leaderboard  SWE-bench Verified's 82 submissions re-scored without the instances
                    whose fix was public before each model's cutoff, per difficulty tier
+      overlap      MMLU/TruthfulQA items planted into real offline text; recall per form
+                   and false positives of each overlap rule vs lm-eval's 13-gram rule
 
     Needs no network. Real benchmark data is read from --data-dir; steps that need it are skipped
     (and say so) when it is absent.

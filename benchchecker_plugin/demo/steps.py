@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib.util
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC
 from pathlib import Path
 from typing import Any
@@ -183,6 +183,32 @@ def leaderboard_step(ctx: DemoContext) -> StepResult:
                       by_tier, {"leaderboard": str(out / "index.html"), "csv": str(out / "leaderboard.csv")})
 
 
+def overlap_step(ctx: DemoContext) -> StepResult:
+    """The controlled overlap evaluation in miniature: items planted into real offline text."""
+    from ..overlap.controlled import DEMO, QUICK, run_overlap_eval
+
+    if ctx.data_dir is None or not (ctx.data_dir / "mmlu").is_dir():
+        raise _Skip("no data folder (../shared/data) with MMLU and TruthfulQA")
+    out = ctx.out_dir / "overlap"
+    config = DEMO if ctx.quick else QUICK
+    doc = run_overlap_eval(out, ctx.data_dir, replace(config, seed=ctx.seed))
+    metrics = ["any_ngram", "any_8gram", "coverage", "longest", "lm_eval_13gram"]
+    rows = []
+    for group, row in doc["results"].items():
+        rows.append({"form": "clean (false positives)" if group == "clean" else group,
+                     "n": row["metrics"]["any_ngram"]["n"],
+                     **{m: row["metrics"][m]["rate"] for m in metrics}})
+    res = doc["results"]
+    headline = {"verbatim recall, any_8gram": res["verbatim"]["metrics"]["any_8gram"]["rate"],
+                "verbatim recall, lm-eval 13-gram": res["verbatim"]["metrics"]["lm_eval_13gram"]["rate"],
+                "perturbed recall, any_8gram": res["perturbed"]["metrics"]["any_8gram"]["rate"],
+                "clean flagged, longest": res["clean"]["metrics"]["longest"]["rate"],
+                "clean flagged, lm-eval 13-gram": res["clean"]["metrics"]["lm_eval_13gram"]["rate"]}
+    return StepResult("overlap", "Corpus overlap: benchmark items planted into real text, recall per form "
+                      "and false positives per rule vs lm-eval's 13-gram rule", "ok", 0.0, headline,
+                      pd.DataFrame(rows), {"overlap_eval.json": str(out / "overlap_eval.json")})
+
+
 def run_step(fn: Callable[[DemoContext], StepResult], ctx: DemoContext, name: str,
              title: str) -> StepResult:
     """Run one step, timing it; a skip or a failure is reported as such (never as success)."""
@@ -202,4 +228,5 @@ STEPS: list[tuple[str, str, Callable[[DemoContext], StepResult]]] = [
     ("stage2", "Stage II on labelled histories", stage2_step),
     ("tsguessing", "TS-Guessing on a deliberately contaminated model", tsguessing_step),
     ("leaderboard", "Leaderboard re-scored", leaderboard_step),
+    ("overlap", "Corpus overlap, controlled", overlap_step),
 ]

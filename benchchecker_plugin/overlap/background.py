@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["DOC_CHARS", "SOURCES", "BackgroundStats", "Document", "default_roots", "iter_background"]
+__all__ = ["BackgroundStats", "DOC_CHARS", "Document", "SOURCES", "default_roots", "iter_background"]
 
 DOC_CHARS = 20_000
 SOURCES = ("stdlib", "python-doc", "linux-doc", "gcide", "wordnet")

@@ -10,7 +10,7 @@ form                what is inserted into a copy of a background document
                     least one): a word dropped, two neighbours swapped, or a word substituted
                     (a small table of near-synonyms of function words, else its plural/singular
                     form); plus surface noise the normalisation absorbs (one word's case, ``?``
-                    and commas dropped, line breaks for spaces)
+                    and commas dropped, a line break for a space)
 ``question_only``   the question alone (a page that asks but does not answer)
 ``quiz_page``       as quiz sites print it: ``Question 7: ...`` then ``A) ... B) ...`` options
                     and ``Answer: C`` (TruthfulQA: the best answer among up to three incorrect
@@ -72,11 +72,12 @@ def _substitute(word: str) -> str:
 
 
 def perturb(text: str, rng: np.random.Generator, rate: float = PERTURB_RATE) -> str:
-    """``text`` with ``max(1, round(rate * words))`` word edits and surface noise (see module)."""
+    """``text`` with ``max(1, round(rate * words))`` word edits (none at ``rate`` 0) and surface
+    noise (see the module)."""
     words = text.split()
     if not words:
         return text
-    for _ in range(max(1, round(rate * len(words)))):
+    for _ in range(max(1, round(rate * len(words))) if rate > 0 else 0):
         op = int(rng.integers(3)) if len(words) > 3 else 2
         i = int(rng.integers(len(words)))
         if op == 0:
