@@ -17,6 +17,10 @@ Options (the same on every wrapped command):
     say how many model calls detection would add (and how many are already cached); run nothing.
 ``--contamination-cache-dir DIR`` / ``--contamination-no-cache``
     where detection answers are kept (default: benchchecker's response cache), or no cache.
+``--contamination-detect overlap --contamination-corpus PATH``
+    instead of asking the model, look the run's items up in its training corpus (corpus overlap,
+    scan engine, default rule; :mod:`harness_adapters.corpus_overlap`); the flags are written and
+    used exactly as TS-Guessing's are.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from benchchecker_plugin.flags import ContaminationFlag
 from .options import OptionSpec
 
 __all__ = [
+    "DETECT_METHODS",
     "DETECT_OPTIONS",
     "DetectOptions",
     "Detection",
@@ -47,11 +52,17 @@ __all__ = [
     "ts_guess_probes",
 ]
 
+DETECT_METHODS = ("ts-guess", "overlap")
 DETECT_HELP = ("Make contamination flags in this run: TS-Guessing through the run's own model for "
                "MMLU / TruthfulQA and any multiple-choice task (Stage II at the model's cutoff for "
                "SWE-bench), "
                "written beside the harness's results and used to score clean / contaminated "
-               "groups. Combinable with --contamination-filter (flags are merged).")
+               "groups. Combinable with --contamination-filter (flags are merged). "
+               "`--contamination-detect overlap --contamination-corpus PATH`: look the run's items "
+               "up in the model's training corpus instead (benchchecker.overlap, no model call).")
+CORPUS_HELP = ("With --contamination-detect overlap (repeatable): the training corpus, as "
+               "`benchchecker overlap --corpus` reads it (.jsonl[.gz|.zst], .parquet, .txt, a "
+               "folder, hf:NAME).")
 DRY_RUN_HELP = ("With --contamination-detect: print how many model calls detection would add "
                 "(and how many are already cached) and run nothing.")
 CACHE_DIR_HELP = ("Response cache for detection answers (a re-run asks nothing twice). "
@@ -61,23 +72,38 @@ NO_CACHE_HELP = "Ask the model every detection probe again; keep nothing."
 
 @dataclass(frozen=True)
 class DetectOptions:
-    """The detection options of one command line (``enabled`` False: no detection)."""
+    """The detection options of one command line (``enabled`` False: no detection).
+
+    ``method``: ``ts-guess`` (the run's model is asked) or ``overlap`` (the run's items are looked
+    for in ``corpora``, the model's training corpus: :mod:`harness_adapters.corpus_overlap`)."""
 
     enabled: bool = False
     dry_run: bool = False
     cache_dir: Path | None = None
     use_cache: bool = True
+    method: str = "ts-guess"
+    corpora: tuple[str, ...] = ()
 
     @classmethod
-    def from_values(cls, detect: bool, dry_run: bool = False, cache_dir: str | Path | None = None,
-                    no_cache: bool = False) -> DetectOptions:
+    def from_values(cls, detect: bool | str | None, dry_run: bool = False,
+                    cache_dir: str | Path | None = None, no_cache: bool = False,
+                    corpus: Sequence[str] | None = None) -> DetectOptions:
+        method = detect if isinstance(detect, str) else "ts-guess"
+        corpora = tuple(str(c) for c in corpus or ())
         if not detect and (dry_run or cache_dir or no_cache):
             given = [n for n, v in (("--dry-run", dry_run), ("--contamination-cache-dir", cache_dir),
                                     ("--contamination-no-cache", no_cache)) if v]
             raise InputError(f"{', '.join(given)} need(s) --contamination-detect")
+        if corpora and method != "overlap" or (detect and method == "overlap" and not corpora):
+            raise InputError("--contamination-detect overlap and --contamination-corpus PATH go "
+                             "together (the corpus the run's items are looked for in)")
+        if method == "overlap" and (cache_dir or no_cache):
+            raise InputError("--contamination-cache-dir / --contamination-no-cache: the model's "
+                             "answer cache, not used by --contamination-detect overlap")
         if cache_dir and no_cache:
             raise InputError("--contamination-cache-dir and --contamination-no-cache exclude each other")
-        return cls(bool(detect), bool(dry_run), Path(cache_dir) if cache_dir else None, not no_cache)
+        return cls(bool(detect), bool(dry_run), Path(cache_dir) if cache_dir else None, not no_cache,
+                   method, corpora)
 
     def cache(self) -> Any:
         """The :class:`~benchchecker_plugin.models.ResponseCache` to use, or ``None``."""
@@ -91,11 +117,13 @@ class DetectOptions:
 #: The detection options of the lm-eval and Inspect wrappers, in :meth:`DetectOptions.from_values`
 #: order (``--dry-run`` is read as ``contamination_dry_run``: the harness may have its own).
 DETECT_OPTIONS: tuple[OptionSpec, ...] = (
-    OptionSpec("--contamination-detect", DETECT_HELP, is_flag=True),
+    OptionSpec("--contamination-detect", DETECT_HELP, choices=DETECT_METHODS,
+               flag_value="ts-guess"),
     OptionSpec("--dry-run", DRY_RUN_HELP, is_flag=True, dest="contamination_dry_run"),
     OptionSpec("--contamination-cache-dir", CACHE_DIR_HELP, metavar="DIR",
                click_type=click.Path(file_okay=False, path_type=Path)),
     OptionSpec("--contamination-no-cache", NO_CACHE_HELP, is_flag=True),
+    OptionSpec("--contamination-corpus", CORPUS_HELP, metavar="PATH", multiple=True),
 )
 
 
@@ -153,6 +181,9 @@ class Detection:
     cached: int = 0
     seconds: float = 0.0
     dropped: Mapping[str, int] = field(default_factory=dict)
+    method: str = "ts-guess"
+    #: with ``method`` overlap: the audit's summary (:meth:`OverlapAudit.to_dict`)
+    corpus: Mapping[str, Any] | None = None
 
     @property
     def no_detector(self) -> tuple[str, ...]:
@@ -167,12 +198,22 @@ class Detection:
         return sum(f.contaminated is True for f in self.flags)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"tasks": dict(self.tasks), "no_detector": list(self.no_detector),
-                "probes": self.probes, "model_calls": self.calls, "cached": self.cached,
-                "failed": self.failed, "contaminated": self.contaminated,
-                "dropped": dict(self.dropped), "seconds": round(self.seconds, 3)}
+        out = {"tasks": dict(self.tasks), "no_detector": list(self.no_detector),
+               "probes": self.probes, "model_calls": self.calls, "cached": self.cached,
+               "failed": self.failed, "contaminated": self.contaminated,
+               "dropped": dict(self.dropped), "seconds": round(self.seconds, 3)}
+        if self.method != "ts-guess":
+            out.update(method=self.method, corpus=dict(self.corpus or {}))
+        return out
 
     def summary(self) -> str:
+        if self.method == "overlap":
+            corpus = self.corpus or {}
+            failed = len(corpus.get("failed_shards", {}))
+            return (f"detection: corpus overlap ({corpus.get('rule')}) of {self.probes} items in "
+                    f"{corpus.get('documents', 0)} documents ({corpus.get('shards', 0)} shard(s)"
+                    + (f", {failed} failed: items not found are undecided" if failed else "")
+                    + f"), {self.contaminated} flagged contaminated")
         dropped = sum(self.dropped.values())
         return (f"detection: {self.probes} probes ({self.calls} model calls, {self.cached} cached, "
                 f"{self.failed} failed), {self.contaminated} flagged contaminated"

@@ -34,6 +34,11 @@ class OptionSpec:
     dest: str = ""
     """The parameter / namespace name; default: from the name (``--contamination-filter`` ->
     ``contamination_filter``)."""
+    flag_value: str | None = None
+    """With ``choices``: the value may be left out, and then is this (``--contamination-detect``
+    alone is ``ts-guess``)."""
+    multiple: bool = False
+    """Repeatable: the values as a tuple (click) / list (argparse)."""
 
     @property
     def key(self) -> str:
@@ -48,11 +53,15 @@ class OptionSpec:
         if self.is_flag:
             return click.Option([self.name, self.key], is_flag=True, default=bool(self.default),
                                 help=self.help)
+        if self.choices and self.flag_value is not None:
+            return click.Option([self.name, self.key], is_flag=False, flag_value=self.flag_value,
+                                default=self.default, type=click.Choice(list(self.choices)),
+                                help=self.help)
         if self.choices:
             return click.Option([self.name, self.key], default=self.default,
                                 type=click.Choice(list(self.choices)), help=self.help)
         return click.Option([self.name, self.key], default=self.default, type=self.click_type,
-                            metavar=self.metavar, help=self.help)
+                            metavar=self.metavar, help=self.help, multiple=self.multiple)
 
     def add_to(self, parser: Any, *, with_help: bool = True, underscores: bool = False) -> None:
         """Add the option to an argparse parser or argument group (``with_help=False``: for a
@@ -65,6 +74,10 @@ class OptionSpec:
         if self.is_flag:
             parser.add_argument(*names, dest=self.key, action="store_true", **extra)
             return
+        if self.flag_value is not None:
+            extra.update(nargs="?", const=self.flag_value)
+        if self.multiple:
+            extra["action"] = "append"
         if self.choices:
             extra["choices"] = list(self.choices)
         elif self.metavar and with_help:

@@ -70,6 +70,7 @@ def overlap_queries(benchmark: str | None, data: Path | None, tasks: str | None,
     for name, reason in why.items():
         say(f"no items for this task: {name} ({reason})")
     if not items:
-        raise InputError(f"--task {tasks}: " + (next(iter(why.values())) if len(why) == 1 else
-                                                "no items to look for (no task could be read)"))
+        raise InputError(f"--task {tasks}: " + (
+            next(iter(why.values())) if len(why) == 1 else
+            "no items to look for (no task could be read)" if why else "no documents"))
     return tasks, mc_queries(items)

@@ -28,6 +28,8 @@ __all__ = ["Shard", "ShardError", "iter_documents", "shards_of"]
 
 _JSONL = (".jsonl", ".json", ".ndjson")
 _SUFFIXES = (*_JSONL, ".gz", ".zst", ".parquet", ".txt")
+#: what a non-text value is called in an error line (else its Python type's name)
+_JSON_TYPES = {type(None): "null"}
 
 
 class ShardError(DataError):
@@ -88,7 +90,7 @@ def _text(shard: Shard, where: str, record: Any, text_field: str) -> str:
     value = record[text_field]
     if not isinstance(value, str):
         raise ShardError(f"{shard.name}: {where}: field {text_field!r} is "
-                         f"{type(value).__name__}, not text")
+                         f"{_JSON_TYPES.get(type(value), type(value).__name__)}, not text")
     return value
 
 

@@ -237,13 +237,18 @@ def batches(docs: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[s
     ids: list[str] = []
     texts: list[str] = []
     size = 0
-    for doc_id, text in docs:
-        ids.append(doc_id)
-        texts.append(text)
-        size += len(text)
-        if size >= BATCH_BYTES:
+    try:
+        for doc_id, text in docs:
+            ids.append(doc_id)
+            texts.append(text)
+            size += len(text)
+            if size >= BATCH_BYTES:
+                yield ids, texts, size
+                ids, texts, size = [], [], 0
+    except ShardError:   # the documents read before a shard failed are scanned, then it fails
+        if texts:
             yield ids, texts, size
-            ids, texts, size = [], [], 0
+        raise
     if texts:
         yield ids, texts, size
 

@@ -62,7 +62,7 @@ from ..detection import (
     ts_guess_probes,
 )
 
-__all__ = ["inspect_group", "sample_id_pattern"]
+__all__ = ["bare_detect_option", "inspect_group", "sample_id_pattern"]
 
 # `eval` wraps Inspect's own command: built (importing inspect_ai) only when used, not for --help
 _EVAL_HELP = "Evaluate tasks."  # = Inspect's eval_command short help (tests/cli/test_help_imports.py)
@@ -91,6 +91,8 @@ def inspect_group() -> None:
     of MMLU / TruthfulQA tasks and of any task whose samples carry choices (others are listed
     as having no detector, with the reason), written to
     benchchecker_flags_<time>.jsonl in the log dir and merged with FLAGS.
+    `--contamination-detect overlap --contamination-corpus PATH` looks those samples' items up
+    in the model's training corpus instead (benchchecker.overlap flags, no model call).
 
     \b
     Example:
@@ -205,6 +207,8 @@ def _detect(params: dict[str, Any], tasks: list[Any], evaluated: list[list[Any]]
     from .detect import Reference, probes_for_run
 
     model = _run_model(params)
+    if detect.method == "overlap":   # the training corpus, not the model
+        return _overlap(tasks, evaluated, options, detect, data, model)
     benchmarks, indexes, probes, dropped, why = probes_for_run(tasks, evaluated, Reference(data))
     for name, benchmark in benchmarks.items():
         if benchmark is None:
@@ -234,6 +238,25 @@ def _answering_identity(model: str, base_url: str | None, model_args: Any) -> st
 
         return provider_identity(model[len(prefix):], dict(model_args or {}))
     return InspectModel.identity_for(f"inspect/{model}", base_url=base_url)
+
+
+def _overlap(tasks: list[Any], evaluated: list[list[Any]], options: FilterOptions,
+             detect: DetectOptions, data: dict[str, Path], model: str
+             ) -> tuple[Detection, dict[str, Any]]:
+    """Corpus overlap on the evaluated samples' items (numbered as TS-Guessing numbers them)."""
+    from benchchecker_plugin.models import canonical_model_name
+
+    from ..corpus_overlap import overlap_detection
+    from .detect import Reference, items_for_run
+
+    benchmarks, indexes, items, why = items_for_run(tasks, evaluated, Reference(data))
+    for name, benchmark in benchmarks.items():
+        if benchmark is None:
+            echo(f"no detector for this task: {name} ({why.get(name, 'no samples')}); it runs "
+                 "without flags")
+    detection = overlap_detection(benchmarks, items, detect,
+                                  model_name=options.model or canonical_model_name(model))
+    return detection, indexes
 
 
 def _select_detected(tasks: list[Any], evaluated: list[list[Any]], detection: Detection,
@@ -302,7 +325,8 @@ def _run_detected(original: Any, params: dict[str, Any], options: FilterOptions,
                          "TruthfulQA and multiple-choice samples")
     if not detection.flags and options.flags is None:
         raise InputError(f"--contamination-detect: no flags to group by (the TS-Guessing filters "
-                         f"left no probe: {dict(detection.dropped)})")
+                         f"left no probe: {dict(detection.dropped)})" if detection.method ==
+                         "ts-guess" else "--contamination-detect overlap: no item to look for")
     selections = _select_detected(tasks, evaluated, detection, indexes, options, _run_model(params))
     if options.mode is not Mode.BOTH:
         if len(tasks) != 1 or detection.tasks[tasks[0].name] is None:
@@ -346,6 +370,17 @@ def _report(done: list[Any]) -> None:
         echo(f"flags and grouped scores written into {location}")
 
 
+def bare_detect_option(args: list[str]) -> list[str]:
+    """``--contamination-detect`` not followed by a method (``inspect eval --contamination-detect
+    task.py``) spelt ``--contamination-detect=ts-guess``: its value is optional, and a task named
+    after it is not that value."""
+    from ..detection import DETECT_METHODS
+
+    return [f"{a}=ts-guess" if a == "--contamination-detect"
+            and (k + 1 == len(args) or args[k + 1] not in DETECT_METHODS) else a
+            for k, a in enumerate(args)]
+
+
 @functools.cache
 def _make_eval_command() -> click.Command:
     from .compat import eval_command as inspect_eval_command
@@ -381,6 +416,12 @@ def _make_eval_command() -> click.Command:
             return result
 
     command.callback = callback
+    parse_args = command.parse_args
+
+    def parse(ctx: click.Context, args: list[str]) -> list[str]:
+        return parse_args(ctx, bare_detect_option(args))
+
+    command.parse_args = parse  # type: ignore[method-assign]
     command.help = (eval_command.help or "") + (
         "\n\nbenchchecker: --contamination-filter FLAGS groups samples by contamination flags; "
         "--contamination-detect makes them in the run (see `benchchecker inspect --help`).")

@@ -48,7 +48,8 @@ from .mc_samples import read_mc_samples
 from .samples import fallback_id, input_text
 
 __all__ = ["NOT_IN_REFERENCE", "Reference", "TaskIds", "benchmark_of_task", "evaluated_samples",
-           "fallback_id", "parse_data_option", "plan_task", "probes_for_run", "sample_key"]
+           "fallback_id", "items_for_run", "parse_data_option", "plan_task", "probes_for_run",
+           "sample_key"]
 
 NOT_IN_REFERENCE = "not_in_reference"
 
@@ -297,3 +298,42 @@ def probes_for_run(tasks: Sequence[Any], evaluated: Sequence[Sequence[Any]], ref
             probes.setdefault((p.benchmark, p.instance_id, p.mode.value), p)
     return (benchmarks, indexes, list(probes.values()), {k: v for k, v in dropped.items() if v},
             why)
+
+
+def items_for_run(tasks: Sequence[Any], evaluated: Sequence[Sequence[Any]], reference: Reference
+                  ) -> tuple[dict[str, str | None], dict[str, dict[str, list[str]]],
+                             list[BenchmarkItem], dict[str, str]]:
+    """:func:`probes_for_run`'s reading without the TS-Guessing filters: per task its benchmark,
+    per benchmark the content index, the items of exactly the evaluated samples (each instance
+    once, run order; MMLU / TruthfulQA numbered by the reference, other tasks with choices by
+    :mod:`.mc_samples`), and per task without items the one line why (a TS-Guessing task's
+    samples are probes, not items)."""
+    benchmarks: dict[str, str | None] = {}
+    indexes: dict[str, dict[str, list[str]]] = {}
+    items: dict[tuple[str, str], BenchmarkItem] = {}
+    why: dict[str, str] = {}
+    for task, chosen in zip(tasks, evaluated):
+        every = list(task.dataset)
+        benchmark = benchmark_of_task(task, every)
+        if benchmark is None:
+            generic, read, reason = read_mc_samples(task, chosen)
+            if generic is None:
+                benchmarks[task.name], why[task.name] = None, str(reason)
+                continue
+            benchmarks[task.name] = generic
+            found = list(read)
+        else:
+            index, by_id = plan_task(benchmark, every, reference)
+            if not index or not by_id:
+                benchmarks[task.name] = None
+                why[task.name] = ("its samples are TS-Guessing probes, not benchmark items"
+                                  if not index else f"none of its samples is in the {benchmark} "
+                                                    "reference")
+                continue
+            benchmarks[task.name] = benchmark
+            indexes.setdefault(benchmark, {}).update(index)
+            ids = TaskIds(benchmark, index).ids(chosen)
+            found = [by_id[i] for i in dict.fromkeys(i for i in ids if i is not None)]
+        for it in found:
+            items.setdefault((it.benchmark, it.instance_id), it)
+    return benchmarks, indexes, list(items.values()), why

@@ -47,7 +47,14 @@ from ..common import (
     flags_digest,
     pop_filter_options,
 )
-from ..detection import DETECT_OPTIONS, DetectOptions, flags_path_beside, pop_detect_options, timing_line
+from ..detection import (
+    DETECT_OPTIONS,
+    Detection,
+    DetectOptions,
+    flags_path_beside,
+    pop_detect_options,
+    timing_line,
+)
 from .plan import evaluated_indices, instance_id_of, model_candidates, plan_filtered_run
 
 if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
@@ -62,7 +69,9 @@ benchchecker contamination detection (flags made in this run, any multiple_choic
         --metadata '{"data": "../shared/data/mmlu"}' --output_path out/ --contamination-detect
   asks the run's own model the TS-Guessing probes of exactly the docs it evaluates, writes
   out/<model>/benchchecker_flags_<date>.jsonl and scores full / clean / contaminated groups;
-  --dry-run prints how many model calls detection adds.
+  --dry-run prints how many model calls detection adds. With
+  --contamination-detect overlap --contamination-corpus PATH the docs are looked up in the
+  model's training corpus instead (benchchecker.overlap flags, no model call).
 
 benchchecker contamination filter (flags made elsewhere):
   $ benchchecker lm-eval run --model hf --model_args pretrained=HuggingFaceTB/SmolLM2-135M \\
@@ -192,8 +201,14 @@ def execute_filtered(cli: Any, namespace: argparse.Namespace, options: FilterOpt
     indices = evaluated_indices(docs, limit=cfg.limit, samples=cfg.samples)
     from .detect import detect_in_run, reusing
 
-    detection, lm = (detect_in_run(cfg, tasks, docs, indices, options, detect)
-                     if detect.enabled else (None, None))
+    detection: Detection | None
+    if detect.enabled and detect.method == "overlap":   # the training corpus, not the model
+        from .overlap import overlap_in_run
+
+        detection, lm = overlap_in_run(cfg, tasks, docs, indices, options, detect), None
+    else:
+        detection, lm = (detect_in_run(cfg, tasks, docs, indices, options, detect)
+                         if detect.enabled else (None, None))
     if detection is not None and detect.dry_run:
         grouped = sorted(t for t, b in detection.tasks.items() if b)
         echo(f"dry run: detection would add {detection.calls} model calls ({detection.cached} "

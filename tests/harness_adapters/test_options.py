@@ -56,6 +56,9 @@ def _via_argparse(argv: list[str]) -> tuple[FilterOptions, DetectOptions]:
     ["--contamination-detect", "--dry-run", "--contamination-no-cache"],
     ["--contamination-detect", "--contamination-cache-dir", "{dir}", "--contamination-mode",
      "contaminated"],
+    ["--contamination-detect", "overlap", "--contamination-corpus", "{flags}",
+     "--contamination-corpus", "{dir}", "--dry-run"],
+    ["--contamination-detect", "ts-guess"],
 ])
 def test_click_and_argparse_read_the_same_values(argv: list[str], tmp_path) -> None:  # noqa: ANN001
     flags = tmp_path / "flags.jsonl"

@@ -75,3 +75,20 @@ def test_no_items_or_no_corpus_is_one_line(tmp_path: Path) -> None:
         audit_corpus([], [str(tmp_path)])
     with pytest.raises(InputError, match=r"^no corpus given \(--corpus PATH\)$"):
         audit_corpus(_items(), [])
+
+
+def test_a_shard_failing_midway_keeps_what_it_read_and_the_next_shard_is_scanned(
+        tmp_path: Path) -> None:
+    """The lone b item is in the failing shard's first line and in no other shard: found; the a
+    items are in the shard after it: found; nothing is clean while a shard failed."""
+    folder = tmp_path / "corpus"
+    folder.mkdir()
+    (folder / "1.jsonl").write_text(json.dumps({"text": f"{TEMPLATE} a lone question on mountains"})
+                                    + "\n{broken\n", encoding="utf-8")
+    (folder / "2.jsonl").write_text("".join(json.dumps({"text": i.text}) + "\n" for i in _items()[:2]),
+                                    encoding="utf-8")
+    audit = audit_corpus(_items(), [str(folder)], template_items=3)
+    assert list(audit.failed) == [str(folder / "1.jsonl")] and audit.shards == 2
+    assert audit.failed[str(folder / "1.jsonl")].startswith(f"{folder / '1.jsonl'}: line 2: not JSON")
+    got = {(f.benchmark, f.instance_id): f.contaminated for f in audit.flags}
+    assert got == {("a", "0"): True, ("a", "1"): True, ("a", "2"): None, ("b", "0"): True}

@@ -71,3 +71,54 @@ def test_error_lines(tmp_path: Path) -> None:
         _read(gz)
     with pytest.raises(InputError, match="--corpus .*nothing: no such file or folder"):
         shards_of(str(tmp_path / "nothing"))
+
+
+def _parquet(path: Path, **columns: list) -> Path:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table(columns), path)
+    return path
+
+
+@pytest.mark.parametrize(("name", "make", "line"), [
+    ("garbage.parquet", lambda p: p.write_bytes(b"PAR1 not really"),
+     "garbage.parquet: cannot read as Parquet (Parquet magic bytes not found in footer. Either the "
+     "file is corrupted or this is not a parquet file.)"),
+    ("nocol.parquet", lambda p: _parquet(p, body=["x"]),
+     "nocol.parquet: no column 'text' (columns: body); pass --text-field"),
+    ("int.parquet", lambda p: _parquet(p, text=[1, 2]), "int.parquet: column 'text' is int64, not text"),
+    ("null.parquet", lambda p: _parquet(p, text=["a", None]),
+     "null.parquet: row 1: field 'text' is null, not text"),
+    ("nul.jsonl", lambda p: p.write_text('{"text": null}\n'), "nul.jsonl: line 1: field 'text' is null, "
+                                                              "not text"),
+    ("list.jsonl", lambda p: p.write_text("[1, 2]\n"), "list.jsonl: line 1: not a JSON object"),
+    ("bad.jsonl", lambda p: p.write_text('{"text": "ok"}\n{oops\n'),
+     "bad.jsonl: line 2: not JSON (JSON is malformed: object keys must be strings (byte 1))"),
+    ("bad.jsonl.zst", lambda p: p.write_bytes(b"not zstd"),
+     "bad.jsonl.zst: cannot read (ZstdError: zstd decompress error: Unknown frame descriptor)"),
+    ("cut.jsonl.gz", lambda p: p.write_bytes(gzip.compress(b'{"text": "abc"}\n' * 100)[:40]),
+     "cut.jsonl.gz: cannot read (EOFError: Compressed file ended before the end-of-stream marker "
+     "was reached)"),
+    ("latin.txt", lambda p: p.write_bytes(b"caf\xe9"),
+     "latin.txt: cannot read (UnicodeDecodeError: 'utf-8' codec can't decode byte 0xe9 in position "
+     "3: unexpected end of data)"),
+])
+def test_every_bad_shard_is_one_line_naming_it(name: str, make, line: str, tmp_path: Path) -> None:  # noqa: ANN001
+    make(tmp_path / name)
+    with pytest.raises(ShardError) as err:
+        _read(tmp_path / name)
+    assert str(err.value) == f"{tmp_path / name}: {line.split(': ', 1)[1]}"
+
+
+def test_bad_corpus_arguments_are_one_line(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(InputError) as err:
+        shards_of(str(tmp_path / "empty"))
+    assert str(err.value) == (f"--corpus {tmp_path / 'empty'}: a folder with no corpus file (.jsonl, "
+                              ".json, .ndjson, .gz, .zst, .parquet, .txt)")
+    (tmp_path / "c.csv").write_text("x")
+    with pytest.raises(InputError) as err:
+        shards_of(str(tmp_path / "c.csv"))
+    assert str(err.value) == (f"--corpus {tmp_path / 'c.csv'}: unknown format (expected .jsonl, .json, "
+                              ".ndjson, .gz, .zst, .parquet, .txt, a folder, or hf:NAME)")

@@ -165,7 +165,8 @@ def test_options_take_lm_evals_underscores_and_the_hyphens(spelling: str, tmp_pa
             f"--contamination{spelling}no{spelling}cache"]
     _, namespace = parse(args)
     assert (namespace.contamination_filter, namespace.contamination_mode) == (str(flags), "clean")
-    assert namespace.contamination_detect is True and namespace.contamination_no_cache is True
+    # (bare --contamination-detect: the TS-Guessing method; `--contamination-detect overlap` the other)
+    assert namespace.contamination_detect == "ts-guess" and namespace.contamination_no_cache is True
 
 
 @pytest.mark.slow
