@@ -40,7 +40,8 @@ def repos() -> None:
               help="Also 'git fetch' repositories already there (new commits, the remote's default "
                    "branch); without it they are skipped.")
 @click.option("--dry-run", is_flag=True,
-              help="List what would be cloned, updated or skipped; change nothing.")
+              help="List what would be cloned, updated or skipped (with --from-releases: the "
+                   "releases that would be downloaded, read from the index listing); change nothing.")
 @click.option("--from-releases", "packages", multiple=True, metavar="PACKAGE",
               help="Instead of cloning, store the released sdists of PACKAGE (repeatable) as release "
                    "snapshots in DIR/owner__name.releases (one commit per release, dated with its "
@@ -92,10 +93,8 @@ def fetch(source: str, fmt: str, into: Path, template: str, jobs: int, update: b
 
     instances = load_instances(source, fmt)
     if packages:
-        if dry_run:
-            raise click.UsageError("--dry-run lists clones; it does not apply to --from-releases")
         _fetch_releases(instances, packages, into, cutoffs_file, index_url,
-                        (download_deadline, max_unpacked_mib, max_unpack_ratio))
+                        (download_deadline, max_unpacked_mib, max_unpack_ratio), dry_run=dry_run)
         return
     if cutoffs_file is not None or index_url is not None or \
             (download_deadline, max_unpacked_mib, max_unpack_ratio) != (None, None, None):
@@ -143,11 +142,12 @@ def _package_repo(package: str, repos: list[str]) -> tuple[str, str]:
 
 def _fetch_releases(instances: Sequence[BugInstance], packages: tuple[str, ...], into: Path,
                     cutoffs_file: Path | None, index_url: str | None,
-                    caps: tuple[float | None, int | None, float | None]) -> None:
+                    caps: tuple[float | None, int | None, float | None], *, dry_run: bool = False) -> None:
 
     from ..errors import BenchcheckerError
     from ..repos.archive import ExtractLimits
     from ..repos.index import SimpleIndex
+    from ..repos.release_plan import plan_releases
     from ..repos.releases import fetch_releases
 
     deadline, mib, ratio = caps
@@ -162,19 +162,32 @@ def _fetch_releases(instances: Sequence[BugInstance], packages: tuple[str, ...],
     index = SimpleIndex(index_url, deadline=deadline or 600.0, max_bytes=mib << 20 if mib else 1 << 30)
     repos = sorted({i.repo for i in instances})
     failed = []
+    downloads = 0
     for package in packages:
         try:
             name, repo = _package_repo(package, repos)
             # without --cutoffs every sdist: any cutoff can then be asked
             bases = [(inst.extra.get("version"), inst.created) for inst in instances
                      if inst.repo == repo] if cutoffs is not None else []
-            res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs, bases=bases, limits=limits)
+            if dry_run:
+                plan = plan_releases(name, repo, into, index=index, cutoffs=cutoffs, bases=bases)
+            else:
+                res = fetch_releases(name, repo, into, index=index, cutoffs=cutoffs, bases=bases, limits=limits)
         except (BenchcheckerError, OSError) as exc:
             click.echo(f"failed {package}: {exc}", err=True)
             failed.append(package)
             continue
+        if dry_run:
+            downloads += len(plan.fetch)
+            listed = f" ({', '.join(plan.fetch)})" if plan.fetch else ""
+            click.echo(f"would fetch  {plan.repo} <- {plan.package}: {len(plan.fetch)} to download{listed}, "
+                       f"{len(plan.kept)} kept of {plan.listed} on the index -> {plan.path}")
+            continue
         click.echo(f"releases     {res.repo} <- {res.package}: {len(res.added)} added, {len(res.kept)} kept "
                    f"of {res.listed} on the index -> {res.path}")
+    if dry_run:
+        click.echo(f"dry run: {downloads} sdist(s) would be downloaded for {len(packages) - len(failed)} "
+                   "package(s); only the index listing was read, nothing was downloaded or written", err=True)
     if failed:
         raise RepositoryError(f"{len(failed)} of {len(packages)} package(s) could not be fetched: "
                               f"{', '.join(failed)}")

@@ -54,7 +54,8 @@ from .sdist_tree import store_tree, unpack_sdist
 from .snapshot import Snapshot, parse_cutoff
 
 __all__ = ["RELEASES_MARKER", "RELEASES_SUFFIX", "Release", "ReleaseFetch", "ReleaseHistory",
-           "base_candidates", "fetch_releases", "find_releases", "is_release_repo", "releases_dir_name"]
+           "base_candidates", "fetch_releases", "find_releases", "is_release_repo", "listed_sdists",
+           "releases_dir_name", "version_key", "wanted_versions"]
 
 RELEASES_SUFFIX = ".releases"
 RELEASES_MARKER = "benchchecker-releases.json"
@@ -75,14 +76,15 @@ class Release:
 
     @property
     def parsed_version(self) -> Version:
-        return _version(self.version)
+        return version_key(self.version)
 
     def to_evidence(self, package: str) -> dict[str, str]:
         return {"kind": "release", "package": package, "release": self.version,
                 "uploaded_at": self.uploaded_at.isoformat()}
 
 
-def _version(text: str) -> Version:
+def version_key(text: str) -> Version:
+    """``text`` as a version to sort by (an unparsable legacy version sorts first)."""
     try:
         return Version(text)
     except InvalidVersion:
@@ -120,12 +122,12 @@ D = TypeVar("D", bound=_Dated)
 
 def _at(items: Sequence[D], when: datetime) -> D | None:
     before = [r for r in items if r.uploaded_at <= when]
-    return max(before, key=lambda r: (_version(r.version), r.uploaded_at)) if before else None
+    return max(before, key=lambda r: (version_key(r.version), r.uploaded_at)) if before else None
 
 
 def _after(items: Sequence[D], when: datetime, above: str | None) -> D | None:
-    floor = _version(above) if above else None
-    later = [r for r in items if r.uploaded_at > when and (floor is None or _version(r.version) > floor)]
+    floor = version_key(above) if above else None
+    later = [r for r in items if r.uploaded_at > when and (floor is None or version_key(r.version) > floor)]
     return min(later, key=lambda r: r.uploaded_at) if later else None
 
 
@@ -144,26 +146,26 @@ def base_candidates(items: Sequence[D], *, version: str | None, created_at: date
     out: list[D] = []
     if created_at is not None:
         before = sorted((r for r in pool if r.uploaded_at <= created_at),
-                        key=lambda r: _version(r.version), reverse=True)
-        top = _version(before[0].version) if before else None
-        after = sorted((r for r in pool if r.uploaded_at > created_at and (top is None or _version(r.version) > top)),
+                        key=lambda r: version_key(r.version), reverse=True)
+        top = version_key(before[0].version) if before else None
+        after = sorted((r for r in pool if r.uploaded_at > created_at and (top is None or version_key(r.version) > top)),
                        key=lambda r: r.uploaded_at)
         out = before[:most - 2] + after[:2]
         out += [r for r in before[most - 2:] if len(out) < most]
     elif version:
-        line = _version(version).release
-        same = sorted((r for r in pool if _version(r.version).release[:len(line)] == line),
-                      key=lambda r: _version(r.version))
+        line = version_key(version).release
+        same = sorted((r for r in pool if version_key(r.version).release[:len(line)] == line),
+                      key=lambda r: version_key(r.version))
         floor = Version(".".join(map(str, line)) + ".dev0") if line else None
-        below_all = [r for r in pool if floor is not None and _version(r.version) < floor]
+        below_all = [r for r in pool if floor is not None and version_key(r.version) < floor]
         first = min((r.uploaded_at for r in same), default=None)
         below = sorted((r for r in below_all if first is None or r.uploaded_at <= first),
-                       key=lambda r: _version(r.version), reverse=True)
-        above = sorted((r for r in pool if r not in same and r not in below_all), key=lambda r: _version(r.version))
+                       key=lambda r: version_key(r.version), reverse=True)
+        above = sorted((r for r in pool if r not in same and r not in below_all), key=lambda r: version_key(r.version))
         out = same[:most - 3] + above[:1] + below[:2]
         out += [r for r in same[most - 3:] + below[2:] if len(out) < most]
     else:
-        out = sorted(pool, key=lambda r: _version(r.version), reverse=True)[:most]
+        out = sorted(pool, key=lambda r: version_key(r.version), reverse=True)[:most]
     return list(dict.fromkeys(out))[:most]
 
 
@@ -296,6 +298,30 @@ def _wanted(files: Sequence[ReleaseFile], cutoffs: Iterable[object],
     return want
 
 
+def wanted_versions(package: str, files: Sequence[ReleaseFile], index_url: str,
+                    versions: Iterable[str] | None, cutoffs: Iterable[object] | None,
+                    bases: Sequence[tuple[str | None, datetime | None]]) -> set[str]:
+    """The versions of ``files`` a fetch stores (see :func:`fetch_releases`)."""
+    if versions is not None:
+        want = set(versions)
+        unknown = sorted(want - {f.version for f in files})
+        if unknown:
+            raise DataError(f"package {package!r}: no sdist of version(s) {', '.join(unknown)} on {index_url}")
+        return want
+    if cutoffs is not None or bases:
+        return _wanted(files, cutoffs or (), bases)
+    return {f.version for f in files}
+
+
+def listed_sdists(package: str, index: PackageIndex) -> list[ReleaseFile]:
+    """The sdists of ``package`` on ``index``; :class:`DataError` when it lists none."""
+    project_name(package)   # a name with path or host characters never reaches a URL or a path
+    files = index.sdists(package)
+    if not files:
+        raise DataError(f"package {package!r} on {index.url}: no source distribution with an upload time")
+    return files
+
+
 def fetch_releases(package: str, repo: str, into: str | os.PathLike[str], *,
                    index: PackageIndex | None = None, cutoffs: Iterable[object] | None = None,
                    bases: Iterable[tuple[str | None, datetime | None]] = (),
@@ -307,23 +333,11 @@ def fetch_releases(package: str, repo: str, into: str | os.PathLike[str], *,
     version and creation date) need (see the module doc); with neither, every sdist on the index.
     :class:`InputError` for an unknown package, :class:`DataError`/:class:`RepositoryError` for a
     corrupt or missing sdist, or one that unpacks past ``limits`` (the folder is left as it was)."""
-    project_name(package)   # a name with path or host characters never reaches a URL or a path
-    if versions is not None:
-        versions = [release_version(v) for v in versions]
+    versions = None if versions is None else [release_version(v) for v in versions]
     index = index or SimpleIndex()
+    files = listed_sdists(package, index)
+    want = wanted_versions(package, files, index.url, versions, cutoffs, list(bases))
     root = Path(into).absolute()
-    files = index.sdists(package)
-    if not files:
-        raise DataError(f"package {package!r} on {index.url}: no source distribution with an upload time")
-    if versions is not None:
-        want = set(versions)
-        unknown = sorted(want - {f.version for f in files})
-        if unknown:
-            raise DataError(f"package {package!r}: no sdist of version(s) {', '.join(unknown)} on {index.url}")
-    elif cutoffs is not None or bases:
-        want = _wanted(files, cutoffs or (), bases)
-    else:
-        want = {f.version for f in files}
     root.mkdir(parents=True, exist_ok=True)
     with locked(root):  # one writer per folder, as for clones
         return _fetch_locked(package, repo, root, index, files, want, limits or ExtractLimits())
@@ -390,6 +404,6 @@ def _fetch_locked(package: str, repo: str, root: Path, index: PackageIndex, file
         if work != final:
             shutil.rmtree(work, ignore_errors=True)
         raise
-    kept = tuple(sorted(set(stored) - set(added), key=_version))
-    return ReleaseFetch(package, repo, final, tuple(sorted(added, key=_version)), kept, len(files))
+    kept = tuple(sorted(set(stored) - set(added), key=version_key))
+    return ReleaseFetch(package, repo, final, tuple(sorted(added, key=version_key)), kept, len(files))
 

@@ -177,3 +177,36 @@ def test_the_index_pip_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert default_index_url() == "https://mirror.example/simple"
     monkeypatch.setenv("PIP_INDEX_URL", "file:///srv/simple")
     assert SimpleIndex().url == "file:///srv/simple/"
+
+
+def test_cli_dry_run_from_releases_lists_what_it_would_fetch(tmp_path: Path) -> None:
+    """``--dry-run --from-releases``: the releases a fetch would download (and keep), read from the
+    index listing; nothing is downloaded, created or written."""
+    import json
+
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from tests.helpers.git_history import PATCH
+
+    idx = _index(tmp_path)
+    insts = tmp_path / "insts.jsonl"
+    insts.write_text(json.dumps({"instance_id": "o__calc-7", "repo": "o/calc", "base_commit": "0" * 40,
+                                 "patch": PATCH, "created_at": "2021-12-01T00:00:00Z"}) + "\n")
+    repos = tmp_path / "repos"
+    cutoffs = tmp_path / "cutoffs.json"
+    cutoffs.write_text(json.dumps({"m": "2022-03"}))
+    args = ["repos", "fetch", "--instances", str(insts), "--into", str(repos), "--from-releases", "calc",
+            "--index-url", idx.file_url, "--cutoffs", str(cutoffs), "--dry-run"]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 0, res.output
+    assert (f"would fetch  o/calc <- calc: 2 to download (1.0, 1.1), 0 kept of 4 on the index -> "
+            f"{repos.absolute() / 'o__calc.releases'}") in res.stdout
+    assert ("dry run: 2 sdist(s) would be downloaded for 1 package(s); only the index listing was "
+            "read, nothing was downloaded or written") in res.stderr
+    assert not repos.exists()
+    fetch_releases("calc", "o/calc", repos, index=SimpleIndex(idx.file_url), versions=["1.0"])
+    before = sorted(p.relative_to(repos) for p in repos.rglob("*"))
+    res = CliRunner().invoke(main, args)
+    assert "would fetch  o/calc <- calc: 1 to download (1.1), 1 kept of 4 on the index" in res.stdout
+    assert sorted(p.relative_to(repos) for p in repos.rglob("*")) == before
