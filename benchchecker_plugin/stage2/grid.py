@@ -335,7 +335,7 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
         except RepositoryError:
             unfound.append(i)
     with one_bar(desc=f"patch presence ({len(instances)} instances x {len(distinct)} cutoffs)",
-                 total=sum(map(len, wanted))) as bar:   # issue 29: one bar, not one per snapshot
+                 total=sum(map(len, wanted))) as bar:   # one bar, not one per snapshot (hundreds)
         return _grid(instances, repos_dir, config, sim, executor, whens, wanted, by_repo, unfound,
                      bar, pairs)
 
