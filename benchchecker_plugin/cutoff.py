@@ -62,8 +62,8 @@ class CutoffPeriod:
 
 
 # "Early 2023" and its kin: the part of the year the words name (thirds of a year for early / mid
-# / late, halves for first / second half), read from a source's own words (issue 34: claude-2's
-# source says "Early 2023", which is not "2023")
+# / late, halves for first / second half), read from a source's own words (claude-2's
+# source says "Early 2023", which is not the whole of 2023)
 _WORDS = {"early": (1, 4), "mid": (5, 8), "middle": (5, 8), "late": (9, 12), "end of": (9, 12),
           "first half of": (1, 6), "h1": (1, 6), "second half of": (7, 12), "h2": (7, 12)}
 

@@ -12,7 +12,7 @@ Work made of many loops (Stage II: one per repository snapshot) shows one bar fo
 inside ``with one_bar(desc=..., total=...) as bar``, every :func:`progress` loop advances that
 bar by ``bar.weight`` per item instead of drawing its own.
 
-One bar per job (issue 39): a loop inside another running :func:`progress` loop (a model's
+One bar per job, not a stack of nested bars: a loop inside another running :func:`progress` loop (a model's
 per-batch ``generate`` inside the job's loop) draws nothing, and neither does a loop of one step.
 ``weights=`` counts items, not batches (a batch of 16 prompts advances the bar by 16), and lines
 carry the rate and the time left: ``benchchecker: ts-guessing: 48/200 (24%), 3.1 items/s, ETA 49 s,

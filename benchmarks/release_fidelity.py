@@ -222,7 +222,7 @@ def bases_only(instances: Sequence[Any], args: argparse.Namespace) -> int:
     """How each instance's gold patch is read against its project's release snapshots."""
     from benchchecker_plugin.errors import BenchcheckerError
     from benchchecker_plugin.repos import ReleaseHistory, find_releases
-    from benchchecker_plugin.stage2.sources import read_base
+    from benchchecker_plugin.stage2.base_read import read_base
 
     per: dict[str, Counter] = defaultdict(Counter)
     rows = []
@@ -234,7 +234,7 @@ def bases_only(instances: Sequence[Any], args: argparse.Namespace) -> int:
             if inst.repo not in anchors:
                 hist = ReleaseHistory.open(find_releases(args.releases_dir, inst.repo))
                 anchors[inst.repo] = hist.snapshot(hist.fetched[-1])
-            _, _, source = read_base(inst, anchors[inst.repo], preprocess=True, posts={}, bases={})
+            source = read_base(inst, anchors[inst.repo], preprocess=True).evidence
             how = source["how"]
             rows.append({"instance_id": inst.instance_id, "how": how, "release": source["release"]})
         except (BenchcheckerError, IndexError) as exc:

@@ -142,7 +142,7 @@ class ContaminationFlag:
         path): the same object ``from_dict`` builds, without re-checking each field. ``evidence``
         must be a fresh dict nobody else holds (it is wrapped, not copied, when flat)."""
         flag = object.__new__(cls)
-        # slots, no per-record __dict__: 1e6 records are ~250 MB smaller (issue 38); each slot is
+        # slots, no per-record __dict__: 1e6 records are ~250 MB smaller; each slot is
         # set through its descriptor (the class is frozen)
         set_ = _SLOT_SETTERS
         set_[0](flag, benchmark)

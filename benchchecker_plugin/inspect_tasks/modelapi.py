@@ -9,7 +9,7 @@ ts-guess`` ask the same model the same prompts through the same cache.
 ``device``, ``batch_size``, ``max_concurrency``, ``cache_dir``, plus the backend's own (``chat``,
 ``dtype``, ...).
 
-Under Inspect, Inspect's semantics hold (issue 29: ``--epochs 3 --temperature 1.0`` gave three
+Under Inspect, Inspect's semantics hold (otherwise ``--epochs 3 --temperature 1.0`` gave three
 byte-identical epochs, and a re-run replayed the old answers):
 
 - **Sampling** is independent per request: without ``--seed`` each sampled request draws fresh

@@ -63,7 +63,7 @@ def ts_guessing_task(benchmark: str, mode: Mode | str, data: str | None = None, 
 
 
 def _greedy() -> dict[str, Any]:
-    """Greedy decoding as the run's model accepts it (issue 29: Inspect's ``hf/`` refuses
+    """Greedy decoding as the run's model accepts it (Inspect's ``hf/`` refuses
     ``temperature=0.0``): ``top_k=1`` there, ``temperature=0`` elsewhere; nothing added when the
     run asks for a ``--temperature`` itself (Inspect gives it the run's model config)."""
     from inspect_ai.model import get_model

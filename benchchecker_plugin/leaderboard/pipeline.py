@@ -31,7 +31,7 @@ __all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "RUN_INSTANCES", "Rescored", "buil
            "rate_submissions", "refuse_empty_submission", "rescore_run", "summary_groups", "write_leaderboard"]
 
 
-#: :attr:`Rescored.denominator` when the rates are over the run's own instances (issue 29)
+#: :attr:`Rescored.denominator` when the rates are over the run's own instances (what it attempted)
 RUN_INSTANCES = "the run's instances"
 
 
@@ -70,7 +70,8 @@ def _flags_for(path: Path, benchmark: str) -> list[ContaminationFlag]:
 
 def _denominator(opts: RescoreOptions, run_ids: frozenset[str] | None = None
                  ) -> tuple[list[str], str]:
-    """The instance ids rates are taken over, and where they came from. One rule (issue 29):
+    """The instance ids rates are taken over, and where they came from. One rule, the same for
+    every command (a tiers file once silently widened a run's denominator):
     ``--instances`` when given; else the run's own instances (``run_ids``: one run re-scored,
     when its results list what it attempted); else the ids in ``--tiers`` (a leaderboard's common
     list). Tiers only label: they never shrink or grow a run's denominator."""
@@ -224,7 +225,8 @@ def _check_known(subs: Sequence[Submission], idset: Collection[str] | None, deno
 
 def _within(subs: Sequence[Submission], idset: frozenset[str], denom: str
             ) -> tuple[list[Submission], list[str]]:
-    """``subs`` on the subset ``idset`` (issue 39), and a note saying how much was left out."""
+    """``subs`` on the subset ``idset`` (as swebench's ``-i``), and a note saying how much was
+    left out."""
     out = [s.within(idset) for s in subs]
     dropped = sum(len(s.resolved) - len(t.resolved) for s, t in zip(subs, out, strict=True))
     note = (f"Rated on the subset {denom} ({len(idset)} instances, the denominator): "
@@ -290,7 +292,7 @@ def build_leaderboard(submissions_path: Path, flags_path: Path,
         subs = apply_model_map(subs, read_model_map(model_map_path))
     ids, denom = _denominator(opts)
     official = official_percentages(official_path) if official_path else None
-    # like with like (issue 39): the full per-instance lists against the board's figure, which is
+    # like with like: the full per-instance lists against the board's figure, which is
     # of the whole benchmark; a subset (--instances) is taken after the screening
     n_full = len(ids) if opts.instances_path is None else _full_size(opts)
     if n_full is None:

@@ -47,13 +47,14 @@ from ..models.executor import Executor, ItemResult, LocalExecutor
 from ..progress import OneBar, one_bar
 from ..repos.snapshot import Snapshot, parse_cutoff
 from ..testrun.outcome import VerifyOutcome
+from .base_read import cached_sibling, read_base
 from .decide import BlockResult, Category
 from .localize import IDENTIFIER, Location, SnapshotIndex, localize
 from .normalize import ParsedSource, Scope, parse_source
 from .patch import PatchBlock
 from .presence import PresenceConfig, judge_block, named, to_flag, verdict
 from .similarity import Similarity
-from .sources import adjust_for_dates, locate, read_base, snapshot_at
+from .sources import adjust_for_dates, locate, snapshot_at
 from .subtree import SubtreeIndex
 
 __all__ = ["GridRun", "cutoff_when", "patch_presence_grid", "run_grid"]
@@ -234,10 +235,11 @@ class _RepoGrid:
             try:
                 assert self.anchor is not None
                 anchor = self.anchor
-                posts: dict[str, ParsedSource] = {}
-                base, blocks, source = named(inst, lambda: read_base(
-                    inst, anchor, preprocess=self.config.preprocess, posts=posts, bases=self.bases))
-                got = _Prepared(base, blocks, posts, round(time.perf_counter() - t0, 4), source)
+                read = named(inst, lambda: read_base(
+                    inst, anchor, preprocess=self.config.preprocess,
+                    sibling=cached_sibling(anchor, self.bases)))
+                got = _Prepared(read.base, read.blocks, dict(read.posts),
+                                round(time.perf_counter() - t0, 4), read.evidence)
             except Exception as exc:  # the same failure at every cutoff; re-raised, never dropped
                 got = exc
             self.prepared[i] = got
@@ -335,7 +337,7 @@ def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str]
         except RepositoryError:
             unfound.append(i)
     with one_bar(desc=f"patch presence ({len(instances)} instances x {len(distinct)} cutoffs)",
-                 total=sum(map(len, wanted))) as bar:   # issue 29: one bar, not one per snapshot
+                 total=sum(map(len, wanted))) as bar:   # one bar, not one per snapshot (hundreds)
         return _grid(instances, repos_dir, config, sim, executor, whens, wanted, by_repo, unfound,
                      bar, pairs)
 

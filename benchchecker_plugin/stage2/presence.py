@@ -27,13 +27,14 @@ from ..instances.bug import BugInstance
 from ..models.executor import Executor, ItemResult, LocalExecutor
 from ..repos.snapshot import Snapshot, parse_cutoff
 from ..testrun.outcome import TestRunner, VerifyOutcome
+from .base_read import cached_sibling, read_base
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, block_result, decide
 from .localize import Location, SnapshotIndex, align, localize
 from .normalize import ParsedSource
 from .patch import PatchBlock
 from .reorder import reorder_matches
 from .similarity import LexicalSimilarity, Similarity, get_similarity
-from .sources import adjust_for_dates, locate, read_base, snapshot_at
+from .sources import adjust_for_dates, locate, snapshot_at
 from .splice import SpliceError, splice_patch
 
 T = TypeVar("T")
@@ -128,9 +129,9 @@ def instance_presence(inst: BugInstance, state: _RepoState, config: PresenceConf
                       sim: Similarity) -> tuple[Category, float, dict[str, Any]]:
     """Category, score and evidence of one instance against one repository snapshot."""
     t0 = time.perf_counter()
-    posts: dict[str, ParsedSource] = {}
-    base, blocks, base_source = read_base(inst, state.snapshot, preprocess=config.preprocess, posts=posts,
-                                          bases=state.base)
+    read = read_base(inst, state.snapshot, preprocess=config.preprocess,
+                     sibling=cached_sibling(state.snapshot, state.base))
+    base, blocks, base_source, posts = read.base, read.blocks, read.evidence, dict(read.posts)
     t1 = time.perf_counter()
     results = [block_presence(block, state.index, base.commit, posts, config, sim) for block in blocks]
     t2 = time.perf_counter()

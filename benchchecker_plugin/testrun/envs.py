@@ -70,7 +70,8 @@ SHIPPED_ENV_SPECS = Path(__file__).resolve().parents[1] / "data" / "swebench_ver
 
 
 def load_env_specs(path: str | os.PathLike[str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{repo: {version: spec}}``: from ``path`` (JSON), else the shipped table (issue 29)."""
+    """``{repo: {version: spec}}``: from ``path`` (JSON), else the shipped table (so a
+    repository or version the table lacks can be given without editing the package)."""
     path = SHIPPED_ENV_SPECS if path is None else path
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))

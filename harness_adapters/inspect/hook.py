@@ -113,7 +113,7 @@ def model_candidates(model: str) -> list[str]:
 def metric_labels(log: Any) -> dict[str, str]:
     """``{scorer: label}``: the grouped score of a scorer is the mean of its values, which is the
     metric Inspect reports as ``accuracy`` (or ``mean``); the table says that, not the scorer's
-    name (issue 29: ``choice``). A metric name two scorers share is ``scorer/metric``."""
+    name (``choice`` says nothing to a reader). A metric name two scorers share is ``scorer/metric``."""
     found: dict[str, str] = {}
     for score in (log.results.scores if log.results is not None else None) or []:
         metric = next((m for m in ("accuracy", "mean") if m in (score.metrics or {})), None)
@@ -266,7 +266,7 @@ class ContaminationHook(Hooks):
             logger.warning(f"benchchecker: no detector for task {task}; its log is not "
                            "annotated")
             return
-        with warnings_in_words():   # under plain `inspect eval` too (issue 29: raw warnings)
+        with warnings_in_words():   # under plain `inspect eval` too (not raw warnings)
             selection, scores = annotate_log(location, options_from_env(),
                                              extra=flag_paths_from_env()[1:], detection=detection)
         ANNOTATED.append((str(location), selection, scores))

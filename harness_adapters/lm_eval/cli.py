@@ -134,7 +134,7 @@ def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:
     parser = run_parser(cli)
     group = parser.add_argument_group("benchchecker contamination filter")
     # lm-eval spells its options with underscores (--output_path, --log_samples): so do we here,
-    # the hyphenated names kept as aliases (issue 29)
+    # the hyphenated names kept as aliases (the spelling of our other commands)
     add_argparse_options(group, options=FILTER_OPTIONS + DETECT_OPTIONS, underscores=True)
     parser.epilog = (parser.epilog or "") + "\n" + EPILOG
     return cli, parse_run(cli, argv)
@@ -165,7 +165,7 @@ def _load_tasks(namespace: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     from lm_eval.config.evaluate_config import EvaluatorConfig
 
     # our read of the config before the run: lm-eval says its own warnings (--limit ...) when it
-    # runs; said here too, each printed twice (issue 29)
+    # runs; said here too, each would be printed twice
     config_log = logging.getLogger(EvaluatorConfig.__module__)
     was, config_log.disabled = config_log.disabled, True
     try:

@@ -222,7 +222,7 @@ def harness_argv(argv: Sequence[str]) -> list[str]:
 def _run_harness(cmd: list[str]) -> None:
     """Run the harness, streaming its output; a failure is one line naming its cause. A traceback
     is held back until the harness ends: shown after a success or an unknown failure, dropped when
-    the one-line error says it all (Docker not reachable: ~40 lines of docker-py frames, issue 29)."""
+    the one-line error says it all (Docker not reachable: ~40 lines of docker-py frames that hid it)."""
     tail: deque[str] = deque(maxlen=40)
     held: list[str] = []
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -42,8 +42,8 @@ NO_MODEL_CALLS = "Stage II reads git history only and makes no model calls"
 
 #: The detection options that take a value, and those that take none (``run_evaluation`` removes
 #: both before the harness runs).
-#: the names the wrapper's other added options share (issue 29) -> the earlier spellings, kept as
-#: aliases
+#: the names the wrapper's other added options share (one ``--contamination-`` prefix) -> the
+#: earlier spellings, kept as aliases
 _RENAMED = {"--contamination-cutoffs": "--cutoffs", "--contamination-repos-dir": "--repos-dir"}
 DETECT_VALUED = frozenset({"--contamination-cutoff", "--contamination-cache-dir", *_RENAMED,
                            *_RENAMED.values()})

@@ -119,7 +119,7 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
 
     with echo_warnings():
         run = _load_run(report)
-        # the denominator: --instances, else the run's instances; tiers only label (issue 29)
+        # the denominator: --instances, else the run's instances; tiers only label (as rescore)
         if instances_path:
             ids = load_instance_ids(instances_path)
         elif run.submitted is not None:
