@@ -58,7 +58,8 @@ def overlap(benchmark: str, data: Path | None, corpora: tuple[str, ...], text_fi
     and up to 5 matches (file, document, offsets, text) in its evidence.
 
     A shard that cannot be read (or lacks --text-field) is reported, the others are scanned, items
-    not found are then undecided (not clean), and the command exits 2.
+    not found are then undecided (not clean), and the command exits 2. --executor ray scans one Ray
+    task per shard (same flags as locally); --state DIR makes a killed run resumable.
 
     \b
     Example:
