@@ -11,7 +11,11 @@ path (``build_index`` reading the shard); top-10 queries per second over 2,000 M
 al.'s protocol per item (top-10 retrieval, 13-word chunk score, and n-gram verification of the
 retrieved documents) against their 2-3 minutes per item.
 
-    python benchmarks/overlap.py [--mb 200] [--index-docs 1000000] [--work /tmp/overlap-bench]
+    python benchmarks/overlap.py [--mb 200] [--work /tmp/overlap-bench] [--index-docs 1000000] [--ray 2 [--shards 8]]
+
+``--ray N``: also the same corpus as ``--shards`` JSONL files scanned by one process and by a local
+Ray cluster of N CPUs (one task per shard, the table broadcast once), wall-clock ratio; workers
+are warmed first (numba loaded, scanner built), as a long scan amortises them.
 """
 
 from __future__ import annotations
@@ -138,12 +142,59 @@ def index_figures(items: list, texts: list[str], n_docs: int, work: Path) -> Non
           f"{per_item * 1e3:.2f} ms; ratio vs their 2-3 minutes: {120 / per_item:,.0f}x-{180 / per_item:,.0f}x")
 
 
+def ray_vs_one_process(items: list, texts: list[str], work: Path, n_shards: int, cpus: int) -> None:
+    import numpy as np
+    import ray
+
+    from benchchecker_plugin.overlap.remote import ray_runner
+    from benchchecker_plugin.overlap.resume import scan_shards
+
+    folder, warm = work / "shards", work / "warm"
+    for d in (folder, warm):
+        d.mkdir(parents=True, exist_ok=True)
+        for old in d.glob("*.jsonl"):
+            old.unlink()
+    per = -(-len(texts) // n_shards)
+    for k in range(n_shards):
+        with (folder / f"part-{k:03d}.jsonl").open("w", encoding="utf-8") as fh:
+            for i, t in enumerate(texts[k * per:(k + 1) * per]):
+                fh.write(json.dumps({"id": f"{k}-{i}", "text": t}) + "\n")
+    for k in range(2 * cpus):
+        (warm / f"w{k}.jsonl").write_text(json.dumps({"id": "w", "text": texts[k]}) + "\n")
+    shards, warm_shards = shards_of(str(folder)), shards_of(str(warm))
+    mb = sum(s.size for s in shards) / 1e6
+
+    scan_shards(build_table(items, DEFAULT_METRICS), warm_shards)   # this process's scanner built
+    one = build_table(items, DEFAULT_METRICS)
+    t0 = time.perf_counter()
+    scan_shards(one, shards)
+    one_s = time.perf_counter() - t0
+
+    ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
+    try:
+        runner = ray_runner()
+        scan_shards(build_table(items, DEFAULT_METRICS), warm_shards, runner=runner)
+        many = build_table(items, DEFAULT_METRICS)
+        t0 = time.perf_counter()
+        scan_shards(many, shards, runner=runner)
+        ray_s = time.perf_counter() - t0
+    finally:
+        ray.shutdown()
+    same = np.array_equal(one.doc_count, many.doc_count) and one.locations == many.locations
+    print(f"{n_shards} JSONL shards, {mb:.0f} MB: one process {one_s:.1f} s ({mb / one_s:.0f} MB/s), "
+          f"Ray {cpus} CPUs {ray_s:.1f} s ({mb / ray_s:.0f} MB/s): ratio {one_s / ray_s:.2f}x; "
+          f"same table: {same}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=200)
     ap.add_argument("--work", type=Path, default=Path("/tmp/overlap-bench"))
     ap.add_argument("--index-docs", type=int, default=1_000_000)
     ap.add_argument("--data", default=str(ROOT / ".." / "shared" / "data" / "mmlu"))
+    ap.add_argument("--ray", type=int, default=0, metavar="CPUS",
+                    help="also Ray (a local cluster of CPUS) against one process")
+    ap.add_argument("--shards", type=int, default=8)
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     items = load_overlap_items("mmlu", args.data)
@@ -185,6 +236,8 @@ def main() -> None:
     print(f"peak RSS: {rss:.0f} MB (the corpus list in memory included)")
     if args.index_docs:
         index_figures(items, texts, args.index_docs, args.work)
+    if args.ray:
+        ray_vs_one_process(items, texts, args.work, args.shards, args.ray)
 
 
 if __name__ == "__main__":

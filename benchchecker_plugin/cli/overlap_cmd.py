@@ -76,7 +76,8 @@ def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
     and up to 5 matches (file, document, offsets, text) in its evidence.
 
     A shard that cannot be read (or lacks --text-field) is reported, the others are scanned, items
-    not found are then undecided (not clean), and the command exits 2.
+    not found are then undecided (not clean), and the command exits 2. --executor ray scans one Ray
+    task per shard (same flags as locally); --state DIR makes a killed run resumable.
 
     With --task, any lm-eval multiple_choice task (read as `ts-guess --task` reads it) gives the
     queries: each document's question + gold choice, ids as `ts-guess --task` names them.
