@@ -17,7 +17,7 @@ from ..errors import InputError
 if TYPE_CHECKING:
     from ..overlap import OverlapItem
 
-__all__ = ["overlap_queries", "task_options"]
+__all__ = ["lm_eval_entry", "overlap_queries", "task_options"]
 
 #: ``--task``'s item reader, in the lm-eval adapter: named as an entry point, never imported here
 _TASK_ITEMS = "harness_adapters.lm_eval.detect:items_for_tasks"
@@ -39,6 +39,20 @@ def task_options(command: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
+def lm_eval_entry(entry: str, task_metadata: str | None, what: str) -> tuple[Any, Any]:
+    """The lm-eval adapter's function named by ``entry`` (``"module:attribute"``: the core names
+    it, never imports it) and ``--metadata`` parsed; lm-eval missing or bad JSON is one line."""
+    from ..extras import require
+
+    require("lm_eval.tasks", what)
+    module, attr = entry.split(":")
+    try:
+        metadata = json.loads(task_metadata) if task_metadata else None
+    except ValueError as exc:
+        raise InputError(f"--metadata {task_metadata!r}: not JSON ({exc})") from None
+    return getattr(importlib.import_module(module), attr), metadata
+
+
 def overlap_queries(benchmark: str | None, data: Path | None, tasks: str | None,
                     include_path: str | None, task_metadata: str | None,
                     say: Callable[[str], None]) -> tuple[str, list[OverlapItem]]:
@@ -55,17 +69,10 @@ def overlap_queries(benchmark: str | None, data: Path | None, tasks: str | None,
         return benchmark, load_overlap_items(benchmark, data)
     if data is not None:
         raise InputError("--task reads the task's own data (no --data)")
-    from ..extras import require
     from ..overlap import mc_queries
 
-    require("lm_eval.tasks", "`benchchecker overlap --task`")
-    module, attr = _TASK_ITEMS.split(":")
-    items_for_tasks = getattr(importlib.import_module(module), attr)
-
-    try:
-        metadata = json.loads(task_metadata) if task_metadata else None
-    except ValueError as exc:
-        raise InputError(f"--metadata {task_metadata!r}: not JSON ({exc})") from None
+    items_for_tasks, metadata = lm_eval_entry(_TASK_ITEMS, task_metadata,
+                                              "`benchchecker overlap --task`")
     _, items, why = items_for_tasks([t for t in tasks.split(",") if t], include_path, metadata)
     for name, reason in why.items():
         say(f"no items for this task: {name} ({reason})")

@@ -3,7 +3,6 @@ multiple-choice task (``--task NAME --include_path DIR``), through the model lay
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 
 import click
@@ -155,20 +154,13 @@ def _ts_guess_tasks(tasks: str, include_path: str | None, task_metadata: str | N
                     model_name: str | None, output: Path | None) -> None:
     """``ts-guess --task``: the probes ``lm-eval run --contamination-detect`` builds for every
     document of the tasks, asked through the model layer."""
-    import json
 
-    from ..extras import require
     from ..models import canonical_model_name
     from ..tsguessing import TSGuessResult, generation_params, run_probes
+    from .overlap_task import lm_eval_entry
 
-    require("lm_eval.tasks", "`benchchecker ts-guess --task`")
-    module, attr = _TASK_PROBES.split(":")
-    probes_for_tasks = getattr(importlib.import_module(module), attr)
-
-    try:
-        metadata = json.loads(task_metadata) if task_metadata else None
-    except ValueError as exc:
-        raise InputError(f"--metadata {task_metadata!r}: not JSON ({exc})") from None
+    probes_for_tasks, metadata = lm_eval_entry(_TASK_PROBES, task_metadata,
+                                               "`benchchecker ts-guess --task`")
     benchmarks, probes, dropped, why = probes_for_tasks(
         [t for t in tasks.split(",") if t], include_path, metadata, seed=seed, hints=hints)
     for name, reason in why.items():
