@@ -100,6 +100,9 @@ __all__ = ["patch_presence"]
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Instances processed in parallel (threads).")
 @executor_options
+@click.option("--dry-run", is_flag=True,
+              help="Say what would be read (instances x cutoffs, each repository's clone found or "
+                   "missing under --repos-dir) and stop: nothing is read from git, nothing written.")
 @click.option("-o", "--output", type=click.Path(path_type=Path), required=True,
               help="Flags file to write (JSON Lines, atomically).")
 def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str, releases_dir: Path | None,
@@ -109,7 +112,7 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
                    test_cmd: str | None,
                    allow_unsandboxed: bool, timeout: int,
                    limit: int | None, instance_ids: tuple[str, ...], workers: int,
-                   executor_opts: ExecutorOptions, output: Path) -> None:
+                   executor_opts: ExecutorOptions, dry_run: bool, output: Path) -> None:
     """Was each instance's gold patch already in its repository at the training cutoff?
 
     For every instance: the repository snapshot at the cutoff (last commit at or before it), the
@@ -158,6 +161,11 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
             raise InputError(f"{source}: no instance(s) {', '.join(sorted(missing))}")
     if limit:
         instances = instances[:limit]
+    if dry_run:
+        models = len(table.cutoffs) if table is not None else 1
+        for line in _dry_run_lines(instances, repos_dir, models):
+            click.echo(line)
+        return
     runner = make_runner(verify, repos_dir=repos_dir, timeout=timeout, test_cmd=test_cmd,
                          allow_unsandboxed=allow_unsandboxed, env_specs=env_specs, envs_dir=envs_dir,
                          env_constraints=env_constraints)
@@ -181,6 +189,29 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
         if "error" in f.evidence:
             click.echo(f"  failed {f.instance_id}: {f.evidence['error']}", err=True)
     _fail_if_nothing_succeeded(flags)
+
+
+def _dry_run_lines(instances: Sequence[BugInstance], repos_dir: Path, models: int) -> list[str]:
+    """What ``patch-presence --dry-run`` prints: the pairs to judge and, per repository, whether
+    its clone is under ``repos_dir`` (found by the rule the run uses)."""
+    from ..errors import RepositoryError
+    from ..repos import find_repo
+
+    by_repo: dict[str, list[BugInstance]] = {}
+    for inst in instances:
+        by_repo.setdefault(inst.repo, []).append(inst)
+    lines = [f"dry run: {len(instances)} instance(s) x {models} model cutoff(s) = "
+             f"{len(instances) * models} pair(s) over {len(by_repo)} repositor(y/ies)"]
+    missing = 0
+    for repo, group in sorted(by_repo.items()):
+        try:
+            where = f"clone {find_repo(repos_dir, group[0])}"
+        except RepositoryError:
+            where, missing = f"MISSING under {repos_dir} (benchchecker repos fetch)", missing + 1
+        lines.append(f"  {repo}: {len(group)} instance(s); {where}")
+    lines.append(f"nothing was read or written; {missing} repositor(y/ies) missing"
+                 + (": their instances would be errors (undecided)" if missing else ""))
+    return lines
 
 
 def _fail_if_nothing_succeeded(flags: Sequence[ContaminationFlag]) -> None:

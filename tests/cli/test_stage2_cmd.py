@@ -59,3 +59,25 @@ def test_bad_options_exit_non_zero(history, tmp_path: Path) -> None:  # noqa: AN
     res = CliRunner().invoke(main, ["patch-presence", "--instances", str(tmp_path / "none.jsonl"),
                                     "--repos-dir", str(repos), "--cutoff", "2024-01-01", "-o", str(tmp_path / "f.jsonl")])
     assert res.exit_code == 2 and "none.jsonl: instances file not found" in res.stderr
+
+
+def test_dry_run_says_what_would_be_read_and_writes_nothing(history, tmp_path: Path) -> None:  # noqa: ANN001
+    """patch-presence had no --dry-run: now it counts the pairs, finds each repository's clone by
+    the run's own rule (a missing one named with the command that fetches it) and stops."""
+    repos, instances, cases = history
+    rows = [json.loads(line) for line in instances.read_text().splitlines()]
+    rows.append({**rows[0], "instance_id": "other__repo-1", "repo": "other/repo"})
+    more = tmp_path / "instances.jsonl"
+    more.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "flags.jsonl"
+    res = CliRunner().invoke(main, ["patch-presence", "--instances", str(more), "--repos-dir", str(repos),
+                                    "--cutoff", "2024-01-01", "--dry-run", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    n = len(cases) + 2
+    assert lines[0] == f"dry run: {n} instance(s) x 1 model cutoff(s) = {n} pair(s) over 2 repositor(y/ies)"
+    assert lines[1] == f"  other/repo: 1 instance(s); MISSING under {repos} (benchchecker repos fetch)"
+    assert lines[2] == f"  synthetic/history: {n - 1} instance(s); clone {repos / 'synthetic__history'}"
+    assert lines[3] == ("nothing was read or written; 1 repositor(y/ies) missing: their instances "
+                        "would be errors (undecided)")
+    assert not out.exists()
