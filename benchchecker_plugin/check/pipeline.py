@@ -157,6 +157,12 @@ def _bug_benchmark(benchmark: str, instances: list[Any], model: TextModel, model
         t = result.test
         repos.append(RepoEvidence(benchmark, repo, t.hits, t.queries, result.failed_queries, t.p0, t.p_value,
                                   t.contaminated))
+    from ..models.dry_run import DryRunModel
+
+    if isinstance(model, DryRunModel):   # the model is not asked: Stage II asks no model either
+        notes.append(f"{benchmark}: dry run: Stage II (patch presence) would judge {len(instances)} "
+                     f"instances in {len(by_repo)} repositories at {config.cutoff}; not run")
+        return stage1, []
     stage2 = patch_presence(instances, config.repos_dir, config.cutoff, model=model_name)
     return stage1, stage2
 
@@ -182,7 +188,9 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
     checked: dict[str, list[Any]] = {}   # benchmark -> its checked items / instances
     for benchmark in config.benchmarks:
         if benchmark in BUG_BENCHMARKS:
-            say(f"{benchmark}: Stage I (repository presence) and Stage II (patch presence)")
+            say(f"{benchmark}: " + ("Stage I (repository presence) and Stage II (patch presence)"
+                                    if config.repos_dir is not None else
+                                    "Stage I and II skipped (no --repos-dir)"))
             checked[benchmark] = _load_bug_instances(benchmark, config)
             s1, s2 = _bug_benchmark(benchmark, checked[benchmark], model, name, config, reference,
                                     notes, repos)

@@ -96,6 +96,8 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
     result = run_check(model, config, model_name=model_opts.spec,
                        on_stage=lambda msg: click.echo(f"-> {msg}", err=True))
     if model_opts.dry_run:
+        for note in result.notes:
+            click.echo(f"note: {note}", err=True)
         click.echo(dry_run_summary(model))
         return
     paths = result.write(out_dir)

@@ -131,3 +131,21 @@ def test_check_dry_run_counts_calls_without_loading_a_model(tmp_path: Path) -> N
     assert res.exit_code == 0, res.output
     assert "dry run:" in res.output
     assert not (tmp_path / "o").exists()
+
+
+def test_check_dry_run_runs_no_stage_ii_and_says_what_it_would_do(tmp_path: Path) -> None:
+    """check --dry-run used to announce Stage I/II without --repos-dir and then run Stage II in
+    full (git reads, flags); now Stage II is a note, and the line says what is skipped and why."""
+    repos, instances, _ = _bug_slice(tmp_path)
+    base = ["check", "--cutoff", "2024-06-01", "--benchmarks", "swe-bench-verified", "--data",
+            f"swe-bench-verified={instances}", "--n-queries", "2", "--dry-run",
+            "--cache-dir", str(tmp_path / "cache"), "-o", str(tmp_path / "o")]
+    res = CliRunner().invoke(main, base)
+    assert res.exit_code == 0, res.output
+    assert "-> swe-bench-verified: Stage I and II skipped (no --repos-dir)" in res.stderr
+    res = CliRunner().invoke(main, [*base, "--repos-dir", str(repos)])
+    assert res.exit_code == 0, res.output
+    assert ("note: swe-bench-verified: dry run: Stage II (patch presence) would judge 2 instances "
+            "in 1 repositories at 2024-06-01; not run") in res.stderr
+    assert res.stdout.startswith("dry run:")
+    assert not (tmp_path / "o").exists()
