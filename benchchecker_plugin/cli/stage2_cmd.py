@@ -119,8 +119,11 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
     gold patch's changed logical lines located there (same function, a renamed or moved one by
     syntax-tree matching) and compared after removing comments and normalising formatting.
     Writes one flag per instance, or per (instance, model) with --cutoffs (method
-    benchchecker.stage2): contaminated true (present), false (the snapshot holds the buggy lines),
-    null (gone or refactored: inconclusive, or an error, in evidence.error); score = the least
+    benchchecker.stage2): contaminated true (present), false (the snapshot holds the buggy lines,
+    category pre-patch-only: the code the fix changes is there unfixed, so the fix was not yet in
+    the repository at the cutoff; clean even when the fix is old and was rewritten later, since
+    the cutoff's snapshot is what is judged), null (gone or refactored: inconclusive, or an error,
+    in evidence.error); score = the least
     matched-line similarity. A failing instance does not stop the run; a summary line goes to
     stderr. The flags are written once, when every instance is done: a killed run leaves the
     previous output as it was and the next run does all the work again (split a long --cutoffs
