@@ -112,3 +112,4 @@ def error_line():
         assert result.exit_code != 0
         return lines[0]
     return get
+

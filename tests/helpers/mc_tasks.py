@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["ARC", "HELLASWAG", "MMLU_PRO", "WINOGRANDE", "arc_records", "inspect_task",
-           "write_jsonl", "write_lm_eval_tasks"]
+           "write_jsonl", "write_lm_eval_tasks", "write_mc_task"]
 
 
 def _arc(i: int, question: str, options: Sequence[str], key: str) -> dict[str, Any]:
@@ -185,3 +185,26 @@ def inspect_task(name: str, records: Sequence[dict[str, Any]]) -> Any:
                       target=r["answerKey"], id=i) for i, r in enumerate(records)]
     return Task(dataset=MemoryDataset(samples, name=name), solver=multiple_choice(),
                 scorer=choice(), name=name)
+
+
+def write_mc_task(folder: Path, task: str, csv_path: Path) -> Path:
+    """An lm-eval multiple_choice task YAML over an MMLU-shaped local CSV (``mmlu_csv``)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{task}.yaml"
+    path.write_text(f"""\
+task: {task}
+dataset_path: csv
+dataset_kwargs:
+  data_files:
+    test: {csv_path}
+test_split: test
+output_type: multiple_choice
+doc_to_text: "{{{{question}}}}\\nAnswer:"
+doc_to_choice: "{{{{[choice0, choice1, choice2, choice3]}}}}"
+doc_to_target: answer
+metric_list:
+  - metric: acc
+    aggregation: mean
+    higher_is_better: true
+""")
+    return path

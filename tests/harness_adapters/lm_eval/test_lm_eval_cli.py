@@ -10,6 +10,7 @@ import pytest
 
 from benchchecker_plugin.leaderboard.harness_logs import load_lm_eval_samples
 from tests.helpers import require_shared_data
+from tests.helpers.mc_tasks import write_mc_task
 
 TASK = "abstract_algebra"   # instance ids <task>/<doc_id> = the flags' MMLU ids <subject>/<index>
 FLAGGED = {f"{TASK}/0": True, f"{TASK}/1": False, f"{TASK}/2": True, f"{TASK}/3": False,
@@ -20,22 +21,7 @@ SUBSET = {"both": [0, 1, 2, 3, 4, 5], "clean": [1, 3], "contaminated": [0, 2]}
 @pytest.fixture(scope="module")
 def task_dir(tmp_path_factory: pytest.TempPathFactory, mmlu_csv: Path) -> Path:
     folder = tmp_path_factory.mktemp("lm_eval_tasks")
-    (folder / f"{TASK}.yaml").write_text(f"""\
-task: {TASK}
-dataset_path: csv
-dataset_kwargs:
-  data_files:
-    test: {mmlu_csv}
-test_split: test
-output_type: multiple_choice
-doc_to_text: "{{{{question}}}}\\nAnswer:"
-doc_to_choice: "{{{{[choice0, choice1, choice2, choice3]}}}}"
-doc_to_target: answer
-metric_list:
-  - metric: acc
-    aggregation: mean
-    higher_is_better: true
-""")
+    write_mc_task(folder, TASK, mmlu_csv)
     return folder
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.flags import read_flags
+from tests.helpers.mc_tasks import write_mc_task
 
 TASK = "abstract_algebra"
 
@@ -19,21 +20,7 @@ TASK = "abstract_algebra"
 def test_overlap_detection_writes_flags_and_groups_the_run(cli, tiny_lm: Path, mmlu_csv: Path,
                                                            mmlu_rows, tmp_path: Path) -> None:
     folder = tmp_path / "tasks"
-    folder.mkdir()
-    (folder / f"{TASK}.yaml").write_text(f"""\
-task: {TASK}
-dataset_path: csv
-dataset_kwargs:
-  data_files:
-    test: {mmlu_csv}
-test_split: test
-output_type: multiple_choice
-doc_to_text: "{{{{question}}}}\\nAnswer:"
-doc_to_choice: "{{{{[choice0, choice1, choice2, choice3]}}}}"
-doc_to_target: answer
-metric_list:
-  - metric: acc
-""")
+    write_mc_task(folder, TASK, mmlu_csv)
     row = mmlu_rows[2]
     gold = row[f"choice{int(row['answer'])}"]   # the slice's CSV: question, choice0..3, answer
     corpus = tmp_path / "corpus.jsonl"
