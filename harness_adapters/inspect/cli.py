@@ -119,8 +119,19 @@ def _load_samples(params: dict[str, Any]) -> tuple[list[Any], list[str]]:
     if not params.get("tasks"):
         raise InputError("--contamination-filter / --contamination-detect need the task(s) named "
                          "on the command line")
-    tasks = load_tasks(list(params["tasks"]), parse_cli_config(params.get("t"),
-                                                               params.get("task_config")))
+    config = parse_cli_config(params.get("t"), params.get("task_config"))
+    tasks = []
+    for name in params["tasks"]:
+        found = load_tasks([name], config)
+        prefix = "benchchecker_plugin/"
+        if not found and str(name).startswith(prefix):
+            # Inspect names our tasks without the package when it cannot tell the package is
+            # installed (an egg-info folder in the working directory hides the editable install)
+            found = load_tasks([str(name)[len(prefix):]], config)
+        if not found:
+            raise InputError(f"task {name!r}: Inspect found no such task (a registered name, "
+                             "a file or a file@task)")
+        tasks.extend(found)
     hints: list[str] = []
     for task in tasks:
         meta = task.metadata or {}

@@ -225,3 +225,12 @@ def test_grouped_scores_are_labelled_by_inspects_metric() -> None:
         "match": "accuracy", "rouge": "mean"}
     assert labels(score("a", "accuracy"), score("b", "accuracy")) == {
         "a": "a/accuracy", "b": "b/accuracy"}
+
+
+def test_a_task_inspect_cannot_find_is_one_line_not_an_empty_run(cli, error_line, tmp_path: Path) -> None:
+    """Inspect's loader returns no task for an unknown name; --contamination-detect then ran on
+    0 tasks and said "0 probes on 0 task(s)". Now the name is the error."""
+    result = cli("inspect", "eval", "benchchecker_plugin/no_such_task", "--model", "mockllm/model",
+                 "--log-dir", tmp_path / "logs", "--contamination-detect", "--dry-run")
+    assert error_line(result) == ("Error: task 'benchchecker_plugin/no_such_task': Inspect found no "
+                                  "such task (a registered name, a file or a file@task)")
