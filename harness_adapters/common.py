@@ -307,18 +307,23 @@ def select(flags: Sequence[ContaminationFlag], *, benchmark: str, model: str,
 def run_filter(options: FilterOptions, *, hints: Iterable[str], model_candidates: Sequence[str],
                instance_ids: Sequence[str] | Callable[[str], Sequence[str]],
                known_ids: Collection[str] | Callable[[str], Collection[str]] | None = None,
-               detected: Sequence[ContaminationFlag] = ()) -> Selection:
+               detected: Sequence[ContaminationFlag] = (),
+               loaded: Sequence[ContaminationFlag] | None = None) -> Selection:
     """Load the flags and build the :class:`Selection` for one run.
 
     ``instance_ids`` is the run's instance list, or a function of the resolved benchmark that
     returns it (when the ids depend on it); ``known_ids`` likewise (see :func:`select`).
     ``detected`` are the flags the run made itself (``--contamination-detect``); they are merged
     with the ``--contamination-filter`` flags per instance (one verdict per instance and method,
-    merged across methods by :func:`benchchecker_plugin.flags.verdicts_for`).
+    merged across methods by :func:`benchchecker_plugin.flags.verdicts_for`). ``loaded`` are the
+    ``--contamination-filter`` flags when the caller has read them already (to report a bad
+    flags file before the slower loading of the run's tasks).
     """
     assert options.enabled
     source = options.source()
-    flags = (load_flags(options.flags) if options.flags is not None else []) + list(detected)
+    if loaded is None:
+        loaded = load_flags(options.flags) if options.flags is not None else []
+    flags = list(loaded) + list(detected)
     if not flags:
         raise InputError(f"{source}: holds no flags records")
     benchmark = resolve_benchmark(flags, hints, source=source)

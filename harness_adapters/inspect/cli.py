@@ -48,6 +48,7 @@ from ..common import (
     click_options,
     echo,
     echo_warnings,
+    load_flags,
     pop_filter_options,
     run_filter,
 )
@@ -144,6 +145,8 @@ def _plan(params: dict[str, Any], options: FilterOptions) -> None:
     from .compat import parse_samples_limit
     from .hook import instance_id_of, model_candidates
 
+    # a bad flags file is reported before the (slower, and maybe failing) loading of the tasks
+    loaded = load_flags(options.flags) if options.flags is not None else []
     tasks, hints = _load_samples(params)
     if options.mode is not Mode.BOTH and len(tasks) != 1:
         raise InputError(f"--contamination-mode {options.mode.value} filters one task at a time "
@@ -159,7 +162,7 @@ def _plan(params: dict[str, Any], options: FilterOptions) -> None:
         samples = samples[slice(*limit) if isinstance(limit, tuple) else slice(0, limit)]
     ids = list(dict.fromkeys(instance_id_of(s) for s in samples))
     selection = run_filter(options, hints=hints, model_candidates=model_candidates(model),
-                           instance_ids=ids, known_ids=known)
+                           instance_ids=ids, known_ids=known, loaded=loaded)
     echo(selection.summary())
     if options.mode is not Mode.BOTH:
         chosen = set(selection.selected)
