@@ -201,9 +201,12 @@ def show(paths: tuple[Path, ...]) -> None:
         for f in iter_flags(path):
             groups.setdefault((f.benchmark, f.model, f.method), []).append(f)
     table = Table(title="contamination flags")
-    for col in ("benchmark", "model", "method", "instances", "contaminated", "clean", "undecided",
-                "score min", "score max"):
-        table.add_column(col, justify="right" if col not in ("benchmark", "model", "method") else "left")
+    names = ("benchmark", "model", "method")
+    for col in (*names, "instances", "contaminated", "clean", "undecided", "score min",
+                "score max"):
+        # names are never cut: two models that share a long prefix must stay two readable rows
+        table.add_column(col, justify="left" if col in names else "right",
+                         no_wrap=col in names, overflow="ignore" if col in names else "ellipsis")
     for (benchmark, model, method), recs in sorted(groups.items()):
         c = Counter(r.verdict for r in recs)
         scores = [r.score for r in recs]
@@ -211,6 +214,7 @@ def show(paths: tuple[Path, ...]) -> None:
         table.add_row(Text(benchmark), Text(model), Text(method), str(len(recs)), str(c[Verdict.CONTAMINATED]),
                       str(c[Verdict.CLEAN]), str(c[Verdict.UNDECIDED]), f"{min(scores):.4g}",
                       f"{max(scores):.4g}")
-    Console(width=140).print(table)
+    widest = [max((len(key[i]) for key in groups), default=0) for i in range(len(names))]
+    Console(width=max(140, sum(widest) + 80)).print(table)
     if not groups:
         click.echo("no records")

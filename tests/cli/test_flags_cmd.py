@@ -222,3 +222,15 @@ def test_merge_help_says_what_a_missing_record_does(tmp_path: Path) -> None:
     text = " ".join(CliRunner().invoke(main, ["flags", "merge", "--help"]).output.split())
     assert "a method with no record for an instance does not vote" in text
     assert "counts as undecided" not in text
+
+
+def test_show_never_cuts_a_model_name(tmp_path: Path) -> None:
+    """Two models sharing a long prefix stay two readable rows (rich cut both to one prefix)."""
+    long = "hf/" + "HuggingFaceTB/SmolLM2-135M-Instruct-finetuned-on-mmlu-" * 3
+    recs = [ContaminationFlag(benchmark="mmlu", instance_id=f"q{i}", model=long + tag,
+                              method="ts_guessing.multichoice", contaminated=False, score=0.0)
+            for i, tag in enumerate(["seed0", "seed1"])]
+    path = write_flags(tmp_path / "f.jsonl", recs)
+    res = CliRunner().invoke(main, ["flags", "show", str(path)])
+    assert res.exit_code == 0, res.output
+    assert long + "seed0" in res.output and long + "seed1" in res.output
