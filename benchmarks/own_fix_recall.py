@@ -4,8 +4,8 @@
     python benchmarks/own_fix_recall.py ... --fetch-releases   # first fetch the own fix releases
 
 At its own fix snapshot (``stage2.own_fix``: the first default-branch commit whose tree holds the
-fix; for release snapshots the first release of the instance's line uploaded after the pull
-request) every instance's gold patch should be found present. The share found is a recall figure
+fix; for release snapshots the first release of the instance's line, after the pull request,
+where the gold patch un-applies) every instance's gold patch should be found present. The share found is a recall figure
 that needs no labels; each miss is listed with its cause:
 
 - ``no own fix snapshot``: no commit names the pull request, no release after it, no PR date;
@@ -61,8 +61,8 @@ def _fetch(owns: dict[str, Any], paths: dict[str, Path], args: argparse.Namespac
 
     need: dict[Path, set[str]] = {}
     for iid, o in owns.items():
-        if o.missing.startswith("release ") and is_release_repo(paths[iid]):
-            need.setdefault(paths[iid], set()).add(o.snapshot)
+        if o.to_fetch and is_release_repo(paths[iid]):
+            need.setdefault(paths[iid], set()).update(o.to_fetch)
     for path, versions in need.items():
         hist = ReleaseHistory.open(path)
         have = {r.version for r in hist.fetched}

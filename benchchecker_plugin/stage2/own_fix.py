@@ -12,10 +12,14 @@ the default branch later). Preferably the landing where the gold patch un-applie
 pull request, the first default-branch commit after the base where the gold patch un-applies,
 found by content (:func:`~..repos.fixes.first_unapplying`).
 
-Release snapshots: the first release uploaded after the fix's date with a version at or above the
-instance's own line (SWE-bench's ``version``: the development line the fix was written on; a
-release of an older line is a backport that need not hold it), read as the release at that
-upload time. The fix's date is the pull request's creation (``created_at``) where known, else
+Release snapshots: the candidates are the releases uploaded after the fix's date with a version at
+or above the instance's own line (SWE-bench's ``version``: the development line the fix was
+written on; a release of an older line is a backport that need not hold it), in upload order, up
+to the first release of a later line (it was cut from the default branch, so it holds what was
+merged there before). The own fix release is the first candidate where the gold patch un-applies
+(a maintenance release of the line need not hold a fix merged on the default branch); when it
+un-applies at none (a reformatted or rewritten fix), the first candidate. Candidates not yet
+fetched are named in ``to_fetch``; they are needed to decide. The fix's date is the pull request's creation (``created_at``) where known, else
 estimated from its number (pull requests are numbered in time order) by interpolating between
 the instances of the same repository whose creation is known; ``basis`` says which.
 
@@ -51,8 +55,9 @@ class OwnFix:
     when: datetime | None        # the cutoff that reads the snapshot
     snapshot: str                # a commit sha or a release version
     basis: str                   # how it was found
-    unapplies: bool | None       # the gold patch un-applies there (git; None: not checked)
+    unapplies: bool | None       # the gold patch un-applies there (None: not checked)
     missing: str = ""
+    to_fetch: tuple[str, ...] = ()   # release candidates not fetched yet (releases only)
 
 
 def _number(instance_id: str) -> int | None:
@@ -99,16 +104,37 @@ def _release(path: Path, inst: BugInstance, dated: tuple[datetime, str] | None) 
         return none("no pull-request date (created_at) to start from")
     hist = ReleaseHistory.open(path)
     floor = _line(inst.extra.get("version"))
-    later = [r for r in hist.releases if r.uploaded_at > dated[0]
-             and (floor is None or r.parsed_version >= floor)]
+    later = sorted((r for r in hist.releases if r.uploaded_at > dated[0]
+                    and (floor is None or r.parsed_version >= floor)), key=lambda r: r.uploaded_at)
     if not later:
         return none(f"no release of line {inst.extra.get('version')} or above after {dated[0]:%Y-%m-%d}")
-    first = min(later, key=lambda r: r.uploaded_at)
-    at = hist.at(first.uploaded_at) if first.commit else first
-    return OwnFix(inst.instance_id, "release", first.uploaded_at, at.version,
-                  f"first release of line >= {inst.extra.get('version')} uploaded after the PR date "
-                  f"({dated[1]}: {dated[0]:%Y-%m-%d})", None,
-                  "" if at.commit else f"release {at.version} was not fetched")
+    line = floor.release[:2] if floor is not None else None
+    candidates = []
+    for rel in later:
+        candidates.append(rel)
+        if line is None or rel.parsed_version.release[:2] > line:
+            break   # the next line's first release: cut from the default branch
+    since = (f"uploaded after the PR date ({dated[1]}: {dated[0]:%Y-%m-%d})")
+    unfetched: list[str] = []
+    for rel in candidates:
+        if not rel.commit:
+            unfetched.append(rel.version)
+            continue
+        if unapplies(path, rel.commit, inst.patch):
+            return OwnFix(inst.instance_id, "release", rel.uploaded_at, rel.version,
+                          f"first release of line >= {inst.extra.get('version')} {since} where the gold "
+                          "patch un-applies", True,
+                          f"release {unfetched[0]} was not fetched" if unfetched else "", tuple(unfetched))
+    first = candidates[0]
+    span = f"{candidates[0].version}..{candidates[-1].version}"
+    if not first.commit:
+        return OwnFix(inst.instance_id, "release", first.uploaded_at, first.version,
+                      f"first release of line >= {inst.extra.get('version')} {since}", None,
+                      f"release {first.version} was not fetched", tuple(unfetched))
+    return OwnFix(inst.instance_id, "release", first.uploaded_at, first.version,
+                  f"first release of line >= {inst.extra.get('version')} {since}; the gold patch "
+                  f"un-applies at none of {span}", False,
+                  f"release {unfetched[0]} was not fetched" if unfetched else "", tuple(unfetched))
 
 
 def own_fix_snapshot(path: str | Path, inst: BugInstance,

@@ -82,3 +82,30 @@ def test_pr_dates_interpolate_between_known_numbers() -> None:
     assert got["o__r-200"][1] == "estimated from PR number #200 (2 known in o/r)"
     assert got["o__r-400"][0] == datetime(2022, 1, 21, tzinfo=UTC)   # clamped at the last known
     assert "p__q-5" not in got   # its repository has no known date
+
+
+def test_release_own_fix_is_the_first_candidate_where_the_gold_patch_unapplies(tmp_path: Path) -> None:
+    """A maintenance release of the instance's line (1.0.1) need not hold a fix merged on the
+    default branch; the next line's first release (1.1) does."""
+    from benchchecker_plugin.repos.index import SimpleIndex
+    from benchchecker_plugin.repos.releases import fetch_releases
+    from tests.helpers.local_index import LocalIndex
+
+    idx = LocalIndex(tmp_path / "index")
+    idx.add("calc", "1.0", "2022-01-10T10:00:00Z", {"calc.py": BUGGY})
+    idx.add("calc", "1.0.1", "2022-04-10T10:00:00Z", {"calc.py": BUGGY})
+    idx.add("calc", "1.1", "2022-06-10T10:00:00Z", {"calc.py": FIXED})
+    idx.add("calc", "1.2", "2022-09-10T10:00:00Z", {"calc.py": FIXED})
+    fetch_releases("calc", "o/calc", tmp_path / "repos", index=SimpleIndex(idx.file_url))
+    path = tmp_path / "repos" / "o__calc.releases"
+    inst = BugInstance(instance_id="o__calc-7", benchmark="t", repo="o/calc", base_commit="0" * 40, patch=PATCH,
+                       extra={"version": "1.0"})
+    own = own_fix_snapshot(path, inst, (datetime(2022, 3, 1, tzinfo=UTC), "pull request created_at"))
+    assert (own.source, own.snapshot, own.unapplies, own.missing, own.to_fetch) == ("release", "1.1", True, "", ())
+    assert own.when == datetime(2022, 6, 10, 10, tzinfo=UTC) and "where the gold patch un-applies" in own.basis
+    # a fix that un-applies nowhere: the first candidate, and the basis names the span tried
+    other = BugInstance(instance_id="o__calc-8", benchmark="t", repo="o/calc", base_commit="0" * 40,
+                        patch=PATCH.replace("return 0", "return -1"), extra={"version": "1.0"})
+    got = own_fix_snapshot(path, other, (datetime(2022, 3, 1, tzinfo=UTC), "pull request created_at"))
+    assert (got.snapshot, got.unapplies) == ("1.0.1", False)
+    assert got.basis.endswith("the gold patch un-applies at none of 1.0.1..1.1")
