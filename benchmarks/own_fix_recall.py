@@ -5,8 +5,8 @@
 
 At its own fix snapshot (``stage2.own_fix``: the first default-branch commit whose tree holds the
 fix; for release snapshots the first release of the instance's line, after the pull request,
-where the gold patch un-applies) every instance's gold patch should be found present. The share found is a recall figure
-that needs no labels; each miss is listed with its cause:
+where the gold patch un-applies) every instance's gold patch should be found present. The share
+found is a recall figure that needs no labels; each miss is listed with its cause:
 
 - ``no own fix snapshot``: no commit names the pull request, no release after it, no PR date;
 - ``gold patch not in the snapshot``: the gold patch does not un-apply there (``git apply -R

@@ -19,9 +19,10 @@ to the first release of a later line (it was cut from the default branch, so it 
 merged there before). The own fix release is the first candidate where the gold patch un-applies
 (a maintenance release of the line need not hold a fix merged on the default branch); when it
 un-applies at none (a reformatted or rewritten fix), the first candidate. Candidates not yet
-fetched are named in ``to_fetch``; they are needed to decide. The fix's date is the pull request's creation (``created_at``) where known, else
-estimated from its number (pull requests are numbered in time order) by interpolating between
-the instances of the same repository whose creation is known; ``basis`` says which.
+fetched are named in ``to_fetch``; they are needed to decide. The fix's date is the pull
+request's creation (``created_at``) where known, else estimated from its number (pull requests
+are numbered in time order) by interpolating between the instances of the same repository whose
+creation is known; ``basis`` says which.
 
 Stage II at ``when`` (the snapshot's own date) reads that snapshot; the share of instances found
 present there is a label-free recall figure (``benchmarks/own_fix_recall.py``).
@@ -40,7 +41,7 @@ from packaging.version import InvalidVersion, Version
 
 from ..instances.bug import BugInstance
 from ..repos.fixes import first_landing, first_unapplying, fix_landed, unapplies
-from ..repos.releases import ReleaseHistory, is_release_repo
+from ..repos.releases import Release, ReleaseHistory, is_release_repo
 
 __all__ = ["OwnFix", "own_fix_snapshot", "pr_dates"]
 
@@ -114,27 +115,24 @@ def _release(path: Path, inst: BugInstance, dated: tuple[datetime, str] | None) 
         candidates.append(rel)
         if line is None or rel.parsed_version.release[:2] > line:
             break   # the next line's first release: cut from the default branch
-    since = (f"uploaded after the PR date ({dated[1]}: {dated[0]:%Y-%m-%d})")
+    line_basis = (f"first release of line >= {inst.extra.get('version')} uploaded after the PR date "
+                  f"({dated[1]}: {dated[0]:%Y-%m-%d})")
     unfetched: list[str] = []
+
+    def pick(rel: Release, basis: str, holds: bool | None) -> OwnFix:
+        return OwnFix(inst.instance_id, "release", rel.uploaded_at, rel.version, basis, holds,
+                      f"release {unfetched[0]} was not fetched" if unfetched else "", tuple(unfetched))
+
     for rel in candidates:
         if not rel.commit:
             unfetched.append(rel.version)
-            continue
-        if unapplies(path, rel.commit, inst.patch):
-            return OwnFix(inst.instance_id, "release", rel.uploaded_at, rel.version,
-                          f"first release of line >= {inst.extra.get('version')} {since} where the gold "
-                          "patch un-applies", True,
-                          f"release {unfetched[0]} was not fetched" if unfetched else "", tuple(unfetched))
+        elif unapplies(path, rel.commit, inst.patch):
+            return pick(rel, f"{line_basis} where the gold patch un-applies", True)
     first = candidates[0]
-    span = f"{candidates[0].version}..{candidates[-1].version}"
     if not first.commit:
-        return OwnFix(inst.instance_id, "release", first.uploaded_at, first.version,
-                      f"first release of line >= {inst.extra.get('version')} {since}", None,
-                      f"release {first.version} was not fetched", tuple(unfetched))
-    return OwnFix(inst.instance_id, "release", first.uploaded_at, first.version,
-                  f"first release of line >= {inst.extra.get('version')} {since}; the gold patch "
-                  f"un-applies at none of {span}", False,
-                  f"release {unfetched[0]} was not fetched" if unfetched else "", tuple(unfetched))
+        return pick(first, line_basis, None)
+    return pick(first, f"{line_basis}; the gold patch un-applies at none of "
+                       f"{first.version}..{candidates[-1].version}", False)
 
 
 def own_fix_snapshot(path: str | Path, inst: BugInstance,
