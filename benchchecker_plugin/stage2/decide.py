@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from .localize import LineMatch, Location
 from .patch import PatchBlock
 
-__all__ = ["BlockResult", "Category", "DEFAULT_THRESHOLD", "block_result", "decide"]
+__all__ = ["BlockResult", "Category", "DEFAULT_THRESHOLD", "STILL_SHARE", "block_result", "decide", "line_weight",
+           "still_share"]
 
 DEFAULT_THRESHOLD = 0.7
 
@@ -52,7 +53,8 @@ def block_result(block: PatchBlock, location: Location | None, matches: tuple[Li
     With added lines: the score is the least line similarity; present when it reaches
     ``threshold``; pre-patch only when some line aligned to the buggy code or, for a pure
     addition, the function is there without the added lines; inconclusive otherwise.
-    A pure deletion: present when no removed line is still there (score ``1 - max``).
+    A pure deletion: present when less than half of its removed lines (by content weight) are still
+    there (score ``1 -`` that share, :func:`still_share`).
     """
     if location is None:
         return BlockResult(block, None, matches, removed_found, 0.0, Category.GONE)
@@ -66,10 +68,27 @@ def block_result(block: PatchBlock, location: Location | None, matches: tuple[Li
         else:
             cat = Category.INCONCLUSIVE
         return BlockResult(block, location, matches, removed_found, score, cat)
-    still = max(removed_found, default=0.0)
-    score = 1.0 - still
-    cat = Category.PRESENT if still < threshold else Category.PRE_PATCH_ONLY
+    score = 1.0 - still_share(block, removed_found, threshold)
+    cat = Category.PRESENT if score > 1.0 - STILL_SHARE else Category.PRE_PATCH_ONLY
     return BlockResult(block, location, matches, removed_found, score, cat)
+
+
+STILL_SHARE = 0.5
+
+
+def still_share(block: PatchBlock, removed_found: tuple[float, ...], threshold: float = DEFAULT_THRESHOLD
+                ) -> float:
+    """The share of a pure deletion's removed lines still in the snapshot (found at ``threshold``
+    or more), each weighed by its content tokens (:func:`line_weight`). A deletion is still there
+    when the lines holding at least :data:`STILL_SHARE` of that weight are: one removed line that
+    resembles another one of the function (a deleted ``def get_prep_value`` beside ``def
+    get_db_prep_value``, a ``return value``) does not undo the deletion of the rest."""
+    if not removed_found:
+        return 0.0
+    weights = [line_weight(ln.text) for ln in block.removed[: len(removed_found)]]
+    weights += [1] * (len(removed_found) - len(weights))
+    still = sum(w for w, f in zip(weights, removed_found, strict=True) if f >= threshold)
+    return still / sum(weights)
 
 
 _TOKEN = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*|\d[\w.]*|\"[^\"]*\"|'[^']*'")
@@ -85,8 +104,13 @@ def evidence_weight(block: PatchBlock) -> int:
     keywords, at most 8 a line) of its added lines, or of its removed lines for a pure deletion;
     at least 1. ``return None`` or ``else:`` weighs 1, a call with four arguments 5 or more."""
     lines = block.added or block.removed
-    total = sum(min(8, sum(1 for t in _TOKEN.findall(ln.text) if t not in _NOT_CONTENT)) for ln in lines)
-    return max(total, 1)
+    return max(sum(line_weight(ln.text, floor=0) for ln in lines), 1)
+
+
+def line_weight(text: str, floor: int = 1) -> int:
+    """The content tokens of one line (names and literals other than keywords), at most 8, at
+    least ``floor``."""
+    return max(floor, min(8, sum(1 for t in _TOKEN.findall(text) if t not in _NOT_CONTENT)))
 
 
 def decide(blocks: list[BlockResult], share: float = DOMINANT_SHARE) -> tuple[Category, float]:

@@ -41,8 +41,10 @@ String throw throws try catch finally instanceof extends implements""".split())
 
 @dataclass(frozen=True)
 class Location:
-    """Where a block was found: file, scope, how (``same-name``/``moved``/``subtree``/``module``),
-    the candidate logical lines, and the subtree Dice score when ``how == "subtree"``."""
+    """Where a block was found: file, scope, how (``same-name``/``moved``/``subtree``/``module``, or
+    ``scope-gone``: a function the patch deletes whole is not in ``scope``, its class or module,
+    and there are no lines), the candidate logical lines, and the subtree Dice score when
+    ``how == "subtree"``."""
 
     path: str
     scope: str | None
@@ -156,6 +158,13 @@ def localize(block: PatchBlock, index: SnapshotIndex, *, base_commit: str | None
         if len(same) > 1:  # a property's getter and setter, overloads: one name, several bodies
             lines = tuple(dict.fromkeys(ln for sc in same for ln in parsed.lines_in(sc)))
             return Location(path, want, "same-name", lines)
+        if not same and not block.added and post is not None and not post.find(want):
+            # the patch deletes the whole function and it is gone from where it was (its class,
+            # or the module): the deletion is there. No lines to compare: a look-alike line of
+            # the class (``self.stale = True``) is not the deleted function
+            owner = parsed.find(want.rsplit(".", 1)[0]) if "." in want else [None]
+            if owner:
+                return Location(path, owner[0].qualname if owner[0] else None, "scope-gone", ())
         if not same and not block.added and "." in want:
             # a pure deletion of a whole method: look where it was (its class), not at a
             # namesake in another class (Package.__init__ for a removed Module.__init__)

@@ -31,8 +31,34 @@ def test_block_categories() -> None:
     # a pure deletion: present when the removed lines are gone
     deletion = PatchBlock("a.py", "a.py", "python", "f", "tree", (), (LINE,))
     r = block_result(deletion, LOC, (), (0.2,))
-    assert r.category is Category.PRESENT and r.score == 0.8
-    assert block_result(deletion, LOC, (), (1.0,)).category is Category.PRE_PATCH_ONLY
+    assert r.category is Category.PRESENT and r.score == 1.0     # no removed line still there
+    r = block_result(deletion, LOC, (), (1.0,))
+    assert r.category is Category.PRE_PATCH_ONLY and r.score == 0.0
+
+
+def test_a_pure_deletion_is_still_there_only_when_most_of_its_weight_is() -> None:
+    """Regression (django__django-12155 and kin at their own fix snapshot): a deleted method was
+    read pre-patch only because one removed line (its ``def`` beside a look-alike ``def``, a
+    ``return value``) resembled a line still there. Now the removed lines still found must hold
+    half of the content weight (hand-computed below)."""
+    from benchchecker_plugin.stage2.decide import line_weight, still_share
+
+    texts = ["def get_prep_value ( self , value ) :",          # get_prep_value value: 2
+             "value = super ( ) . get_prep_value ( value )",   # value super get_prep_value value: 4
+             "return self . to_python ( value )"]              # to_python value: 2
+    removed = tuple(LogicalLine(i, i, t, t) for i, t in enumerate(texts))
+    assert [line_weight(t) for t in texts] == [2, 4, 2]
+    deletion = PatchBlock("a.py", "a.py", "python", "F.get_prep_value", "tree", (), removed)
+    # only the signature resembles a line still there (0.8 >= 0.7): 2 of 8 still there
+    assert still_share(deletion, (0.8, 0.1, 0.3)) == 0.25
+    r = block_result(deletion, LOC, (), (0.8, 0.1, 0.3))
+    assert r.category is Category.PRESENT and r.score == 0.75
+    # signature and body line found: 6 of 8
+    r = block_result(deletion, LOC, (), (0.8, 0.9, 0.3))
+    assert r.category is Category.PRE_PATCH_ONLY and r.score == 0.25
+    # exactly half (4 of 8) is still there: pre-patch only
+    assert block_result(deletion, LOC, (), (0.1, 0.9, 0.0)).category is Category.PRE_PATCH_ONLY
+    assert line_weight("return None") == 1 and line_weight("return None", floor=0) == 0
 
 
 def test_instance_decision_combines_blocks() -> None:

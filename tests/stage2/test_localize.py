@@ -112,9 +112,104 @@ def test_a_deleted_method_is_looked_for_in_its_class_not_in_a_namesake(tmp_path)
                     "FSCollector . __init__ ( self , fspath , parent = parent )")
     block = PatchBlock("python.py", "python.py", "python", "Module.__init__", "tree", (), removed)
     found = localize(block, SnapshotIndex(snap), base_commit=None)
+    # with the post-patch file known to lack Module.__init__: gone from its class, no lines
+    from benchchecker_plugin.stage2.normalize import parse_source
+    gone = localize(block, SnapshotIndex(snap), base_commit=None, post=parse_source(fixed, "python"))
     snap.close()
+    assert gone is not None and (gone.scope, gone.how, gone.lines) == ("Module", "scope-gone", ())
+    assert block_result(block, gone, (), ()).category is Category.PRESENT
     assert found is not None and (found.scope, found.how) == ("Module", "same-name")
     texts = {ln.text for ln in found.lines}
     assert not texts & {ln.text for ln in removed}     # Package.__init__'s look-alikes are not there
     result = block_result(block, found, (), tuple(0.0 for _ in removed))
     assert result.category is Category.PRESENT
+
+
+def test_a_deleted_module_function_is_looked_for_in_its_module(tmp_path) -> None:  # noqa: ANN001
+    """Regression (pure-deletion misses at the own fix snapshot): a patch deleting a whole
+    module-level function was 'file-or-function-gone' wherever the function was gone, or matched a
+    namesake in another file. When the post-patch file no longer has the function, it is looked
+    for in its own module: gone from there, the deletion is present (no lines compared: a
+    look-alike line elsewhere is not the function); still there, pre-patch."""
+    import subprocess
+
+    from benchchecker_plugin.repos import Snapshot
+    from benchchecker_plugin.stage2 import SnapshotIndex, localize
+    from benchchecker_plugin.stage2.decide import Category, block_result
+    from benchchecker_plugin.stage2.normalize import parse_source
+    from benchchecker_plugin.stage2.patch import PatchBlock
+    from benchchecker_plugin.stage2.presence import _removed_found
+
+    helper = "def legacy_quote(value):\n    escaped = value.replace('\"', '\\\\\"')\n    return escaped\n"
+    kept = "def quote(value):\n    return repr(value)\n"
+    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
+           "PATH": "/usr/bin:/bin"}
+
+    def snapshot(text: str, where: str) -> Snapshot:
+        repo = tmp_path / where
+        repo.mkdir()
+        (repo / "util.py").write_text(text)
+        (repo / "other.py").write_text(helper)     # a namesake elsewhere is not the deleted function
+        for cmd in (["init", "-q"], ["add", "-A"],
+                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
+            subprocess.run(["git", "-C", str(repo), *cmd], check=True, env=env)
+        return Snapshot.at(repo, "2024-01-01")
+
+    removed = lines("def legacy_quote ( value ) :", "escaped = value . replace ( '\"' , '\\\\\"' )",
+                    "return escaped")
+    block = PatchBlock("util.py", "util.py", "python", "legacy_quote", "tree", (), removed)
+    post = parse_source(kept, "python")
+    for text, want in ((kept, Category.PRESENT), (kept + "\n\n" + helper, Category.PRE_PATCH_ONLY)):
+        snap = snapshot(text, want.value)
+        found = localize(block, SnapshotIndex(snap), base_commit=None, post=post)
+        assert found is not None and found.path == "util.py"
+        assert (found.scope, found.how) == ((None, "scope-gone") if want is Category.PRESENT
+                                            else ("legacy_quote", "same-name"))
+        still = _removed_found(block.removed, found, ExactSimilarity())
+        snap.close()
+        assert block_result(block, found, (), still).category is want
+    # without the post-patch file (not known to delete the whole function): the old search
+    snap = snapshot(kept, "unknown")
+    found = localize(block, SnapshotIndex(snap), base_commit=None)
+    snap.close()
+    assert found is None or found.how != "module"
+
+
+def test_a_deleted_method_gone_from_its_class_is_present_despite_look_alike_lines(tmp_path) -> None:  # noqa: ANN001
+    """Regression (matplotlib__matplotlib-26342 at its own fix snapshot): the fix moves
+    ``set_paths`` from PathCollection up to Collection. The deleted PathCollection.set_paths was
+    compared line by line with the class, whose ``self.stale = True`` and ``def get_paths`` look
+    like its lines, and read pre-patch only. Gone from its class, it is present."""
+    import subprocess
+
+    from benchchecker_plugin.repos import Snapshot
+    from benchchecker_plugin.stage2 import SnapshotIndex, localize
+    from benchchecker_plugin.stage2.decide import Category, block_result
+    from benchchecker_plugin.stage2.normalize import parse_source
+    from benchchecker_plugin.stage2.patch import PatchBlock
+    from benchchecker_plugin.stage2.presence import _removed_found
+
+    fixed = ("class Collection:\n    def set_paths(self, paths):\n        self._paths = paths\n"
+             "        self.stale = True\n\n\nclass PathCollection(Collection):\n"
+             "    def __init__(self, paths):\n        self._paths = None\n        self.stale = True\n\n"
+             "    def get_paths(self):\n        return self._paths\n")
+    (tmp_path / "collections.py").write_text(fixed)
+    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
+           "PATH": "/usr/bin:/bin"}
+    for cmd in (["init", "-q"], ["add", "-A"],
+                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
+        subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, env=env)
+    snap = Snapshot.at(tmp_path, "2024-01-01")
+    removed = lines("def set_paths ( self , paths ) :", "self . _paths = paths", "self . stale = True")
+    block = PatchBlock("collections.py", "collections.py", "python", "PathCollection.set_paths", "tree", (),
+                       removed)
+    index = SnapshotIndex(snap)
+    old = localize(block, index, base_commit=None)                       # without the post-patch file
+    assert old is not None and old.how == "same-name"
+    assert block_result(block, old, (), _removed_found(removed, old, LexicalSimilarity())).category \
+        is Category.PRE_PATCH_ONLY                                          # the look-alikes: the old miss
+    found = localize(block, index, base_commit=None, post=parse_source(fixed, "python"))
+    snap.close()
+    assert found is not None and (found.scope, found.how, found.lines) == ("PathCollection", "scope-gone", ())
+    assert block_result(block, found, (), _removed_found(removed, found, LexicalSimilarity())).category \
+        is Category.PRESENT
