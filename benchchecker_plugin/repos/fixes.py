@@ -27,7 +27,8 @@ from ..errors import RepositoryError
 from .git import git, resolve_commit
 from .snapshot import default_ref
 
-__all__ = ["FixCommit", "first_landing", "first_unapplying", "fix_landed", "unapplies"]
+__all__ = ["FixCommit", "added_lines", "first_holding", "first_landing", "first_unapplying", "fix_landed",
+           "unapplies"]
 
 _lock = threading.Lock()
 _chains: dict[tuple[Path, str], list[str]] = {}
@@ -145,6 +146,45 @@ def first_unapplying(repo: str | os.PathLike[str], base_commit: str, patch: str,
         else:
             miss = mid
     return FixCommit(chain[hit], _date(root, chain[hit]), "")
+
+
+def added_lines(patch: str, *, min_chars: int = 12, most: int = 3) -> list[tuple[str, str]]:
+    """The ``most`` longest added lines of ``patch`` (stripped, at least ``min_chars`` long) with
+    their file, longest first: the fix's most distinctive text."""
+    out: list[tuple[str, str]] = []
+    path = ""
+    for row in patch.splitlines():
+        if row.startswith("+++ "):
+            path = row[4:].strip()
+            path = path[2:] if path.startswith("b/") else path
+        elif row.startswith("+") and path and path != "/dev/null":
+            text = row[1:].strip()
+            if len(text) >= min_chars:
+                out.append((path, text))
+    unique = list(dict.fromkeys(out))
+    return sorted(unique, key=lambda pt: -len(pt[1]))[:most]
+
+
+def first_holding(repo: str | os.PathLike[str], base_commit: str, patch: str) -> tuple[FixCommit, str] | None:
+    """The first first-parent commit of the default branch after the base commit whose tree holds
+    one of the fix's most distinctive added lines (:func:`added_lines`) verbatim in its file
+    (``git log --first-parent -S``), and that line: for a fix the gold patch no longer un-applies
+    to anywhere (its context changed, or the fix reached the default branch by another pull
+    request, as sympy's #20591 carried #20590). ``None`` when no such line ever appears."""
+    root = Path(repo)
+    ref = default_ref(root)
+    base = resolve_commit(root, base_commit)
+    for path, text in added_lines(patch):
+        out = git(root, ["log", "--first-parent", "--reverse", "--format=%H", f"-S{text}",
+                         f"{base}..{ref}", "--", path]).decode().split()
+        for sha in out:   # -S lists additions and removals: the first commit holding it
+            try:
+                held = text.encode() in git(root, ["show", f"{sha}:{path}"])
+            except RepositoryError:   # the file is not there at that commit
+                held = False
+            if held:
+                return FixCommit(sha, _date(root, sha), ""), text
+    return None
 
 
 def fix_landed(repo: str | os.PathLike[str], instance_id: str, base_commit: str, patch: str) -> FixCommit | None:

@@ -10,15 +10,20 @@ the default branch later). Preferably the landing where the gold patch un-applie
 (:func:`~..repos.fixes.fix_landed`); else the first landing of a commit naming the pull request
 (the merged fix differs from the gold patch: ``unapplies`` is ``False``). When no commit names the
 pull request, the first default-branch commit after the base where the gold patch un-applies,
-found by content (:func:`~..repos.fixes.first_unapplying`).
+found by content (:func:`~..repos.fixes.first_unapplying`); failing that, the first one holding
+the fix's most distinctive added line (:func:`~..repos.fixes.first_holding`: the fix reached the
+default branch in another form or by another pull request).
 
 Release snapshots: the candidates are the releases uploaded after the fix's date with a version at
 or above the instance's own line (SWE-bench's ``version``: the development line the fix was
 written on; a release of an older line is a backport that need not hold it), in upload order, up
 to the first release of a later line (it was cut from the default branch, so it holds what was
 merged there before). The own fix release is the first candidate where the gold patch un-applies
-(a maintenance release of the line need not hold a fix merged on the default branch); when it
-un-applies at none (a reformatted or rewritten fix), the first candidate. Candidates not yet
+(a maintenance release of the line need not hold a fix merged on the default branch). When it
+un-applies at none: the first release after the fix's date, of any line, where it un-applies (a
+backport: scikit-learn 0.21.3 holds a fix that 0.22 had rewritten already); else the first one
+holding the fix's most distinctive added lines verbatim (it landed with other context); else the
+first candidate. Candidates not yet
 fetched are named in ``to_fetch``; they are needed to decide. The fix's date is the pull
 request's creation (``created_at``) where known, else estimated from its number (pull requests
 are numbered in time order) by interpolating between the instances of the same repository whose
@@ -39,8 +44,10 @@ from pathlib import Path
 import numpy as np
 from packaging.version import InvalidVersion, Version
 
+from ..errors import RepositoryError
 from ..instances.bug import BugInstance
-from ..repos.fixes import first_landing, first_unapplying, fix_landed, unapplies
+from ..repos.fixes import added_lines, first_holding, first_landing, first_unapplying, fix_landed, unapplies
+from ..repos.git import git
 from ..repos.releases import Release, ReleaseHistory, is_release_repo
 
 __all__ = ["OwnFix", "own_fix_snapshot", "pr_dates"]
@@ -131,8 +138,25 @@ def _release(path: Path, inst: BugInstance, dated: tuple[datetime, str] | None) 
     first = candidates[0]
     if not first.commit:
         return pick(first, line_basis, None)
-    return pick(first, f"{line_basis}; the gold patch un-applies at none of "
-                       f"{first.version}..{candidates[-1].version}", False)
+    after = sorted((r for r in hist.fetched if r.uploaded_at > dated[0]), key=lambda r: r.uploaded_at)
+    span = f"the gold patch un-applies at none of {first.version}..{candidates[-1].version}"
+    backport = next((r for r in after if r not in candidates and unapplies(path, r.commit or "", inst.patch)), None)
+    if backport is not None:   # a backport: an older line's release holds the fix verbatim
+        return pick(backport, f"{line_basis}: {span}; first release after the PR date where it "
+                              f"un-applies (a backport: release {backport.version} of an older line)", True)
+    lines = added_lines(inst.patch)
+    held = next((r for r in after if lines and all(_holds(path, r.commit or "", p, t) for p, t in lines)), None)
+    if held is not None:       # the fix landed with other context: its added lines are there
+        return pick(held, f"{line_basis}: {span}; first release after the PR date holding the fix's "
+                          f"{len(lines)} most distinctive added lines", False)
+    return pick(first, f"{line_basis}; {span}, and no release after the PR date holds its added lines", False)
+
+
+def _holds(repo: Path, commit: str, path: str, text: str) -> bool:
+    try:
+        return text.encode() in git(repo, ["show", f"{commit}:{path}"])
+    except RepositoryError:   # the file is not in that release
+        return False
 
 
 def own_fix_snapshot(path: str | Path, inst: BugInstance,
@@ -155,9 +179,16 @@ def own_fix_snapshot(path: str | Path, inst: BugInstance,
                           f"first default-branch commit after the base where the gold patch "
                           f"un-applies (by content: no commit names pull request "
                           f"#{_number(inst.instance_id)})", True)
+        held = first_holding(root, inst.base_commit, inst.patch)
+        if held is not None:
+            return OwnFix(inst.instance_id, "git", held[0].landed_at, held[0].commit,
+                          f"first default-branch commit after the base holding the fix's added line "
+                          f"{held[1][:60]!r} (by content: no commit names pull request "
+                          f"#{_number(inst.instance_id)} and the gold patch un-applies at none)", False)
         return OwnFix(inst.instance_id, "git", None, "", "", None,
-                      f"no commit names pull request #{_number(inst.instance_id)}, and the gold "
-                      "patch un-applies at no default-branch commit after the base")
+                      f"no commit names pull request #{_number(inst.instance_id)}, the gold patch "
+                      "un-applies at no default-branch commit after the base, and none holds its "
+                      "added lines")
     return OwnFix(inst.instance_id, "git", first.landed_at, first.commit,
                   f"first default-branch commit holding {first.named_in[:12]} (names the PR)",
                   unapplies(root, first.commit, inst.patch))

@@ -67,3 +67,32 @@ def test_first_unapplying_gallops_then_bisects_to_the_first_commit_holding_the_f
     assert got is not None and got.commit == linear == chain[23] and got.named_in == ""
     assert first_unapplying(repo, chain[30], PATCH).commit == chain[31]   # from a later base: the next one
     assert first_unapplying(repo, chain[0], PATCH, max_doublings=3) is None   # probes 1, 2, 4, 8 only
+
+
+def test_first_holding_finds_a_fix_that_landed_in_another_form(tmp_path: Path) -> None:
+    """Regression (pytest-dev__pytest-5809, sympy__sympy-20590 at their own fix snapshot): no
+    commit names the pull request and the gold patch un-applies nowhere (the default branch got
+    the fix with other context, or by another pull request), yet the fix's lines landed. The first
+    first-parent commit holding its most distinctive added line is found; one that only names
+    the line in another file, or removes it again, is not taken."""
+    from benchchecker_plugin.repos.fixes import added_lines, first_holding, first_unapplying
+
+    assert added_lines(PATCH) == [("calc.py", "if x is None:")]
+    assert added_lines(PATCH, min_chars=20) == []
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, ["init", "-q", "-b", "main"])
+    (repo / "calc.py").write_text(BUGGY)
+    base = commit_all(repo, "2022-01-01")
+    (repo / "notes.txt").write_text("if x is None:\n")              # the text elsewhere: not the fix
+    commit_all(repo, "2022-02-01")
+    # the fix lands with other context: a docstring line between the def and the check
+    (repo / "calc.py").write_text(FIXED.replace("def add_one(x):\n", 'def add_one(x):\n    """Doc."""\n'))
+    landed = commit_all(repo, "2022-03-01")
+    (repo / "calc.py").write_text(BUGGY)                              # later removed again
+    commit_all(repo, "2022-04-01")
+    assert first_unapplying(repo, base, PATCH) is None
+    got = first_holding(repo, base, PATCH)
+    assert got is not None and got[0].commit == landed and got[1] == "if x is None:"
+    assert got[0].landed_at.isoformat() == "2022-03-01T00:00:00+00:00"
+    assert first_holding(repo, landed, PATCH) is None                 # after it: only its removal

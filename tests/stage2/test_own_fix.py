@@ -63,10 +63,18 @@ def test_own_fix_is_the_first_default_branch_commit_holding_the_fix(maint) -> No
     assert (by_content.snapshot, by_content.unapplies, by_content.missing) == (shas["merge"], True, "")
     assert by_content.when == datetime(2023, 3, 1, 12, tzinfo=UTC)
     assert "by content: no commit names pull request #8" in by_content.basis
-    none = own_fix_snapshot(repo, BugInstance(instance_id="x__calc-8", benchmark="t", repo="o/calc",
+    # no commit names it and the gold patch un-applies nowhere, but its distinctive added line
+    # landed (another form of the fix): the first default-branch commit holding that line
+    held = own_fix_snapshot(repo, BugInstance(instance_id="x__calc-8", benchmark="t", repo="o/calc",
                                               base_commit=shas["base"], patch=other.patch))
-    assert (none.when, none.missing) == (None, "no commit names pull request #8, and the gold patch "
-                                               "un-applies at no default-branch commit after the base")
+    assert (held.snapshot, held.unapplies, held.missing) == (shas["merge"], False, "")
+    assert "holding the fix's added line 'if x is None:'" in held.basis
+    never = PATCH.replace("if x is None:", "if x is Ellipsis:").replace("return 0", "return -1")
+    none = own_fix_snapshot(repo, BugInstance(instance_id="y__calc-8", benchmark="t", repo="o/calc",
+                                              base_commit=shas["base"], patch=never))
+    assert (none.when, none.missing) == (None, "no commit names pull request #8, the gold patch un-applies "
+                                               "at no default-branch commit after the base, and none holds "
+                                               "its added lines")
 
 
 def test_pr_dates_interpolate_between_known_numbers() -> None:
@@ -103,9 +111,41 @@ def test_release_own_fix_is_the_first_candidate_where_the_gold_patch_unapplies(t
     own = own_fix_snapshot(path, inst, (datetime(2022, 3, 1, tzinfo=UTC), "pull request created_at"))
     assert (own.source, own.snapshot, own.unapplies, own.missing, own.to_fetch) == ("release", "1.1", True, "", ())
     assert own.when == datetime(2022, 6, 10, 10, tzinfo=UTC) and "where the gold patch un-applies" in own.basis
-    # a fix that un-applies nowhere: the first candidate, and the basis names the span tried
+    # a fix that un-applies nowhere but whose distinctive added line landed (other context): the
+    # first release after the PR date holding it
     other = BugInstance(instance_id="o__calc-8", benchmark="t", repo="o/calc", base_commit="0" * 40,
                         patch=PATCH.replace("return 0", "return -1"), extra={"version": "1.0"})
     got = own_fix_snapshot(path, other, (datetime(2022, 3, 1, tzinfo=UTC), "pull request created_at"))
+    assert (got.snapshot, got.unapplies) == ("1.1", False)
+    assert got.basis.endswith("the gold patch un-applies at none of 1.0.1..1.1; first release after the PR "
+                              "date holding the fix's 1 most distinctive added lines")
+    # held nowhere either: the first candidate, and the basis names the span tried
+    never = BugInstance(instance_id="o__calc-9", benchmark="t", repo="o/calc", base_commit="0" * 40,
+                        patch=other.patch.replace("if x is None:", "if x is Ellipsis:"), extra={"version": "1.0"})
+    got = own_fix_snapshot(path, never, (datetime(2022, 3, 1, tzinfo=UTC), "pull request created_at"))
     assert (got.snapshot, got.unapplies) == ("1.0.1", False)
-    assert got.basis.endswith("the gold patch un-applies at none of 1.0.1..1.1")
+    assert got.basis.endswith("the gold patch un-applies at none of 1.0.1..1.1, and no release after the PR "
+                              "date holds its added lines")
+
+
+def test_release_own_fix_takes_a_backport_when_the_line_rewrote_the_fix(tmp_path: Path) -> None:
+    """Regression (scikit-learn__scikit-learn-14087 at its own fix snapshot): the fix was
+    backported into 0.21.3 and already rewritten by 0.22, the first release of the instance's own
+    line; the backport is the first release holding it verbatim."""
+    from benchchecker_plugin.repos.index import SimpleIndex
+    from benchchecker_plugin.repos.releases import fetch_releases
+    from tests.helpers.git_history import REFACTORED
+    from tests.helpers.local_index import LocalIndex
+
+    idx = LocalIndex(tmp_path / "index")
+    idx.add("calc", "2.0", "2022-01-10T10:00:00Z", {"calc.py": BUGGY})
+    idx.add("calc", "2.0.1", "2022-07-10T10:00:00Z", {"calc.py": FIXED})        # the backport
+    idx.add("calc", "2.1", "2022-08-10T10:00:00Z", {"calc.py": REFACTORED})     # the fix rewritten
+    fetch_releases("calc", "o/calc", tmp_path / "repos", index=SimpleIndex(idx.file_url))
+    inst = BugInstance(instance_id="o__calc-7", benchmark="t", repo="o/calc", base_commit="0" * 40, patch=PATCH,
+                       extra={"version": "2.1"})
+    own = own_fix_snapshot(tmp_path / "repos" / "o__calc.releases", inst,
+                           (datetime(2022, 5, 1, tzinfo=UTC), "pull request created_at"))
+    assert (own.snapshot, own.unapplies, own.missing) == ("2.0.1", True, "")
+    assert own.basis.endswith("the gold patch un-applies at none of 2.1..2.1; first release after the PR date "
+                              "where it un-applies (a backport: release 2.0.1 of an older line)")
