@@ -29,14 +29,33 @@ RULE = ("An instance is contaminated for a model when its repository is in the m
 ASSUMPTION = (f"Assumption (--assume-repo-seen): Stage I is taken as true for every model, because "
               f"{ASSUME_REPO_SEEN_REASON}; Stage I cannot be run for closed models here. So "
               "'contaminated' here means 'patch present at the cutoff'.")
-ERAS = ("What 'clean' means depends on the cutoff. SWE-bench Verified's fixes date from before "
-        "mid-2023 (the latest pull-request creation date among the 130 instances whose full fields "
-        "are in the data is 2023-07-24; merge dates are not in the data). At a cutoff "
-        "before an instance's fix, 'clean' is what the paper means: the fix was not yet in the "
-        "repository. At cutoffs after mid-2023 (almost) every fix was already merged, so 'clean' "
-        "means 'the fixed lines are not in the snapshot at the cutoff': the code was rewritten "
-        "since, or the detector never found the fix present at any snapshot. Such instances test whether a model has seen "
-        "*this* fix verbatim, not whether it could have seen the issue.")
+PRE_PATCH = ("Stage II's categories: 'present' (the fixed lines are in the snapshot: contaminated); "
+             "'pre-patch-only' (the snapshot holds the unfixed code where the fix goes, so the fix "
+             "is not there: clean -- also when the fix came years before the cutoff and the code was "
+             "later rewritten back to something like the old lines); 'file-or-function-gone' and "
+             "'refactored-inconclusive' (the changed code cannot be located, or only part of it: "
+             "undecided); 'merged-after-cutoff' (not found, and the fix landed after the cutoff: "
+             "clean).")
+
+
+def eras(info: Mapping[str, Any]) -> str:
+    """What 'clean' means at each cutoff, from when the fixes landed (``build.json``'s
+    ``fix_dates``: each instance's own fix snapshot) where the run recorded it."""
+    fix = info.get("fix_dates") or {}
+    parts = [f"{fix[s]['n']} {'from git (the first default-branch commit holding the fix)' if s == 'git' else 'from releases (the first release holding the fix)'}: "
+             f"median {fix[s]['median']}, latest {fix[s]['latest']} ({fix[s]['latest_instance']})"
+             for s in ("git", "release") if s in fix]
+    when = (f"When each fix landed is read at its own fix snapshot, known for {fix['n_known']} of "
+            f"{fix['n']} instances: " + "; ".join(parts) + "." if parts else
+            "SWE-bench Verified's fixes date from before mid-2023 (the latest pull-request creation "
+            "date among the 130 instances whose full fields are in the data is 2023-07-24; merge "
+            "dates are not in the data).")
+    return ("What 'clean' means depends on the cutoff. " + when + " At a cutoff before an "
+            "instance's fix, 'clean' is what the paper means: the fix was not yet in the "
+            "repository. At later cutoffs 'clean' means 'the fixed lines are not in the snapshot at "
+            "the cutoff': the code was rewritten since, or the detector never found the fix present "
+            "at any snapshot. Such instances test whether a model has seen *this* fix verbatim, not "
+            "whether it could have seen the issue. " + PRE_PATCH)
 
 
 def _cell(summary: pd.DataFrame, group: str, tier: str) -> pd.Series | None:
@@ -278,6 +297,29 @@ def _year(band: pd.DataFrame, name: str) -> str:
     return str(band.loc[band["submission"] == name, "date"].iloc[0])[:4]
 
 
+_PAPER_SMALL = (("2025", "5.2% for 2025", 0.052, 0.052), (None, "8-11% for Claude 4", 0.08, 0.11))
+
+
+def _paper_sentence(summary: pd.DataFrame, c4: str) -> str:
+    """Where the paper's smaller drops fall against our intervals, read from them
+    (:func:`verdict_against`), never assumed."""
+    inside, outside, untestable = [], [], []
+    for group, text, low, high in _PAPER_SMALL:
+        verdict = verdict_against(_cell(summary, group or c4, "all"), low, high)
+        (inside if verdict.startswith("consistent") else outside if verdict.startswith("inconsistent")
+         else untestable).append(text)
+    out = []
+    if inside:
+        out.append(f"the paper's {' and '.join(inside)} lie{'s' if len(inside) == 1 else ''} inside our "
+                   "intervals: not detectable at this power, neither confirmed nor refuted")
+    if outside:
+        out.append(f"the paper's {' and '.join(outside)} lie{'s' if len(outside) == 1 else ''} outside "
+                   "our intervals: inconsistent with this data")
+    if untestable:
+        out.append(f"the paper's {' and '.join(untestable)} cannot be tested here (no interval)")
+    return "; ".join(out) + "."
+
+
 def headline(summary: pd.DataFrame, groups: Mapping[str, Sequence[str]], n_scored: int,
              inst: pd.DataFrame) -> str:
     """The page's first paragraph: the conclusion, its power, what clean means."""
@@ -308,12 +350,19 @@ def headline(summary: pd.DataFrame, groups: Mapping[str, Sequence[str]], n_score
                   f"cutoff gives a pooled drop whose interval excludes 0 for {', '.join(detected)}")
     return (f"{conclusion}: pooled relative drops (95% interval) {'; '.join(parts)}. "
             "This data can detect only large drops: the minimum detectable drop at 80% power is "
-            f"{', '.join(mdes)}, so no drop above those is supported, and the paper's smaller drops (5.2% for 2025, 8-11% for Claude 4) "
-            "lie inside our intervals: not detectable at this power, neither confirmed nor "
-            "refuted. 'Clean' here means Stage II did not find the fix's lines in the snapshot at "
+            f"{', '.join(mdes)}, so no drop above those is supported; {_paper_sentence(summary, c4)} "
+            "'Clean' here means Stage II did not find the fix's lines in the snapshot at "
             "the cutoff; at cutoffs after mid-2023 almost every fix was already merged, so clean "
             "instances are mostly fixes rewritten since or never found by the detector, not fixes "
             f"not yet written ({kind_text}).")
+
+
+def _floor_words(info: Mapping[str, Any]) -> str:
+    fix = info.get("fix_dates") or {}
+    latest = max((fix[s]["latest"] for s in ("git", "release") if s in fix), default=None)
+    said = ("the latest pull-request creation date among the 130 instances with full fields, a "
+            "stated bound")
+    return said + (f"; the latest fix landed {latest}" if latest else "; merge dates are not in the data")
 
 
 def _md(frame: pd.DataFrame) -> str:
@@ -337,7 +386,7 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
                 info: Mapping[str, Any], cutoff_df: pd.DataFrame, sens: pd.DataFrame,
                 snapshots: pd.DataFrame, mde_sentence: str) -> list[Path]:
     from _republish_bundle import groups_of
-    from _republish_recall import recall_parts
+    from _republish_recall import present_before_fix, recall_parts
 
     out.mkdir(parents=True, exist_ok=True)
     per_inst = inst.drop_duplicates("instance_id")
@@ -389,8 +438,7 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
     bands = info.get("bands", {})
     band_text = (f"Submissions without a published cutoff, or whose model is undisclosed "
                  f"({len(bands)}), are scored over their plausible interval: from "
-                 f"{info['band_floor']} (the latest pull-request date among the instances with full "
-                 "fields; merge dates are not in the data) to the submission's date, at the first "
+                 f"{info['band_floor']} ({_floor_words(info)}) to the submission's date, at the first "
                  "and last computed snapshot inside it; shown as bands, pooled apart from the "
                  "published-cutoff groups, and with them only as a sensitivity.") if bands else ""
     clean = inst[(inst["scored_as"] == "published cutoff") & (inst["verdict"] == "clean")]
@@ -430,15 +478,19 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
         (f"Top 10 of the {n_scored} scored submissions: 1-4 h tier", paper["top10"]),
         ("The official board's top 10", paper["board"]),
         ("Model families: each submission (all tiers, stratified)", paper["families"]),
-        ("What 'clean' means at each cutoff", ERAS + " " + kind_text),
+        ("What 'clean' means at each cutoff", eras(info) + " " + kind_text),
         ("Verdicts per model: share of covered instances", paper["shares"]),
     ]
     recall = recall_parts(out)
+    early = present_before_fix(out)
     if recall is not None and recall[2]:
         lead = f"{lead} {recall[2]}"
     if recall is not None:
         extra += [("Detector check: recall at each instance's own fix snapshot", recall[0]),
                   ("Misses at the own fix snapshot", recall[1])]
+    if early is not None:
+        extra += [("Found present before the fix landed", early[0])] + \
+            ([("Present before the fix landed: the instances", early[1])] if len(early[1]) else [])
     if len(paper["bands"]):
         extra.append(("Submissions without a published cutoff: drops as bands", paper["bands"]))
     extra += [("Training cutoffs and snapshot dates", cutoff_df),
@@ -470,10 +522,12 @@ def write_pages(out: Path, table: pd.DataFrame, summary: pd.DataFrame, compact: 
                  "(a drawn instance brings every submission's result on it) and counts are of "
                  "distinct instances.", "",
                  "## Rule, assumption and inputs", "", RULE, "", ASSUMPTION, "", hygiene, "",
-                 band_text, "", ERAS, "", kind_text, "", "## Coverage", "", coverage, "", _md(cov),
+                 band_text, "", eras(info), "", kind_text, "", "## Coverage", "", coverage, "", _md(cov),
                  _md(cov_tier), "## Paper vs ours", "", _md(paper["summary"]),
                  *(["## Detector check: recall at each instance's own fix snapshot", "",
                     recall[0], "", _md(recall[1])] if recall is not None else []),
+                 *(["### Found present before the fix landed", "", early[0], "",
+                    *([_md(early[1])] if len(early[1]) else [])] if early is not None else []),
                  "## Sensitivity", "", sens_text, "", _md(sens),
                  "### By submission year (pooled within tiers)", "", _md(paper["years"]),
                  "## Groups as they are", "", groups_text, "",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["RECALL_FILE", "recall_parts"]
+__all__ = ["EARLY_WHY", "RECALL_FILE", "present_before_fix", "recall_parts"]
 
 RECALL_FILE = "own_fix_recall.csv"
 _CAUSES = {"detector": "a miss of the detector (the gold patch un-applies there, Stage II said "
@@ -56,3 +56,46 @@ def recall_parts(folder: Path) -> tuple[str, pd.DataFrame, str] | None:
              f"fix snapshot for {found} of {n} instances ({100 * found / n:.1f}%; {detector} misses "
              "are the detector's own)." if n else "")
     return sentence, table.reset_index(drop=True), short
+
+
+# found present before the fix landed, investigated by hand (git log -S on the fixed line)
+EARLY_WHY = {
+    "astropy__astropy-14995": "a regression fix: the line it restores (`elif operand.mask is None:`) "
+                              "was in ndarithmetic.py from 2014 (7340bc22e1) until feeb716b74 "
+                              "(2022-12-13) replaced it; a snapshot before that holds the fixed code",
+    "django__django-15851": "a pure reorder (`args.extend(parameters)` moved before the database "
+                            "name): read present everywhere by an earlier engine; the reorder rule "
+                            "(stage2/reorder.py) reads the old order as pre-patch only",
+}
+
+
+def present_before_fix(folder: Path) -> tuple[str, pd.DataFrame] | None:
+    """The instances read contaminated at a cutoff before their own fix snapshot (the fix had not
+    landed yet), with the cutoffs and, where investigated, why; ``None`` without the recall file."""
+    path = folder / RECALL_FILE
+    if not path.exists():
+        return None
+    own = pd.read_csv(path, dtype=str, keep_default_na=False)
+    landed = {i: d[:10] for i, d in zip(own["instance_id"], own["snapshot_date"]) if d}
+    flags = pd.read_csv(folder / "flags.csv", dtype=str, keep_default_na=False)
+    cut = pd.read_csv(folder / "cutoffs.csv", dtype=str, keep_default_na=False)
+    at = dict(zip(cut["model"], cut["snapshot at"]))
+    rows: dict[str, dict[str, object]] = {}
+    for iid, model, c in zip(flags["instance_id"], flags["model"], flags["contaminated"]):
+        when = at.get(model, "")
+        if c == "true" and iid in landed and when and when < landed[iid]:
+            r = rows.setdefault(iid, {"instance_id": iid, "fix landed": landed[iid], "cutoffs": set(),
+                                      "why": EARLY_WHY.get(iid, "not investigated")})
+            r["cutoffs"].add(when)  # type: ignore[union-attr]
+    table = pd.DataFrame([{**r, "earliest cutoff": min(r["cutoffs"]),  # type: ignore[type-var]
+                           "cutoffs": len(r["cutoffs"])} for r in rows.values()],  # type: ignore[arg-type]
+                         columns=["instance_id", "fix landed", "earliest cutoff", "cutoffs", "why"])
+    table = table.sort_values("instance_id").reset_index(drop=True)
+    text = (f"{len(table)} instance(s) read contaminated at a cutoff before their own fix snapshot, "
+            "when the fix had not landed yet: the fixed lines were in the snapshot already (a "
+            "regression fix restoring older code) or the detector erred. Each is listed with the "
+            "number of cutoffs concerned and, where investigated, why. Such a reading is kept as "
+            "published (the fixed code was there to be seen) and counts for nothing in what clean "
+            "rests on." if len(table) else
+            "No instance is read contaminated at a cutoff before its own fix snapshot.")
+    return text, table

@@ -151,7 +151,24 @@ def _read_cache(cache: Path | None) -> dict[tuple[str, str], Any]:
     return {(f.instance_id, f.model): f for f in read_flags(cache) if f.model.startswith("at:")}
 
 
-def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any]) -> tuple[list[Any], str, set[str]]:
+def _fix_dates(own: dict[str, Any]) -> dict[str, Any]:
+    """When the fixes landed, from each instance's own fix snapshot (git: the first default-branch
+    commit holding the fix; releases: the first release holding it): the latest, per source, and
+    how many are known -- the page's "when were the fixes written" rests on this, not on pull
+    request creation dates."""
+    out: dict[str, Any] = {"n_known": 0, "n": len(own)}
+    for source in ("git", "release"):
+        dated = sorted((o.when, iid) for iid, o in own.items()
+                       if o.when is not None and not o.missing and o.source == source)
+        if dated:
+            out[source] = {"n": len(dated), "latest": f"{dated[-1][0]:%Y-%m-%d}", "latest_instance": dated[-1][1],
+                           "median": f"{dated[len(dated) // 2][0]:%Y-%m-%d}"}
+            out["n_known"] += len(dated)
+    return out
+
+
+def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any]
+            ) -> tuple[list[Any], str, set[str], dict[str, Any]]:
     """Stage II flags of the covered instances at every model's cutoff, one repository at a time
     (smallest first), each flag with what clean rests on (``stage2.why_clean``: ``clean_kind``,
     ``last_found``, ``snapshot``) from the instance's readings at every cutoff of the run
@@ -183,6 +200,7 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
     flags: list[Any] = []
     unfinished: set[str] = set()
     computed, read, took, snapshots = 0, 0, 0.0, 0
+    own_all: dict[str, Any] = {}
     for repo, insts in sorted(by_repo.items(), key=lambda kv: len(kv[1])):
         cache = args.stage2_cache / f"{repo_dir_name(repo)}.at.jsonl" if args.stage2_cache else None
         have = _read_cache(cache)
@@ -190,6 +208,7 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
         if not args.no_own_fix:
             path = locate(args.repos_dir, insts[0], source=config.snapshot_source, releases_dir=config.releases_dir)
             own = {i.instance_id: own_fix_snapshot(path, i, dated.get(i.instance_id)) for i in insts}
+            own_all.update(own)
         want = {(i.instance_id, _at(w)): w for i in insts for w in at_all}
         want |= {(iid, _at(o.when)): o.when for iid, o in own.items() if o.when is not None and not o.missing}
         missing = [k for k in want if k not in have]
@@ -223,7 +242,7 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
             + (f", {len(extra)} extra dates" if extra else "") + (", and each at its own fix snapshot"
             if not args.no_own_fix else "") + f"); {computed} (instance, cutoff) pairs computed in this run "
             f"({took / 60:.1f} min, {snapshots} distinct snapshots), {read} read from the Stage II cache")
-    return flags, line, unfinished
+    return flags, line, unfinished, _fix_dates(own_all)
 
 
 def _compact(stage2: list[Any], merged: list[Any]) -> pd.DataFrame:
@@ -307,7 +326,7 @@ def _verdicts_by_date(args: argparse.Namespace, covered: list[Any], cutoffs: dic
     for m in sorted(cutoffs, key=lambda m: m in moved):
         first_at.setdefault(dates[m], m)
     run_for = {m: c for m, c in cutoffs.items() if first_at[dates[m]] == m}
-    stage2, line, unfinished = _stage2(covered, args, run_for)
+    stage2, line, unfinished, fix_dates = _stage2(covered, args, run_for)
     merged = merge_flags(stage2, policy=MergePolicy.BENCHCHECKER, assume_repo_seen=True)
     at = {}
     for f in merged:
@@ -318,7 +337,8 @@ def _verdicts_by_date(args: argparse.Namespace, covered: list[Any], cutoffs: dic
                        for f in merged if f.model == first_at[dates[m]]]
     evidence = {(f.instance_id, f.model): f.evidence for f in stage2}
     facts = {"stage2": line, "errors": sum("error" in e for e in evidence.values()),
-             "n_flags": len(stage2), "evidence": evidence, "unfinished": sorted(unfinished)}
+             "n_flags": len(stage2), "evidence": evidence, "unfinished": sorted(unfinished),
+             "fix_dates": fix_dates}
     return at, _compact(stage2, merged), facts
 
 
@@ -501,6 +521,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "mde_resamples": args.mde_resamples, "marks": dict(screened.marks),
         "missing_repos": sorted(missing_repos), "unfinished": facts["unfinished"],
         "left_out_repos": sorted(left_out), "band_floor": args.band_floor,
+        **({"fix_dates": facts["fix_dates"]} if facts.get("fix_dates") else {}),
         "bands": {n: {"start": e[0], "end": e[1], "models": b.model or "undisclosed"}
                   for n, (b, e) in banded.items()},
         "submissions": [{"submission": s.name, "models": s.model, "date": s.date,
