@@ -293,12 +293,9 @@ def _stage1_inconclusive(merged: list[ContaminationFlag],
     return out
 
 
-def parse_data_options(values: Sequence[str]) -> dict[str, str]:
-    """``--data mmlu=PATH`` options → ``{"mmlu": "PATH"}``."""
-    out = {}
-    for value in values:
-        bench, sep, path = value.partition("=")
-        if not sep or not bench or not path:
-            raise InputError(f"--data {value!r}: expected BENCHMARK=PATH, e.g. mmlu=../shared/data/mmlu")
-        out[bench.strip()] = path.strip()
-    return out
+def parse_data_options(values: Sequence[str], benchmarks: Sequence[str]) -> dict[str, str]:
+    """``--data mmlu=PATH`` options → ``{"mmlu": "PATH"}`` (:mod:`benchchecker_plugin.local_data`:
+    ``--data PATH`` alone where ``benchmarks`` is one benchmark)."""
+    from ..local_data import local_data
+
+    return local_data(values, benchmarks, "--data {}", must_exist=True)

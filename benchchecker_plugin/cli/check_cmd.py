@@ -27,7 +27,8 @@ __all__ = ["check"]
                    "Without it, Stage I and II are skipped and the report says so.")
 @click.option("--data", "data", multiple=True, metavar="BENCHMARK=PATH",
               help="Local data instead of the hub, repeatable: mmlu=../shared/data/mmlu, "
-                   "truthfulqa=.../TruthfulQA.csv, swe-bench-verified=instances.jsonl.")
+                   "truthfulqa=.../TruthfulQA.csv, swe-bench-verified=instances.jsonl (PATH alone "
+                   "with one benchmark).")
 @click.option("--limit", default=None, metavar="N|BENCHMARK=N,...",
               help="A quick look: probe a stratified sample of N items per benchmark (taken in turn "
                    "from every MMLU subject, TruthfulQA category, repository; the same --seed gives "
@@ -78,9 +79,10 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
     from ..repos import parse_cutoff
 
     parse_cutoff(cutoff)  # validate early: a bad date is a one-line error before any model loads
+    names = tuple(b.strip() for b in benchmarks.split(",") if b.strip())
     config = CheckConfig(
-        benchmarks=tuple(b.strip() for b in benchmarks.split(",") if b.strip()), cutoff=cutoff,
-        repos_dir=repos_dir, data=parse_data_options(data), limits=parse_limits(limit), seed=seed,
+        benchmarks=names, cutoff=cutoff,
+        repos_dir=repos_dir, data=parse_data_options(data, names), limits=parse_limits(limit), seed=seed,
         n_queries=n_queries,
         ts_modes=tuple(m.strip() for m in ts_modes.split(",") if m.strip()))
     if corpora and model_opts.dry_run:   # model calls only: the corpus is checked, not scanned

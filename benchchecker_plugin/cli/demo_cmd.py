@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-__all__ = ["demo", "find_data_dir"]
+__all__ = ["demo", "find_data_dir", "find_republished"]
 
 
 def find_data_dir(explicit: Path | None) -> Path | None:
@@ -25,6 +25,17 @@ def find_data_dir(explicit: Path | None) -> Path | None:
     for c in candidates:
         if c is not None and (c / "swebench_verified").is_dir():
             return c.resolve()
+    return None
+
+
+def find_republished() -> Path | None:
+    """The republished SWE-bench Verified bundle (``published/swebench-verified`` with its
+    ``flags.csv``) in the current folder or the source checkout; ``None`` in an installed wheel."""
+    from ..demo.steps import REPUBLISHED
+
+    for root in (Path.cwd(), Path(__file__).resolve().parents[2]):
+        if (root / REPUBLISHED / "flags.csv").is_file():
+            return (root / REPUBLISHED).resolve()
     return None
 
 
@@ -45,7 +56,9 @@ def demo(out_dir: Path, data_dir: Path | None, full: bool, only: tuple[str, ...]
       stage2       Stage II on labelled git histories built from real code
       tsguessing   TS-Guessing on a small model fine-tuned on half of some MMLU items
       leaderboard  SWE-bench Verified's 82 submissions re-scored without the instances
-                   whose fix was public before each model's cutoff, per difficulty tier
+                   each model could have seen, pooled over submissions (all, each year)
+                   with intervals: Stage II's republished verdicts (a source checkout's
+                   published/swebench-verified), beside clone-free patch-date flags
       overlap      MMLU/TruthfulQA items planted into real offline text; recall per form
                    and false positives of each overlap rule vs lm-eval's 13-gram rule
 
@@ -62,7 +75,8 @@ def demo(out_dir: Path, data_dir: Path | None, full: bool, only: tuple[str, ...]
     if unknown:
         raise click.BadParameter(f"unknown step(s) {', '.join(unknown)}; steps: {', '.join(known)}",
                                  param_hint="--only")
-    ctx = DemoContext(out_dir=out_dir.resolve(), data_dir=find_data_dir(data_dir), quick=not full)
+    ctx = DemoContext(out_dir=out_dir.resolve(), data_dir=find_data_dir(data_dir), quick=not full,
+                      republished=find_republished())
     out_dir.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     results = []

@@ -25,9 +25,10 @@ DEFAULT_RULE = "coverage"
               help="mmlu, truthfulqa, swe-bench-verified (with --data instances.jsonl), or any NAME "
                    "with --data items.jsonl (fields id and text, or question [+ answer]). Or --task.")
 @task_options
-@click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
+@click.option("--data", default=None, metavar="[NAME=]PATH",
               help="Local benchmark data: the MMLU folder, TruthfulQA.csv, a SWE-bench instances "
-                   "file, or items.jsonl. Default for mmlu/truthfulqa: the hub through datasets.")
+                   "file, or items.jsonl; NAME=PATH is the same as PATH (as in check --data). "
+                   "Default for mmlu/truthfulqa: the hub through datasets.")
 @click.option("--corpus", "corpora", multiple=True, required=True, metavar="PATH",
               help="Repeatable: .jsonl, .jsonl.gz, .jsonl.zst, .parquet, .txt, a folder of them, "
                    "or hf:NAME_OR_PATH[#SPLIT] (datasets, streamed).")
@@ -61,7 +62,7 @@ DEFAULT_RULE = "coverage"
                    "gives the same flags. Keyed by shard path, size, mtime and benchmark table.")
 @executor_options
 def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
-            task_metadata: str | None, data: Path | None, corpora: tuple[str, ...], text_field: str,
+            task_metadata: str | None, data: str | None, corpora: tuple[str, ...], text_field: str,
             id_field: str, rule: str, engine: str, index_dir: Path | None, top_k: int,
             template_items: int, model_name: str, output: Path, state: Path | None,
             executor_opts: ExecutorOptions) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import importlib
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -53,7 +52,7 @@ def lm_eval_entry(entry: str, task_metadata: str | None, what: str) -> tuple[Any
     return getattr(importlib.import_module(module), attr), metadata
 
 
-def overlap_queries(benchmark: str | None, data: Path | None, tasks: str | None,
+def overlap_queries(benchmark: str | None, data: str | None, tasks: str | None,
                     include_path: str | None, task_metadata: str | None,
                     say: Callable[[str], None]) -> tuple[str, list[OverlapItem]]:
     """The run's name (the benchmark, or the task list) and its queries; a task without items is
@@ -66,9 +65,12 @@ def overlap_queries(benchmark: str | None, data: Path | None, tasks: str | None,
         if include_path or task_metadata:
             raise InputError("--include_path and --metadata need --task")
         assert benchmark is not None
-        return benchmark, load_overlap_items(benchmark, data)
+        from ..local_data import local_path
+
+        return benchmark, load_overlap_items(benchmark, local_path(data, benchmark))
     if data is not None:
-        raise InputError("--task reads the task's own data (no --data)")
+        raise InputError(f"--data {data}: --task reads its data the lm-eval way: "
+                         f"--metadata '{{\"data\": \"{data}\"}}'")
     from ..overlap import mc_queries
 
     items_for_tasks, metadata = lm_eval_entry(_TASK_ITEMS, task_metadata,

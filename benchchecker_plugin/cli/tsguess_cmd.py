@@ -42,9 +42,10 @@ _TASK_PROBES = "harness_adapters.lm_eval.detect:probes_for_tasks"
               help="multichoice: hide one wrong option and ask for it; question: hide one content "
                    "word of the question and ask for it.")
 @model_options
-@click.option("--data", type=click.Path(exists=True, path_type=Path), default=None,
+@click.option("--data", default=None, metavar="[NAME=]PATH",
               help="Local data: the MMLU folder of <subject>_test.csv files (or its parent with test/), "
-                   "or TruthfulQA.csv. Default: cais/mmlu or truthfulqa/truthful_qa through datasets.")
+                   "or TruthfulQA.csv; mmlu=PATH is the same as PATH (as in check --data). Default: "
+                   "cais/mmlu or truthfulqa/truthful_qa through datasets.")
 @click.option("--subject", "subjects", multiple=True,
               help="MMLU only: keep these subjects (repeatable), e.g. --subject astronomy.")
 @click.option("--limit", type=click.IntRange(min=1), default=None,
@@ -62,7 +63,7 @@ _TASK_PROBES = "harness_adapters.lm_eval.detect:probes_for_tasks"
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
               help="Flags file to write (JSON Lines, atomically); not needed with --dry-run.")
 def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
-             task_metadata: str | None, mode: str, model_opts: ModelOptions, data: Path | None,
+             task_metadata: str | None, mode: str, model_opts: ModelOptions, data: str | None,
              subjects: tuple[str, ...], limit: int | None, seed: int, hints: bool, max_tokens: int,
              executor_opts: ExecutorOptions, threshold: float, model_name: str | None,
              output: Path | None) -> None:
@@ -102,6 +103,9 @@ def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
     if tasks is None and (include_path or task_metadata):
         raise InputError("--include_path and --metadata need --task")
     if tasks is not None:
+        if data and mode == "multichoice" and not subjects:
+            raise InputError(f"--data {data}: --task reads its data the lm-eval way: "
+                             f"--metadata '{{\"data\": \"{data}\"}}'")
         if mode != "multichoice" or data or subjects:
             raise InputError("--task probes multichoice only and reads the task's own data "
                              "(no --mode question, --data or --subject)")
@@ -109,8 +113,11 @@ def ts_guess(benchmark: str | None, tasks: str | None, include_path: str | None,
                         max_tokens, executor_opts, threshold, model_name, output)
         return
     assert benchmark is not None
+    from ..local_data import local_path
+
+    path = local_path(data, benchmark)
     try:
-        items = load_items(benchmark, data)
+        items = load_items(benchmark, path)
     except HubUnavailableError as exc:
         raise exc.naming("--data PATH") from exc
     if subjects:

@@ -16,10 +16,10 @@ from typing import Any
 
 import pandas as pd
 
-from ..errors import BenchcheckerError
-from ..flags import write_flags
+from ..errors import BenchcheckerError, DataError
+from ..flags import ContaminationFlag, write_flags
 
-__all__ = ["DemoContext", "STEPS", "StepResult", "run_step"]
+__all__ = ["REPUBLISHED", "STEPS", "DemoContext", "StepResult", "republished_flags", "run_step"]
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,8 @@ class DemoContext:
     data_dir: Path | None
     quick: bool
     seed: int = 0
+    #: the republished SWE-bench Verified bundle (its ``flags.csv``), if this checkout has one
+    republished: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -153,34 +155,111 @@ def _verified_rows(data: Path) -> list[dict[str, Any]]:
                       load_swebench(folder / "swebench_verified_fullfields_subset.jsonl"))
 
 
+#: the republished bundle's verdicts, relative to a source checkout (``published/`` is not in the wheel)
+REPUBLISHED = Path("published") / "swebench-verified"
+
+
+def republished_flags(bundle: Path) -> list[ContaminationFlag]:
+    """The republished bundle's Stage II verdicts (``flags.csv``: instance_id, model,
+    contaminated = true / false / empty, score, category) as flags of ``benchchecker.stage2``."""
+    import csv
+
+    path = bundle / "flags.csv"
+    verdicts = {"true": True, "false": False, "": None}
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    need = {"instance_id", "model", "contaminated", "score", "category"}
+    if not rows or need - set(rows[0]):
+        raise DataError(f"{path}: expected columns {', '.join(sorted(need))}")
+    try:
+        return [ContaminationFlag(benchmark="swe-bench-verified", instance_id=r["instance_id"],
+                                  model=r["model"], method="benchchecker.stage2",
+                                  contaminated=verdicts[r["contaminated"]], score=float(r["score"]),
+                                  evidence={"category": r["category"], "from": str(path)})
+                for r in rows]
+    except (KeyError, ValueError) as exc:
+        raise DataError(f"{path}: a row's contaminated or score is not a verdict ({exc})") from None
+
+
+def _pooled(summary: pd.DataFrame | None, tier: str = "all") -> pd.DataFrame:
+    """The pooled rows of one tier, one per group of submissions (all, each year)."""
+    if summary is None or summary.empty:
+        return pd.DataFrame(columns=["group", "tier", "n_clean", "n_resolved_clean", "note"])
+    return summary[summary["tier"] == tier].reset_index(drop=True)
+
+
+def _pooled_table(summary: pd.DataFrame | None, flags: str) -> pd.DataFrame:
+    """The pooled cells as a reader sees them: every group and tier, its drop with its interval."""
+    from ..report import drop_text
+
+    if summary is None or summary.empty:
+        return pd.DataFrame()
+    return pd.DataFrame([{"flags": flags, "group": r["group"], "tier": r["tier"],
+                          "submissions": int(r["n_submissions"]), "clean n": int(r["n_clean"]),
+                          "resolved clean": int(r["n_resolved_clean"]),
+                          "original": r["original_rate"], "clean": r["clean_rate"],
+                          "drop [95% CI]": drop_text(r)} for _, r in summary.iterrows()])
+
+
 def leaderboard_step(ctx: DemoContext) -> StepResult:
-    """Patch-date flags for SWE-bench Verified per model, then the 82 real submissions re-scored."""
+    """The 82 real SWE-bench Verified submissions re-scored, pooled over submissions (all of them,
+    each year; Mantel-Haenszel over submission x tier, cluster bootstrap).
+
+    Patch-date flags (a fix public before the model's cutoff) need no clone, but nearly every
+    Verified fix predates the models: pooled over all submissions they leave 3 resolved clean
+    instances, too few for a drop. Stage II's verdicts (is the fix in the snapshot at the cutoff?)
+    leave enough: where the republished bundle (``published/swebench-verified``, a source
+    checkout) is here, its verdicts give the headline and the patch-date board is kept beside."""
     from ..leaderboard import build_leaderboard, write_leaderboard
     from ..patch_dates import fix_dates, patch_date_flags, read_model_cutoffs
+    from ..report import drop_text
 
     data = ctx.data_dir
     if data is None:
         raise _Skip("no data folder (../shared/data) with SWE-bench Verified and its submissions")
     out = ctx.out_dir / "leaderboard"
-    flags = patch_date_flags(fix_dates(_verified_rows(data)),
-                             read_model_cutoffs(data / "model_cutoffs" / "model_cutoffs.csv"))
-    flags_path = write_flags(out / "patch_date_flags.jsonl", flags)
-    board = build_leaderboard(data / "swebench_experiments", flags_path,
-                              tiers_path=data / "swebench_verified" / "swebench_verified_composite.jsonl",
-                              model_map_path=data / "model_cutoffs" / "submission_models.csv",
-                              n_boot=200 if ctx.quick else 1000)
-    write_leaderboard(board, out)
-    # Pooled over every scored submission, tier by tier (Mantel-Haenszel, cluster bootstrap):
-    # never a mean of per-submission ratios, and "too few" where the clean set is too small.
-    from ..report import drop_text
+    dated = write_flags(out / "patch_date_flags.jsonl",
+                        patch_date_flags(fix_dates(_verified_rows(data)),
+                                         read_model_cutoffs(data / "model_cutoffs" / "model_cutoffs.csv")))
 
-    summary = board.summary if board.summary is not None else pd.DataFrame(columns=["group"])
-    by_tier = summary[summary["group"] == "all submissions"].reset_index(drop=True)
-    headline = {f"pooled drop, {r['tier']} (clean n={int(r['n_clean'])}, resolved "
-                f"{int(r['n_resolved_clean'])})": drop_text(r) for _, r in by_tier.iterrows()}
+    def board(flags_path: Path, folder: Path) -> Any:
+        scored = build_leaderboard(data / "swebench_experiments", flags_path,
+                                   tiers_path=data / "swebench_verified" / "swebench_verified_composite.jsonl",
+                                   model_map_path=data / "model_cutoffs" / "submission_models.csv",
+                                   n_boot=200 if ctx.quick else 1000, seed=ctx.seed)
+        write_leaderboard(scored, folder)
+        return scored
+
+    bundle = ctx.republished
+    files = {"patch-date flags": str(dated)}
+    if bundle is not None and (bundle / "flags.csv").is_file():
+        stage2 = write_flags(out / "stage2_flags.jsonl", republished_flags(bundle))
+        main, by_date = board(stage2, out), board(dated, out / "patch_date")
+        which, note = "Stage II", (f"Stage II verdicts read from {bundle / 'flags.csv'} (computed "
+                                   "with clones); patch-date flags alone leave too few resolved clean "
+                                   "instances (see the patch-date row)")
+        files.update({"Stage II flags": str(stage2),
+                      "patch-date leaderboard": str(out / "patch_date" / "index.html")})
+    else:
+        main = by_date = board(dated, out)
+        which, note = "patch dates", ("patch-date flags alone: nearly every Verified fix predates "
+                                      "the models' cutoffs, so the clean sets are too few for a drop; "
+                                      f"the republished Stage II verdicts ({REPUBLISHED}/flags.csv "
+                                      "of a source checkout) were not found")
+    headline = {f"pooled drop, {r['group']} ({which}; clean n={int(r['n_clean'])}, resolved "
+                f"{int(r['n_resolved_clean'])})": drop_text(r) for _, r in _pooled(main.summary).iterrows()}
+    if by_date is not main:
+        for _, r in _pooled(by_date.summary).iloc[:1].iterrows():
+            headline[f"pooled drop, {r['group']} (patch dates only; clean n={int(r['n_clean'])}, "
+                     f"resolved {int(r['n_resolved_clean'])})"] = drop_text(r)
+    table = pd.concat([_pooled_table(main.summary, which)]
+                      + ([_pooled_table(by_date.summary, "patch dates")] if by_date is not main else []),
+                      ignore_index=True)
+    files.update({"leaderboard (per submission)": str(out / "index.html"),
+                  "csv": str(out / "leaderboard.csv"), "pooled csv": str(out / "summary.csv")})
     return StepResult("leaderboard", "SWE-bench Verified leaderboard (82 submissions) re-scored without "
-                      "instances whose fix was public before each model's cutoff", "ok", 0.0, headline,
-                      by_tier, {"leaderboard": str(out / "index.html"), "csv": str(out / "leaderboard.csv")})
+                      "the instances each model could have seen, pooled over submissions", "ok", 0.0,
+                      headline, table, files, note)
 
 
 def overlap_step(ctx: DemoContext) -> StepResult:

@@ -19,6 +19,7 @@ from inspect_ai.scorer import choice
 from inspect_ai.solver import multiple_choice
 
 from ..errors import HubUnavailableError, InputError
+from ..local_data import local_data
 from ..tsguessing import load_mmlu
 
 __all__ = ["mmlu_local"]
@@ -31,6 +32,8 @@ def mmlu_local(data: str | None = None, subjects: Any = None) -> Task:
     wanted = None
     if subjects:
         wanted = set(subjects.split(",")) if isinstance(subjects, str) else set(subjects)
+    if data:   # -T data=PATH or -T data=mmlu=PATH (benchchecker_plugin.local_data)
+        data = local_data([str(data)], ["mmlu"], "-T data={}")["mmlu"]
     try:
         items = load_mmlu(data, subjects=wanted)
     except HubUnavailableError as exc:

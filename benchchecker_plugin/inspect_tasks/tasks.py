@@ -25,6 +25,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
 from ..errors import HubUnavailableError
+from ..local_data import local_data
 from ..tsguessing import DEFAULT_PARAMS, MAX_TOKENS, Mode, load_items, prepare_probes
 from .scorer import PROBE_KEY, ts_guessing_scorer
 
@@ -46,6 +47,8 @@ def _subjects(subjects: Any) -> set[str] | None:
 def ts_guessing_task(benchmark: str, mode: Mode | str, data: str | None = None, seed: int = 0,
                      hints: bool = True, subjects: Any = None, max_tokens: int = MAX_TOKENS) -> Task:
     """A TS-Guessing task over ``benchmark`` in ``mode`` (one sample per usable item)."""
+    if data:   # -T data=PATH or -T data=NAME=PATH (benchchecker_plugin.local_data)
+        data = local_data([str(data)], [benchmark], "-T data={}")[benchmark]
     try:
         items = load_items(benchmark, data)
     except HubUnavailableError as exc:

@@ -174,10 +174,13 @@ def _load_tasks(namespace: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         config_log.disabled = was
     if not cfg.tasks:
         raise InputError("--contamination-filter / --contamination-detect need --tasks")
-    from .detect import load_each
+    from .detect import OFFLINE_HINT, load_each
 
     manager = _task_manager(cfg)   # (may set cfg.tasks to the names it matched)
     tasks, failed = load_each(manager, cfg.tasks if isinstance(cfg.tasks, list) else [cfg.tasks])
+    offline = {name: why for name, why in failed.items() if why.endswith(OFFLINE_HINT)}
+    if offline:   # lm-eval's own run would stop on the same download: one line, before it
+        raise InputError(f"--tasks {', '.join(offline)}: {next(iter(offline.values()))}")
     for name, why in failed.items():
         echo(f"cannot read task {name} ({why}); it runs unfiltered")
     return cfg, tasks

@@ -21,7 +21,8 @@ def _invoke(*args: object) -> Result:
     ((), "Error: give one of --benchmark or --task"),
     (("--benchmark", "mmlu", "--task", "x"), "Error: give one of --benchmark or --task"),
     (("--benchmark", "mmlu", "--include_path", "x"), "Error: --include_path and --metadata need --task"),
-    (("--task", "x", "--data", "{data}"), "Error: --task reads the task's own data (no --data)"),
+    (("--task", "x", "--data", "{data}"), "Error: --data {data}: --task reads its data the lm-eval way: "
+                                           "--metadata '{\"data\": \"{data}\"}'"),
     (("--task", "x", "--metadata", "{no"), "Error: --metadata '{no': not JSON (Expecting property "
                                            "name enclosed in double quotes: line 1 column 2 (char 1))"),
 ])
@@ -31,7 +32,7 @@ def test_task_option_errors(args: tuple, line: str, tmp_path: Path) -> None:
     args = tuple(a.format(data=corpus) if a == "{data}" else a for a in args)
     res = _invoke(*args, "--corpus", corpus, "-o", tmp_path / "x.jsonl")
     assert res.exit_code == 2, res.output
-    assert res.stderr.strip().splitlines()[-1] == line
+    assert res.stderr.strip().splitlines()[-1] == line.replace("{data}", str(corpus))
 
 
 @pytest.mark.slow   # lm-eval import and task loading (~10 s)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
@@ -50,10 +51,53 @@ def test_leaderboard_step_rescores_the_real_submissions(tmp_path: Path, whole: b
     submissions = {p.name for p in _submissions(data / "swebench_experiments")}
     assert len(submissions) == (82 if whole else N_SAMPLED)
     assert set(table["submission"]) == submissions - NOT_SCORED
-    assert "pooled drop, all (clean n=" in res.output
     assert "mean" not in res.output.lower()           # no mean of per-submission ratios
     html = (tmp_path / "index.html").read_text()
     assert "leaderboard/index.html" in html
+    pooled = pd.read_csv(tmp_path / "leaderboard" / "summary.csv")
+    assert set(pooled["group"]) >= {"all submissions"}
+    assert (tmp_path / "leaderboard" / "patch_date" / "summary.csv").is_file()
+    # the headline is the pooled drops over submissions, estimates with intervals, not "too few"
+    # (patch-date flags alone left 3 resolved clean instances over all 81 submissions)
+    lines = [line.strip() for line in res.output.splitlines() if "pooled drop" in line]
+    assert lines[0].startswith("pooled drop, all submissions (Stage II; clean n="), lines
+    assert lines[0].endswith("]") and "too few" not in lines[0], lines
+    assert lines[-1].startswith("pooled drop, all submissions (patch dates only; clean n=")
+    if whole:
+        assert lines[0].startswith("pooled drop, all submissions (Stage II; clean n=217, resolved 77): ")
+        assert len([line for line in lines if line.endswith("]")]) == 3, lines   # all, 2024, 2025
+        assert lines[-1] == ("pooled drop, all submissions (patch dates only; clean n=115, resolved 3): "
+                             "too few (clean n=115, resolved n=3)")
+
+
+@needs_shared_data("swebench_experiments")
+def test_leaderboard_step_without_the_bundle_says_why_every_cell_is_too_few(tmp_path: Path) -> None:
+    """An installed wheel has no published/ folder: the step runs on patch dates and says why its
+    cells cannot be estimated, instead of a page of "too few" with no reason."""
+    from benchchecker_plugin.demo.steps import leaderboard_step
+
+    ctx = DemoContext(out_dir=tmp_path / "o", data_dir=_sampled_data(tmp_path / "data"), quick=True)
+    result = run_step(leaderboard_step, ctx, "leaderboard", "t")
+    assert result.status == "ok", result.note
+    assert "the republished Stage II verdicts (published/swebench-verified/flags.csv" in result.note
+    assert all(key.startswith("pooled drop,") and "(patch dates; " in key for key in result.headline)
+    assert not (tmp_path / "o" / "leaderboard" / "patch_date").exists()
+
+
+def test_republished_flags_read_each_verdict(tmp_path: Path) -> None:
+    from benchchecker_plugin.demo.steps import republished_flags
+    from benchchecker_plugin.flags import Verdict
+
+    (tmp_path / "flags.csv").write_text("instance_id,model,contaminated,score,category\n"
+                                        "a__b-1,m,true,1.0,present\na__b-2,m,false,0.1,pre-patch-only\n"
+                                        "a__b-3,m,,0.5,refactored-inconclusive\n")
+    flags = republished_flags(tmp_path)
+    assert [f.verdict for f in flags] == [Verdict.CONTAMINATED, Verdict.CLEAN, Verdict.UNDECIDED]
+    assert {f.method for f in flags} == {"benchchecker.stage2"}
+    assert flags[1].evidence["category"] == "pre-patch-only"
+    (tmp_path / "flags.csv").write_text("instance_id,model,verdict\na__b-1,m,true\n")
+    with pytest.raises(DataError, match=r"flags.csv: expected columns category, contaminated, "):
+        republished_flags(tmp_path)
 
 
 def test_steps_without_data_are_skipped_not_passed(tmp_path: Path, monkeypatch) -> None:

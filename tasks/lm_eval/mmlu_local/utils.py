@@ -1,6 +1,7 @@
 """Documents of the ``mmlu_local`` tasks: one subject of MMLU from local CSV files.
 
-The folder comes from ``--metadata '{"data": ...}'`` (or ``mmlu_data``), else the environment
+The folder comes from ``--metadata '{"data": ...}'`` (``PATH`` or ``mmlu=PATH``, as benchchecker's
+``--data``; or ``mmlu_data``), else the environment
 variable ``BENCHCHECKER_MMLU_DATA``; the rows are read by ``benchchecker_plugin.tsguessing``'s
 MMLU loader, the one ``benchchecker ts-guess --data`` uses, so both see the same items.
 """
@@ -11,6 +12,7 @@ import os
 from typing import Any
 
 from benchchecker_plugin.errors import HubUnavailableError, InputError
+from benchchecker_plugin.local_data import local_data
 from benchchecker_plugin.tsguessing import load_mmlu
 
 ENV = "BENCHCHECKER_MMLU_DATA"
@@ -31,6 +33,8 @@ def load(**kwargs: Any):  # type: ignore[no-untyped-def]
 
     subject = kwargs.get("subject")
     folder = kwargs.get("mmlu_data") or kwargs.get("data") or os.environ.get(ENV)
+    if folder and not kwargs.get("mmlu_data") and kwargs.get("data"):   # PATH or mmlu=PATH
+        folder = local_data([str(folder)], ["mmlu"], "--metadata '{{\"data\": \"{}\"}}'")["mmlu"]
     if not folder:
         raise InputError(f"mmlu_local_{subject}: no MMLU folder; pass --metadata "
                          f"'{{\"data\": \"/path/to/mmlu\"}}' or set {ENV}")

@@ -5,6 +5,8 @@
 - ``data``: the MMLU folder (``<subject>_test.csv`` files, or its parent with ``test/``), the
   ``TruthfulQA.csv`` file, or a folder holding both as ``mmlu/`` and ``truthfulqa/TruthfulQA.csv``
   (the shared-data layout; what the ``ts_guessing`` group needs with one key);
+- ``data`` may also name its benchmark, as benchchecker's ``--data`` does: ``"mmlu=PATH"``, or a
+  list ``["mmlu=PATH", "truthfulqa=PATH"]`` (a task reads its own, the others are for the others);
 - ``mmlu_data`` / ``truthfulqa_data``: one benchmark's data (win over ``data``);
 - ``seed`` (default 0), ``hints`` (default true), ``subjects`` (MMLU subjects to keep).
 
@@ -21,18 +23,39 @@ from pathlib import Path
 from typing import Any
 
 from benchchecker_plugin.errors import HubUnavailableError, InputError
+from benchchecker_plugin.local_data import local_data, split_named
 from benchchecker_plugin.tsguessing import Probe, load_items, prepare_probes, probe_flag
 
 _ENV = {"mmlu": "BENCHCHECKER_MMLU_DATA", "truthfulqa": "BENCHCHECKER_TRUTHFULQA_DATA"}
 #: --metadata keys the tasks read; lm-eval adds the task's own ``version`` (and others may pass
 #: keys meant for other tasks of the run: those are ignored, misspelt data keys are not).
 KEYS = ("data", "mmlu_data", "truthfulqa_data", "seed", "hints", "subjects")
+#: how a local copy is written in lm-eval (``{}``: the value), for error lines
+SPELLING = "--metadata '{{\"data\": \"{}\"}}'"
 
 
 def _in_shared_layout(folder: Path, benchmark: str) -> Path | None:
     candidates = ([folder / "mmlu"] if benchmark == "mmlu"
                   else [folder / "truthfulqa" / "TruthfulQA.csv", folder / "TruthfulQA.csv"])
     return next((c for c in candidates if c.exists()), None)
+
+
+def _named_data(benchmark: str, data: Any) -> Any:
+    """``data`` as benchchecker names local data (:mod:`benchchecker_plugin.local_data`): a path,
+    or ``NAME=PATH`` (a list of them for both benchmarks); this task's path, the bare path, or
+    ``None`` where only the other benchmark is named."""
+    if not data:
+        return data
+    values = [str(v) for v in (data if isinstance(data, list) else [data])]
+    named = [split_named(v) for v in values]
+    for (name, _), value in zip(named, values):
+        if name is not None and name not in _ENV:
+            local_data([value], list(_ENV), SPELLING)   # the one line naming the right spelling
+    own = [path for name, path in named if name == benchmark]
+    if own:
+        return own[0]
+    bare = [path for name, path in named if name is None]
+    return bare[0] if bare else None
 
 
 def data_path(benchmark: str, kwargs: dict[str, Any]) -> str | None:
@@ -44,7 +67,7 @@ def data_path(benchmark: str, kwargs: dict[str, Any]) -> str | None:
     own = kwargs.get(f"{benchmark}_data")
     if own:
         return str(own)
-    shared = kwargs.get("data")
+    shared = _named_data(benchmark, kwargs.get("data"))
     if not shared:
         return os.environ.get(_ENV[benchmark]) or None
     path = Path(str(shared))
