@@ -87,6 +87,40 @@ def _print_table(frame: pd.DataFrame) -> None:
         click.echo(frame.to_string(index=False, na_rep=""))
 
 
+# the columns a reader needs on a terminal; the files (--out, --json, leaderboard.csv) hold the rest
+_RATE_VIEW = (("submission", "submission"), ("group", "group"), ("model", "model"), ("tier", "tier"),
+              ("n_submissions", "subs"), ("n_instances", "n"), ("n_clean", "clean n"),
+              ("n_contaminated", "contam. n"), ("n_undecided", "undec. n"), ("original_rate", "original"),
+              ("clean_rate", "clean"))
+
+
+def _print_rates(frame: pd.DataFrame) -> None:
+    """A rate table (rescore, leaderboard) as a compact rich table: who, tier, counts, the
+    original and clean rates and the drop with its interval (or 'too few' with its n); every
+    name in full."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..report import drop_text
+    from ..report.tables import pct
+
+    cols = [(c, label) for c, label in _RATE_VIEW if c in frame.columns]
+    table = Table(show_edge=False, pad_edge=False)
+    names = {"submission", "group", "model"}
+    for c, label in cols:
+        table.add_column(label, justify="left" if c in names | {"tier"} else "right",
+                         no_wrap=c in names, overflow="ignore" if c in names else "fold")
+    table.add_column("drop [95% CI]", justify="right")
+    for _, row in frame.iterrows():
+        cells = [pct(row[c]) if c.endswith("_rate") else
+                 ("" if row[c] is None or (isinstance(row[c], float) and row[c] != row[c]) else str(row[c]))
+                 for c, _ in cols]
+        table.add_row(*[Text(c) for c in cells], Text(drop_text(row)))
+    widest = sum(max([len(label)] + [len(str(v)) for v in frame[c]]) + 3 for c, label in cols if c in names)
+    Console(width=max(120, widest + 110), highlight=False).print(table)
+
+
 _COMMON = [
     click.option("--flags", "flags_path", required=True, type=click.Path(exists=True, path_type=Path),
                  help="Flags file (.jsonl) or folder of them."),
@@ -214,7 +248,7 @@ def rescore(results_path: Path, flags_path: Path, fmt: str, as_json: bool, model
         return
     for note in run.notes:
         click.echo(f"note: {note}", err=True)
-    _print_table(run.table)
+    _print_rates(run.table)
 
 
 # ----------------------------------------------------------------------------------- leaderboard
@@ -283,8 +317,8 @@ def leaderboard(submissions_path: Path, flags_path: Path, fmt: str, as_json: boo
     click.echo(board.flags_line, err=True)
     for note in board.notes:
         click.echo(f"note: {note}", err=True)
-    _print_table(table[table["tier"] == "all"])
+    _print_rates(table[table["tier"] == "all"])
     if summary is not None and len(summary):
         click.echo("\npooled over submissions (tier-stratified, distinct instances):")
-        _print_table(summary[summary["tier"] == "all"])
+        _print_rates(summary[summary["tier"] == "all"])
     click.echo(f"wrote {', '.join(str(p) for p in paths.values())}", err=sys.stderr.isatty())

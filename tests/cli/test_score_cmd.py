@@ -111,7 +111,14 @@ def test_rescore_text_json_and_csv_agree(tmp_path):
     assert payload["rows"][0]["original_rate"] == 8 / 20
     assert [r["drop_ci_low"] for r in payload["rows"]] == pytest.approx(table["drop_ci_low"].tolist())
     text = _run(base)
-    assert text.exit_code == 0 and "<15 min fix" in text.stdout and "relative_drop" in text.stdout
+    assert text.exit_code == 0 and "<15 min fix" in text.stdout and "drop [95% CI]" in text.stdout
+    # the terminal table is compact (the files hold every column) and says what the files say
+    from benchchecker_plugin.report import drop_text
+    from benchchecker_plugin.report.tables import pct
+
+    assert max(len(line) for line in text.stdout.splitlines()) <= 200
+    all_row = next(line for line in text.stdout.splitlines() if " all " in line)
+    assert pct(table["original_rate"][0]) in all_row and drop_text(table.iloc[0]) in all_row
 
 
 def test_pinned_cli_errors(tmp_path):

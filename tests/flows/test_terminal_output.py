@@ -3,8 +3,7 @@ its output on a pipe, on the real SWE-bench Verified submissions and MMLU rows.
 
 - ``rescore`` and ``leaderboard`` printed 30-column pandas frames (~475-character lines); expected:
   a table of the few columns that matter, the files (``--json``, ``leaderboard.csv``) holding the
-  rest. Not done yet: those two tests are strict ``xfail`` (they pass, and so fail as XPASS, once
-  the table is compact: remove the marker then).
+  rest.
 - ``flags show`` cut two long model names to one identical prefix (two equal rows).
 - Progress counted batches (``13/125``) with no rate or ETA, printed a ``generate ...: 1/1
   (100%)`` line per batch, and named a model folder ``hf//...``; expected: one bar per job with
@@ -30,8 +29,6 @@ MODEL_MAP = SHARED_DATA / "model_cutoffs" / "submission_models.csv"
 OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
            "BENCHCHECKER_PROGRESS": "0", "COLUMNS": "80"}
 WIDTH = 200   # a terminal line, generously
-COMPACT = pytest.mark.xfail(strict=True, reason="rescore and leaderboard still print every column "
-                            "of the frame (pandas to_string, ~475-character lines): issue 39 item 7")
 
 
 def _benchchecker(args: list[object], cwd: Path, **env: str) -> subprocess.CompletedProcess:
@@ -57,7 +54,6 @@ def _assert_compact(stdout: str, submission: str) -> None:
     assert max(map(len, lines)) <= WIDTH, f"{max(map(len, lines))}-character lines:\n{lines[0][:300]}"
 
 
-@COMPACT
 def test_rescore_prints_a_compact_table(swe_flags: Path, tmp_path: Path) -> None:
     proc = _benchchecker(["rescore", "--results", SONNET, "--flags", swe_flags, "--tiers", VERIFIED,
                           "--model", "gpt-4o-2024-05-13"], tmp_path)
@@ -65,7 +61,6 @@ def test_rescore_prints_a_compact_table(swe_flags: Path, tmp_path: Path) -> None
     _assert_compact(proc.stdout, SONNET.name)
 
 
-@COMPACT
 def test_leaderboard_prints_a_compact_table(swe_flags: Path, tmp_path: Path) -> None:
     proc = _benchchecker(["leaderboard", "--submissions", SONNET, "--flags", swe_flags, "--tiers",
                           VERIFIED, "--model-map", MODEL_MAP, "--n-boot", "0", "--out", "lb"], tmp_path)
