@@ -19,7 +19,9 @@ or above the instance's own line (SWE-bench's ``version``: the development line 
 written on; a release of an older line is a backport that need not hold it), in upload order, up
 to the first release of a later line (it was cut from the default branch, so it holds what was
 merged there before). The own fix release is the first candidate where the gold patch un-applies
-(a maintenance release of the line need not hold a fix merged on the default branch). When it
+(a maintenance release of the line need not hold a fix merged on the default branch), or an older
+line's maintenance release uploaded among them where it un-applies (a backport reaches users
+first: Django 4.2.1 holds fixes that 5.0a1 brings months later). When it
 un-applies at none: the first release after the fix's date, of any line, where it un-applies (a
 backport: scikit-learn 0.21.3 holds a fix that 0.22 had rewritten already); else the first one
 holding the fix's most distinctive added lines verbatim (it landed with other context); else the
@@ -130,11 +132,18 @@ def _release(path: Path, inst: BugInstance, dated: tuple[datetime, str] | None) 
         return OwnFix(inst.instance_id, "release", rel.uploaded_at, rel.version, basis, holds,
                       f"release {unfetched[0]} was not fetched" if unfetched else "", tuple(unfetched))
 
-    for rel in candidates:
+    # the line's candidates and, uploaded among them, an older line's maintenance releases: a
+    # backport reaches users before the line's own release (Django 4.2.1 before 5.0a1)
+    own = {r.version for r in candidates}
+    pool = {r.version: r for r in hist.fetched if dated[0] < r.uploaded_at <= candidates[-1].uploaded_at}
+    pool.update({r.version: r for r in candidates})
+    for rel in sorted(pool.values(), key=lambda r: r.uploaded_at):
         if not rel.commit:
             unfetched.append(rel.version)
         elif unapplies(path, rel.commit, inst.patch):
-            return pick(rel, f"{line_basis} where the gold patch un-applies", True)
+            return pick(rel, f"{line_basis} where the gold patch un-applies" if rel.version in own else
+                        f"{line_basis}: release {rel.version} of an older line, uploaded before it, where "
+                        "the gold patch un-applies (a backport)", True)
     first = candidates[0]
     if not first.commit:
         return pick(first, line_basis, None)

@@ -129,9 +129,9 @@ def test_release_own_fix_is_the_first_candidate_where_the_gold_patch_unapplies(t
 
 
 def test_release_own_fix_takes_a_backport_when_the_line_rewrote_the_fix(tmp_path: Path) -> None:
-    """Regression (scikit-learn__scikit-learn-14087 at its own fix snapshot): the fix was
-    backported into 0.21.3 and already rewritten by 0.22, the first release of the instance's own
-    line; the backport is the first release holding it verbatim."""
+    """Regression (scikit-learn__scikit-learn-14087, and Django fixes read present in 4.2.x months
+    before 5.0a1): the fix was backported into 0.21.3 and already rewritten by 0.22, the first
+    release of the instance's own line; the backport, uploaded first, is the own fix release."""
     from benchchecker_plugin.repos.index import SimpleIndex
     from benchchecker_plugin.repos.releases import fetch_releases
     from tests.helpers.git_history import REFACTORED
@@ -147,5 +147,5 @@ def test_release_own_fix_takes_a_backport_when_the_line_rewrote_the_fix(tmp_path
     own = own_fix_snapshot(tmp_path / "repos" / "o__calc.releases", inst,
                            (datetime(2022, 5, 1, tzinfo=UTC), "pull request created_at"))
     assert (own.snapshot, own.unapplies, own.missing) == ("2.0.1", True, "")
-    assert own.basis.endswith("the gold patch un-applies at none of 2.1..2.1; first release after the PR date "
-                              "where it un-applies (a backport: release 2.0.1 of an older line)")
+    assert own.basis.endswith(": release 2.0.1 of an older line, uploaded before it, where the gold patch "
+                              "un-applies (a backport)")
