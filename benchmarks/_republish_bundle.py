@@ -2,7 +2,8 @@
 it alone (issue 34, item 6).
 
 The bundle (the inputs of every figure): ``instances.csv`` (one row per instance and scored
-submission: repository, tier, resolved, verdict, why-clean kind, snapshot), ``flags.csv`` (one
+submission: repository, tier, resolved, verdict, why-clean kind, snapshot id ``git:<commit>`` or
+``release:<version>``), ``flags.csv`` (one
 merged verdict per instance and model), ``cutoffs.csv``, ``unscored.csv``, ``snapshots.csv`` and
 ``build.json`` (the run's facts: command, date, versions, Stage II line, submissions, the board's
 entries). :func:`rebuild` reads only these and writes ``leaderboard.csv``, ``summary.csv``,

@@ -58,11 +58,28 @@ def recall_parts(folder: Path) -> tuple[str, pd.DataFrame, str] | None:
     return sentence, table.reset_index(drop=True), short
 
 
-# found present before the fix landed, investigated by hand (git log -S on the fixed line)
+# found present before the fix landed, investigated by hand (git log -S on the fixed line, the
+# flag's evidence)
+_SMALL_EDIT = ("a small edit of a long line ({what} gains an item): the older line scores {score} "
+               "against the fixed one, above the 0.7 line-similarity threshold, and is not closer to the "
+               "gold patch's removed line (a limit of line similarity)")
 EARLY_WHY = {
     "astropy__astropy-14995": "a regression fix: the line it restores (`elif operand.mask is None:`) "
                               "was in ndarithmetic.py from 2014 (7340bc22e1) until feeb716b74 "
                               "(2022-12-13) replaced it; a snapshot before that holds the fixed code",
+    "django__django-15277": "a stand-in base misplaced: in the release used as the base the patch "
+                            "applied at an offset inside BinaryField.__init__, which already holds "
+                            "the two fixed lines (the fix is to CharField.__init__)",
+    "django__django-16642": "a look-alike at the threshold: the older `encoding_map = {'bzip2': ...}` "
+                            "scores 0.70 against the added `\"br\": \"application/x-brotli\"` entry "
+                            "(lexical similarity of short dictionary lines)",
+    "django__django-16082": _SMALL_EDIT.format(what="the `_connector_combinations` list literal",
+                                               score="1.00"),
+    "matplotlib__matplotlib-23412": _SMALL_EDIT.format(what="the `_setattr_cm(...)` call in Patch.draw",
+                                                       score="0.90"),
+    "scikit-learn__scikit-learn-25232": _SMALL_EDIT.format(what="IterativeImputer's signature and "
+                                                                "constraints", score="0.95-0.99"),
+    "sympy__sympy-22914": _SMALL_EDIT.format(what="the `_known_functions` dictionary", score="0.77"),
     "django__django-15851": "a pure reorder (`args.extend(parameters)` moved before the database "
                             "name): read present everywhere by an earlier engine; the reorder rule "
                             "(stage2/reorder.py) reads the old order as pre-patch only",

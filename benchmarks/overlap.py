@@ -12,6 +12,10 @@ al.'s protocol per item (top-10 retrieval, 13-word chunk score, and n-gram verif
 retrieved documents) against their 2-3 minutes per item.
 
     python benchmarks/overlap.py [--mb 200] [--work /tmp/overlap-bench] [--index-docs 1000000] [--ray 2 [--shards 8]]
+    python benchmarks/overlap.py --mb 100 --stream-gb 10 --only-stream    # peak RSS scanning 10 GB
+
+``--stream-gb G``: a G GB JSONL (the real texts cycled, each copy its own documents) scanned streamed
+by ``scan_corpus`` in a fresh process; its peak RSS against the goal (under 1 GB for 10 GB).
 
 ``--ray N``: also the same corpus as ``--shards`` JSONL files scanned by one process and by a local
 Ray cluster of N CPUs (one task per shard, the table broadcast once), wall-clock ratio; workers
@@ -186,6 +190,48 @@ def ray_vs_one_process(items: list, texts: list[str], work: Path, n_shards: int,
           f"same table: {same}")
 
 
+def _scan_child(data: str, corpus: str, out: object) -> None:
+    """In a fresh process: build the MMLU table, scan ``corpus`` streamed, report its figures and
+    this process's peak RSS (the parent's texts are not in it)."""
+    items = load_overlap_items("mmlu", data)
+    table = build_table(items, DEFAULT_METRICS)
+    rss_table = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    c0, t0 = cpu(), time.perf_counter()
+    stats = scan_corpus(table, shards_of(corpus))
+    out.put({"bytes": stats.bytes, "cpu": cpu() - c0, "wall": time.perf_counter() - t0,  # type: ignore[attr-defined]
+             "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "rss_table": rss_table})
+
+
+def memory_bound(texts: list[str], gb: float, work: Path, data: str) -> None:
+    """A corpus of ``gb`` GB (the real texts cycled, each copy a new document) written as one
+    JSONL, scanned streamed in a fresh process: peak RSS against the 1 GB goal (memory bounded by
+    the benchmark table, never by the corpus)."""
+    import multiprocessing
+
+    corpus = work / "big.jsonl"
+    written, k = 0, 0
+    with corpus.open("w", encoding="utf-8") as fh:
+        while written < gb * 1e9:
+            for i, t in enumerate(texts):
+                line = json.dumps({"id": f"{k}-{i}", "text": t}) + "\n"
+                fh.write(line)
+                written += len(line)
+                if written >= gb * 1e9:
+                    break
+            k += 1
+    ctx = multiprocessing.get_context("spawn")
+    q = ctx.Queue()
+    proc = ctx.Process(target=_scan_child, args=(data, str(corpus), q))
+    proc.start()
+    got = q.get()
+    proc.join()
+    corpus.unlink()
+    print(f"memory bound: {got['bytes'] / 1e9:.1f} GB of JSONL scanned streamed in {got['wall']:.0f} s wall "
+          f"({got['bytes'] / 1e6 / got['cpu']:.0f} MB per CPU-second); peak RSS {got['rss']:.0f} MB "
+          f"(after building the table: {got['rss_table']:.0f} MB); goal < 1024 MB: "
+          f"{'met' if got['rss'] < 1024 else 'not met'}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=200)
@@ -195,6 +241,9 @@ def main() -> None:
     ap.add_argument("--ray", type=int, default=0, metavar="CPUS",
                     help="also Ray (a local cluster of CPUS) against one process")
     ap.add_argument("--shards", type=int, default=8)
+    ap.add_argument("--stream-gb", type=float, default=0, metavar="GB",
+                    help="also a GB-sized JSONL (the texts cycled) scanned in a fresh process: peak RSS")
+    ap.add_argument("--only-stream", action="store_true", help="with --stream-gb: only that figure")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     items = load_overlap_items("mmlu", args.data)
@@ -205,6 +254,10 @@ def main() -> None:
         for i, t in enumerate(texts):
             fh.write(json.dumps({"id": str(i), "text": t}) + "\n")
     print(f"benchmark: {len(items)} MMLU items; corpus: {len(texts)} documents, {mb:.1f} MB of text")
+    if args.stream_gb:
+        memory_bound(texts, args.stream_gb, args.work, args.data)
+        if args.only_stream:
+            return
     table = build_table(items, DEFAULT_METRICS)
     scan_texts(table, texts[:50])   # warm-up: numba compiles (or loads its cache) here
 

@@ -349,6 +349,17 @@ def _band_dates(sub: Any, dates: Sequence[str], floor: str) -> tuple[str, str] |
     return (inside[0], inside[-1]) if inside else None
 
 
+def _snapshot_id(snap: Any) -> str:
+    """The snapshot a verdict was read at, short (instances.csv has one per instance and
+    submission): ``git:<commit, 12 hex>`` or ``release:<version>``; snapshots.csv gives the full
+    commit, or the sdist's sha256 and upload time, per (repository, model)."""
+    if not snap:
+        return ""
+    if snap.get("source") == "release":
+        return f"release:{snap.get('version', '')}"
+    return f"git:{str(snap.get('commit', ''))[:12]}"
+
+
 def _board(data: Path, subs: Sequence[Any], scored: set[str]) -> dict[str, Any]:
     """The official Verified board: its top 10 and which of them have per-instance results here;
     how many of its entries are absent from the submissions read."""
@@ -478,7 +489,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "verdict_band_start": ends[0], "verdict_band_end": ends[1],
                          "clean_kind": ev.get("clean_kind", "") if v == "clean" else "",
                          "snapshot_source": sources.get(inst.repo, "git"),
-                         "snapshot": json.dumps(snap, sort_keys=True, default=dict) if snap else ""})
+                         "snapshot": _snapshot_id(snap)})
     inst_df = pd.DataFrame(rows, columns=list(INSTANCE_COLUMNS))
     snap_rows = {}
     for (iid, m), ev in facts["evidence"].items():
