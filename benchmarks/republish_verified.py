@@ -363,8 +363,6 @@ def _snapshot_id(snap: Any) -> str:
 def _board(data: Path, subs: Sequence[Any], scored: set[str]) -> dict[str, Any]:
     """The official Verified board: its top 10 and which of them have per-instance results here;
     how many of its entries are absent from the submissions read."""
-    import json
-
     boards = json.loads((data / "swebench_leaderboard" / "leaderboards.json").read_text())
     board = next(b for b in boards["leaderboards"] if b["name"] == "Verified")["results"]
     have = {s.name for s in subs}
