@@ -268,6 +268,9 @@ def load_each(manager: Any, names: Sequence[str]) -> tuple[dict[str, Any], dict[
     from .compat import compiled_templates
 
     tasks: dict[str, Any] = {}
+    from benchchecker_plugin.hub_reach import offline_unless_reachable
+
+    offline_unless_reachable()   # a hub out of reach: its tasks fail at once, not after retries
     failed: dict[str, str] = {}
     for name in names:
         try:
