@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections import Counter
+from pathlib import Path
 
+from benchchecker_plugin.repos import Snapshot
 from benchchecker_plugin.stage2 import ExactSimilarity, LexicalSimilarity, align
 from benchchecker_plugin.stage2.localize import Location
 from benchchecker_plugin.stage2.normalize import LogicalLine
@@ -15,6 +18,19 @@ def lines(*texts: str) -> tuple[LogicalLine, ...]:
 
 def loc(*texts: str) -> Location:
     return Location("a.py", "f", "same-name", lines(*texts))
+
+
+def snapshot_of(repo: Path, files: dict[str, str]) -> Snapshot:
+    """A one-commit git repository at ``repo`` holding ``files``, read as a snapshot."""
+    repo.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
+           "PATH": "/usr/bin:/bin"}
+    for cmd in (["init", "-q"], ["add", "-A"],
+                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
+        subprocess.run(["git", "-C", str(repo), *cmd], check=True, env=env)
+    return Snapshot.at(repo, "2024-01-01")
 
 
 def test_exact_similar_and_pre_patch() -> None:
@@ -58,21 +74,12 @@ def test_no_candidates() -> None:
 def test_one_name_with_several_bodies_is_searched_whole(tmp_path) -> None:  # noqa: ANN001
     """Regression (real histories): a property's setter shares its getter's qualified name; the
     block must be looked for in both bodies, not only in the first one."""
-    import subprocess
-
-    from benchchecker_plugin.repos import Snapshot
     from benchchecker_plugin.stage2 import SnapshotIndex, localize
     from benchchecker_plugin.stage2.patch import PatchBlock
 
     src = ("class A:\n    @property\n    def name(self):\n        return self._name\n\n"
            "    @name.setter\n    def name(self, value):\n        self._name = validate(value)\n")
-    (tmp_path / "a.py").write_text(src)
-    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
-           "PATH": "/usr/bin:/bin"}
-    for cmd in (["init", "-q"], ["add", "-A"],
-                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
-        subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, env=env)
-    snap = Snapshot.at(tmp_path, "2024-01-01")
+    snap = snapshot_of(tmp_path, {"a.py": src})
     added = lines("self . _name = validate ( value )")
     block = PatchBlock("a.py", None, "python", "A.name", "tree", added, ())
     found = localize(block, SnapshotIndex(snap), base_commit=None)
@@ -87,9 +94,6 @@ def test_a_deleted_method_is_looked_for_in_its_class_not_in_a_namesake(tmp_path)
     Module.__init__ was localised to Package.__init__ of the same file, whose lines look alike,
     and read pre-patch only at the very commit holding the fix. A deleted method is looked for
     in its own class: gone from there, the deletion is present."""
-    import subprocess
-
-    from benchchecker_plugin.repos import Snapshot
     from benchchecker_plugin.stage2 import SnapshotIndex, localize
     from benchchecker_plugin.stage2.decide import Category, block_result
     from benchchecker_plugin.stage2.patch import PatchBlock
@@ -100,13 +104,7 @@ def test_a_deleted_method_is_looked_for_in_its_class_not_in_a_namesake(tmp_path)
             "        FSCollector.__init__(self, fspath, parent=parent)\n")
     fixed = ("class Module(File):\n    def _getobj(self):\n        return self._importtestmodule()\n\n"
              "class Package(Module):\n" + init + "        self.name = fspath.dirname\n")
-    (tmp_path / "python.py").write_text(fixed)
-    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
-           "PATH": "/usr/bin:/bin"}
-    for cmd in (["init", "-q"], ["add", "-A"],
-                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
-        subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, env=env)
-    snap = Snapshot.at(tmp_path, "2024-01-01")
+    snap = snapshot_of(tmp_path, {"python.py": fixed})
     removed = lines("def __init__ ( self , fspath , parent = None ) :",
                     "if fspath . basename == '__init__.py' :", "self . _ALLOW_MARKERS = False",
                     "FSCollector . __init__ ( self , fspath , parent = parent )")
@@ -131,9 +129,6 @@ def test_a_deleted_module_function_is_looked_for_in_its_module(tmp_path) -> None
     namesake in another file. When the post-patch file no longer has the function, it is looked
     for in its own module: gone from there, the deletion is present (no lines compared: a
     look-alike line elsewhere is not the function); still there, pre-patch."""
-    import subprocess
-
-    from benchchecker_plugin.repos import Snapshot
     from benchchecker_plugin.stage2 import SnapshotIndex, localize
     from benchchecker_plugin.stage2.decide import Category, block_result
     from benchchecker_plugin.stage2.normalize import parse_source
@@ -142,18 +137,9 @@ def test_a_deleted_module_function_is_looked_for_in_its_module(tmp_path) -> None
 
     helper = "def legacy_quote(value):\n    escaped = value.replace('\"', '\\\\\"')\n    return escaped\n"
     kept = "def quote(value):\n    return repr(value)\n"
-    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
-           "PATH": "/usr/bin:/bin"}
 
-    def snapshot(text: str, where: str) -> Snapshot:
-        repo = tmp_path / where
-        repo.mkdir()
-        (repo / "util.py").write_text(text)
-        (repo / "other.py").write_text(helper)     # a namesake elsewhere is not the deleted function
-        for cmd in (["init", "-q"], ["add", "-A"],
-                    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
-            subprocess.run(["git", "-C", str(repo), *cmd], check=True, env=env)
-        return Snapshot.at(repo, "2024-01-01")
+    def snapshot(text: str, where: str) -> Snapshot:   # a namesake elsewhere is not the deleted function
+        return snapshot_of(tmp_path / where, {"util.py": text, "other.py": helper})
 
     removed = lines("def legacy_quote ( value ) :", "escaped = value . replace ( '\"' , '\\\\\"' )",
                     "return escaped")
@@ -180,9 +166,6 @@ def test_a_deleted_method_gone_from_its_class_is_present_despite_look_alike_line
     ``set_paths`` from PathCollection up to Collection. The deleted PathCollection.set_paths was
     compared line by line with the class, whose ``self.stale = True`` and ``def get_paths`` look
     like its lines, and read pre-patch only. Gone from its class, it is present."""
-    import subprocess
-
-    from benchchecker_plugin.repos import Snapshot
     from benchchecker_plugin.stage2 import SnapshotIndex, localize
     from benchchecker_plugin.stage2.decide import Category, block_result
     from benchchecker_plugin.stage2.normalize import parse_source
@@ -193,13 +176,7 @@ def test_a_deleted_method_gone_from_its_class_is_present_despite_look_alike_line
              "        self.stale = True\n\n\nclass PathCollection(Collection):\n"
              "    def __init__(self, paths):\n        self._paths = None\n        self.stale = True\n\n"
              "    def get_paths(self):\n        return self._paths\n")
-    (tmp_path / "collections.py").write_text(fixed)
-    env = {"GIT_AUTHOR_DATE": "2023-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2023-01-01T00:00:00Z",
-           "PATH": "/usr/bin:/bin"}
-    for cmd in (["init", "-q"], ["add", "-A"],
-                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x"]):
-        subprocess.run(["git", "-C", str(tmp_path), *cmd], check=True, env=env)
-    snap = Snapshot.at(tmp_path, "2024-01-01")
+    snap = snapshot_of(tmp_path, {"collections.py": fixed})
     removed = lines("def set_paths ( self , paths ) :", "self . _paths = paths", "self . stale = True")
     block = PatchBlock("collections.py", "collections.py", "python", "PathCollection.set_paths", "tree", (),
                        removed)
