@@ -98,6 +98,7 @@ def _print_rates(frame: pd.DataFrame) -> None:
     """A rate table (rescore, leaderboard) as a compact rich table: who, tier, counts, the
     original and clean rates and the drop with its interval (or 'too few' with its n); every
     name in full."""
+    import pandas as pd
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
@@ -113,8 +114,7 @@ def _print_rates(frame: pd.DataFrame) -> None:
                          no_wrap=c in names, overflow="ignore" if c in names else "fold")
     table.add_column("drop [95% CI]", justify="right")
     for _, row in frame.iterrows():
-        cells = [pct(row[c]) if c.endswith("_rate") else
-                 ("" if row[c] is None or (isinstance(row[c], float) and row[c] != row[c]) else str(row[c]))
+        cells = [pct(row[c]) if c.endswith("_rate") else "" if pd.isna(row[c]) else str(row[c])
                  for c, _ in cols]
         table.add_row(*[Text(c) for c in cells], Text(drop_text(row)))
     widest = sum(max([len(label)] + [len(str(v)) for v in frame[c]]) + 3 for c, label in cols if c in names)

@@ -28,7 +28,7 @@ from .git import git, resolve_commit
 from .snapshot import default_ref
 
 __all__ = ["FixCommit", "added_lines", "first_holding", "first_landing", "first_unapplying", "fix_landed",
-           "unapplies"]
+           "holds_line", "unapplies"]
 
 _lock = threading.Lock()
 _chains: dict[tuple[Path, str], list[str]] = {}
@@ -178,13 +178,18 @@ def first_holding(repo: str | os.PathLike[str], base_commit: str, patch: str) ->
         out = git(root, ["log", "--first-parent", "--reverse", "--format=%H", f"-S{text}",
                          f"{base}..{ref}", "--", path]).decode().split()
         for sha in out:   # -S lists additions and removals: the first commit holding it
-            try:
-                held = text.encode() in git(root, ["show", f"{sha}:{path}"])
-            except RepositoryError:   # the file is not there at that commit
-                held = False
-            if held:
+            if holds_line(root, sha, path, text):
                 return FixCommit(sha, _date(root, sha), ""), text
     return None
+
+
+def holds_line(repo: str | os.PathLike[str], commit: str, path: str, text: str) -> bool:
+    """Whether ``path`` at ``commit`` holds ``text`` verbatim (``False`` where the file is not
+    there)."""
+    try:
+        return text.encode() in git(Path(repo), ["show", f"{commit}:{path}"])
+    except RepositoryError:   # the file is not in that tree
+        return False
 
 
 def fix_landed(repo: str | os.PathLike[str], instance_id: str, base_commit: str, patch: str) -> FixCommit | None:

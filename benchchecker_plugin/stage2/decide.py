@@ -85,8 +85,7 @@ def still_share(block: PatchBlock, removed_found: tuple[float, ...], threshold: 
     get_db_prep_value``, a ``return value``) does not undo the deletion of the rest."""
     if not removed_found:
         return 0.0
-    weights = [line_weight(ln.text) for ln in block.removed[: len(removed_found)]]
-    weights += [1] * (len(removed_found) - len(weights))
+    weights = [line_weight(ln.text) for ln in block.removed]
     still = sum(w for w, f in zip(weights, removed_found, strict=True) if f >= threshold)
     return still / sum(weights)
 

@@ -21,11 +21,10 @@ to the first release of a later line (it was cut from the default branch, so it 
 merged there before). The own fix release is the first candidate where the gold patch un-applies
 (a maintenance release of the line need not hold a fix merged on the default branch), or an older
 line's maintenance release uploaded among them where it un-applies (a backport reaches users
-first: Django 4.2.1 holds fixes that 5.0a1 brings months later). When it
-un-applies at none: the first release after the fix's date, of any line, where it un-applies (a
-backport: scikit-learn 0.21.3 holds a fix that 0.22 had rewritten already); else the first one
-holding the fix's most distinctive added lines verbatim (it landed with other context); else the
-first candidate. Candidates not yet
+first: Django 4.2.1 holds fixes that 5.0a1 brings months later; scikit-learn 0.21.3 one that 0.22
+had rewritten already). When it un-applies at none of those: a later release of any line where it
+un-applies; else the first release after the fix's date holding the fix's most distinctive added
+lines verbatim (it landed with other context); else the first candidate. Candidates not yet
 fetched are named in ``to_fetch``; they are needed to decide. The fix's date is the pull
 request's creation (``created_at``) where known, else estimated from its number (pull requests
 are numbered in time order) by interpolating between the instances of the same repository whose
@@ -46,10 +45,16 @@ from pathlib import Path
 import numpy as np
 from packaging.version import InvalidVersion, Version
 
-from ..errors import RepositoryError
 from ..instances.bug import BugInstance
-from ..repos.fixes import added_lines, first_holding, first_landing, first_unapplying, fix_landed, unapplies
-from ..repos.git import git
+from ..repos.fixes import (
+    added_lines,
+    first_holding,
+    first_landing,
+    first_unapplying,
+    fix_landed,
+    holds_line,
+    unapplies,
+)
 from ..repos.releases import Release, ReleaseHistory, is_release_repo
 
 __all__ = ["OwnFix", "own_fix_snapshot", "pr_dates"]
@@ -149,23 +154,19 @@ def _release(path: Path, inst: BugInstance, dated: tuple[datetime, str] | None) 
         return pick(first, line_basis, None)
     after = sorted((r for r in hist.fetched if r.uploaded_at > dated[0]), key=lambda r: r.uploaded_at)
     span = f"the gold patch un-applies at none of {first.version}..{candidates[-1].version}"
-    backport = next((r for r in after if r not in candidates and unapplies(path, r.commit or "", inst.patch)), None)
+    # the releases up to the last candidate were tried above; a backport may come later
+    backport = next((r for r in after if r.uploaded_at > candidates[-1].uploaded_at
+                     and unapplies(path, r.commit or "", inst.patch)), None)
     if backport is not None:   # a backport: an older line's release holds the fix verbatim
         return pick(backport, f"{line_basis}: {span}; first release after the PR date where it "
                               f"un-applies (a backport: release {backport.version} of an older line)", True)
     lines = added_lines(inst.patch)
-    held = next((r for r in after if lines and all(_holds(path, r.commit or "", p, t) for p, t in lines)), None)
+    held = next((r for r in after if lines and all(holds_line(path, r.commit or "", p, t) for p, t in lines)),
+                None)
     if held is not None:       # the fix landed with other context: its added lines are there
         return pick(held, f"{line_basis}: {span}; first release after the PR date holding the fix's "
                           f"{len(lines)} most distinctive added lines", False)
     return pick(first, f"{line_basis}; {span}, and no release after the PR date holds its added lines", False)
-
-
-def _holds(repo: Path, commit: str, path: str, text: str) -> bool:
-    try:
-        return text.encode() in git(repo, ["show", f"{commit}:{path}"])
-    except RepositoryError:   # the file is not in that release
-        return False
 
 
 def own_fix_snapshot(path: str | Path, inst: BugInstance,

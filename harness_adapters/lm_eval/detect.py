@@ -265,12 +265,12 @@ def load_each(manager: Any, names: Sequence[str]) -> tuple[dict[str, Any], dict[
     budgeted sandbox (:func:`.compat.compiled_templates`), and ``{name: why}`` of those lm-eval
     could not load: its own error while loading one (a Jinja error, integer choices, a target
     out of range, a YAML including itself) is that task's one line, not the run's end."""
-    from .compat import compiled_templates
-
-    tasks: dict[str, Any] = {}
     from benchchecker_plugin.hub_reach import offline_unless_reachable
 
+    from .compat import compiled_templates
+
     offline_unless_reachable()   # a hub out of reach: its tasks fail at once, not after retries
+    tasks: dict[str, Any] = {}
     failed: dict[str, str] = {}
     for name in names:
         try:
