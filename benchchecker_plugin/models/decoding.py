@@ -63,9 +63,13 @@ def sample_seeds(prompt: str, params: GenerationParams, n: int = 1) -> list[int]
 class RowSampler(LogitsProcessor):
     """A transformers logits processor that samples each row with its own generator.
 
-    Softmax at ``temperature``, nucleus (``top_p``) filtering, then one draw per row by inverse CDF
-    from a uniform of that row's generator; returns scores that are ``-inf`` everywhere except the
-    drawn token (a zero-probability token is never drawn).
+    Softmax at ``temperature``, nucleus (``top_p``) filtering, then one draw per row by the Gumbel-max
+    rule (argmax of log-probability plus Gumbel noise from the row's own generator, one uniform per
+    vocabulary entry); returns scores that are ``-inf`` everywhere except the drawn token (a
+    zero-probability token is never drawn). Gumbel-max rather than inverse CDF: a draw changes only
+    when the two best noisy scores lie within float rounding of each other, so logits that differ in
+    their last bits (a shared-prefix KV cache, another batch shape) give the same samples; an inverse
+    CDF draw flips whenever the uniform lands in a rare token's bin, whose width is of that order.
     """
 
     def __init__(self, seeds: Sequence[int], temperature: float, top_p: float = 1.0) -> None:
@@ -87,11 +91,11 @@ class RowSampler(LogitsProcessor):
             before = sorted_p.cumsum(dim=-1) - sorted_p  # mass of the tokens ranked above
             sorted_p = sorted_p.masked_fill(before >= self.top_p, 0.0)  # the top token always stays
             probs = torch.zeros_like(probs).scatter_(-1, index, sorted_p)
-        # Inverse CDF: one uniform draw per row from the row's own generator.
-        u = torch.cat([torch.rand(1, generator=g, dtype=torch.float64) for g in self.generators])
-        cdf = probs.double().cumsum(dim=-1)
-        picks = torch.searchsorted(cdf, (u * cdf[:, -1])[:, None], right=True)
-        picks = picks.clamp_(max=probs.shape[-1] - 1)
+        # Gumbel-max: one uniform per token from the row's own generator.
+        u = torch.stack([torch.rand(probs.shape[-1], generator=g, dtype=torch.float64)
+                         for g in self.generators])
+        noisy = probs.double().log() - torch.log(-torch.log(u))
+        picks = noisy.argmax(dim=-1, keepdim=True)
         out = torch.full_like(scores, float("-inf"))
         out.scatter_(1, picks.to(scores.device), 0.0)
         return out
