@@ -3,13 +3,13 @@
 Called through :mod:`.scan` and :mod:`.metrics` only. The token stream and the n-gram keys are those of
 :mod:`.normalize` (its pure-Python functions are the reference these kernels are tested against):
 
-- :func:`tokenize`: token hashes (FNV-1a 64 of the lower-cased token bytes) and byte offsets of
-  every document of a batch; a token is a run of ASCII letters/digits or of bytes >= 0x80
-  (non-ASCII text arrives already normalised, its separators already spaces);
-- :func:`prefix`: polynomial prefix hashes over a batch's token hashes, so any window's key is O(1);
+- :func:`tokenize`: token hashes (FNV-1a 64 of the lower-cased token bytes), byte offsets and
+  polynomial prefix hashes (so any window's key is O(1)) of every document of a batch, in one pass;
+  a token is a run of ASCII letters/digits or of non-ASCII code points that are letters or digits
+  (a bit table of ``str.isalnum``; non-ASCII text arrives NFKC-normalised and case-folded);
 - :func:`build_table` / :func:`lookup`: an open-addressing table (linear probing) of n-gram keys;
-- :func:`scan`: every window of every registered length at every token of a batch, behind a
-  bit-set gate on the shortest length, marking hits per table entry (distinct documents counted,
+- :func:`scan`: every window of every registered length at every token of a batch, behind two
+  Bloom gates (windows shorter than the smallest metric size, and the rest), marking hits per table entry (distinct documents counted,
   the first hit's location kept);
 - :func:`best_window_lcs`: Deng's retrieval score of one retrieved document (:mod:`.metrics`).
 """
@@ -22,6 +22,9 @@ from numba import njit
 _FNV_OFFSET = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
 _BASE = np.uint64(0x9E3779B97F4A7C15)
+# ASCII letters and digits lower-cased, every other ASCII byte 0 (a separator)
+_ASCII = np.array([c + 32 if 65 <= c <= 90 else c if (97 <= c <= 122 or 48 <= c <= 57) else 0
+                   for c in range(128)], np.uint8)
 _K_MIX = np.uint64(0xD6E8FEB86659FD93)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -35,50 +38,76 @@ def _fmix(h):
 
 
 @njit(cache=True)
-def tokenize(buf, doc_ends, th, ts, te, doc_tok):
-    """Tokens of the documents ``buf[doc_ends[d-1]:doc_ends[d]]``: hashes into ``th``, byte
-    offsets into ``ts``/``te``; ``doc_tok[d]:doc_tok[d+1]`` are document d's tokens. Returns
-    the number of tokens."""
+def tokenize(buf, doc_ends, alnum, th, ts, te, doc_tok, pre):
+    """Tokens of the documents ``buf[doc_ends[d-1]:doc_ends[d]]`` (UTF-8): hashes into ``th``, byte
+    offsets into ``ts``/``te``, polynomial prefix hashes into ``pre`` (``pre[i+1] = pre[i] * BASE +
+    th[i]``); ``doc_tok[d]:doc_tok[d+1]`` are document d's tokens. A token is a run of ASCII letters
+    and digits (lower-cased) or of non-ASCII code points whose bit in ``alnum`` is set. Returns the
+    number of tokens."""
     n = 0
     start = 0
+    p = np.uint64(0)
+    pre[0] = p
+    h = _FNV_OFFSET
     for d in range(doc_ends.size):
         doc_tok[d] = n
         end = doc_ends[d]
         inside = False
-        h = _FNV_OFFSET
-        for i in range(start, end):
+        i = start
+        while i < end:
             c = buf[i]
-            word = c >= 128 or (48 <= c <= 57) or (97 <= c <= 122) or (65 <= c <= 90)
-            if word:
-                if 65 <= c <= 90:
-                    c += 32
+            if c < 128:   # ASCII: one byte, lower-cased by the table (0: a separator)
+                lc = _ASCII[c]
+                if lc != 0:
+                    if not inside:
+                        inside = True
+                        h = _FNV_OFFSET
+                        ts[n] = i
+                    h = (h ^ np.uint64(lc)) * _FNV_PRIME
+                elif inside:
+                    inside = False
+                    th[n] = h
+                    te[n] = i
+                    p = p * _BASE + h
+                    n += 1
+                    pre[n] = p
+                i += 1
+                continue
+            if c >= 0xF0:
+                width = 4
+                cp = np.int64(c & 0x07)
+            elif c >= 0xE0:
+                width = 3
+                cp = np.int64(c & 0x0F)
+            else:
+                width = 2
+                cp = np.int64(c & 0x1F)
+            for j in range(1, width):
+                cp = (cp << 6) | np.int64(buf[i + j] & 0x3F)
+            if (alnum[cp >> 6] >> np.uint64(cp & 63)) & np.uint64(1) == np.uint64(1):
                 if not inside:
                     inside = True
                     h = _FNV_OFFSET
                     ts[n] = i
-                h = (h ^ np.uint64(c)) * _FNV_PRIME
+                for j in range(width):
+                    h = (h ^ np.uint64(buf[i + j])) * _FNV_PRIME
             elif inside:
                 inside = False
                 th[n] = h
                 te[n] = i
+                p = p * _BASE + h
                 n += 1
+                pre[n] = p
+            i += width
         if inside:
             th[n] = h
             te[n] = end
+            p = p * _BASE + h
             n += 1
+            pre[n] = p
         start = end
     doc_tok[doc_ends.size] = n
     return n
-
-
-@njit(cache=True)
-def prefix(th, n, out):
-    """``out[i+1] = out[i] * BASE + th[i]`` (mod 2^64), ``out[0] = 0``."""
-    p = np.uint64(0)
-    out[0] = p
-    for i in range(n):
-        p = p * _BASE + th[i]
-        out[i + 1] = p
 
 
 @njit(cache=True, inline="always")
@@ -132,49 +161,67 @@ def lookup(tk, tv, keys, out):
         out[j] = _find(tk, tv, keys[j])
 
 
+@njit(cache=True, inline="always")
+def _gated(bits, key):
+    """Both gate bits of ``key`` set (from its low and its high 32 bits: a two-hash Bloom test)."""
+    mask = np.uint64(bits.size * 64 - 1)
+    b = key & mask
+    if (bits[b >> np.uint64(6)] >> (b & np.uint64(63))) & np.uint64(1) == np.uint64(0):
+        return False
+    b = (key >> np.uint64(32)) & mask
+    return (bits[b >> np.uint64(6)] >> (b & np.uint64(63))) & np.uint64(1) == np.uint64(1)
+
+
 @njit(cache=True)
 def gate_bits(keys, bits):
-    """Set the gate bit of each key (``bits``: uint64 words, a power of two of them)."""
+    """Set both gate bits of each key (``bits``: uint64 words, a power of two of them)."""
     mask = np.uint64(bits.size * 64 - 1)
     for j in range(keys.size):
         b = keys[j] & mask
         bits[b >> np.uint64(6)] |= np.uint64(1) << (b & np.uint64(63))
+        b = (keys[j] >> np.uint64(32)) & mask
+        bits[b >> np.uint64(6)] |= np.uint64(1) << (b & np.uint64(63))
 
 
 @njit(cache=True)
-def scan(pre, powers, doc_tok, n_docs, doc_base, bits, lengths, tk, tv,
-         last_doc, doc_count, recorded, hit_e, hit_d, hit_t, n_hits):
-    """Every window of every length in ``lengths`` (ascending; the first is the gate's) at every
-    token of every document of the batch: a window whose key is in the table counts its entry's
-    document once (``last_doc``/``doc_count``) and, the first time, writes (entry, document,
-    token) at ``n_hits`` while there is room. Returns the new ``n_hits``."""
-    gmask = np.uint64(bits.size * 64 - 1)
-    g = lengths[0]
+def scan(pre, powers, doc_tok, n_docs, doc_base, gate_len, gate_lo, gate_hi, bits_a, bits_b, lengths,
+         tk, tv, last_doc, doc_count, recorded, hit_e, hit_d, hit_t, n_hits):
+    """Every window of every length in ``lengths`` (ascending) at every token of every document of
+    the batch, in two groups: group ``g`` holds ``lengths[gate_lo[g]:gate_hi[g]]`` and is gated on
+    the key of its first ``gate_len[g]`` tokens (``bits_a``, ``bits_b``); it is empty when
+    ``gate_lo[g] == gate_hi[g]``. A window whose key is in the table counts its entry's document
+    once (``last_doc``/``doc_count``) and, the first time, writes (entry, document, token) at
+    ``n_hits`` while there is room. Returns the new ``n_hits``."""
     cap = hit_e.size
     for d in range(n_docs):
         a = doc_tok[d]
         b = doc_tok[d + 1]
         doc = doc_base + d
-        for i in range(a, b - g + 1):
-            gk = _key(pre, powers, i, g) & gmask
-            if (bits[gk >> np.uint64(6)] >> (gk & np.uint64(63))) & np.uint64(1) == np.uint64(0):
-                continue
-            for j in range(lengths.size):
-                k = lengths[j]
-                if i + k > b:
-                    break
-                e = _find(tk, tv, _key(pre, powers, i, k))
-                if e < 0:
+        for i in range(a, b):
+            for g in range(2):
+                lo = gate_lo[g]
+                hi = gate_hi[g]
+                if lo == hi or i + gate_len[g] > b:
                     continue
-                if last_doc[e] != doc:
-                    last_doc[e] = doc
-                    doc_count[e] += 1
-                if recorded[e] == 0 and n_hits < cap:
-                    recorded[e] = 1
-                    hit_e[n_hits] = e
-                    hit_d[n_hits] = d
-                    hit_t[n_hits] = i
-                    n_hits += 1
+                gk = _key(pre, powers, i, gate_len[g])
+                if not _gated(bits_a if g == 0 else bits_b, gk):
+                    continue
+                for j in range(lo, hi):
+                    k = lengths[j]
+                    if i + k > b:
+                        break
+                    e = _find(tk, tv, gk if k == gate_len[g] else _key(pre, powers, i, k))
+                    if e < 0:
+                        continue
+                    if last_doc[e] != doc:
+                        last_doc[e] = doc
+                        doc_count[e] += 1
+                    if recorded[e] == 0 and n_hits < cap:
+                        recorded[e] = 1
+                        hit_e[n_hits] = e
+                        hit_d[n_hits] = d
+                        hit_t[n_hits] = i
+                        n_hits += 1
     return n_hits
 
 

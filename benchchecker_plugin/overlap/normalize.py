@@ -24,7 +24,7 @@ import unicodedata
 import numpy as np
 
 __all__ = ["BASE", "FNV_OFFSET", "FNV_PRIME", "MASK64", "ngram_key", "normalize", "prepare",
-           "token_hash", "tokens"]
+           "token_hash", "tokens", "alnum_bits"]
 
 MASK64 = (1 << 64) - 1
 FNV_OFFSET = 0xCBF29CE484222325
@@ -50,10 +50,26 @@ def tokens(text: str) -> list[str]:
 def prepare(text: str) -> bytes:
     """The bytes the tokenising kernel reads: ASCII text as it is (the kernel lower-cases ASCII and
     splits on non-alphanumerics itself, keeping character offsets equal to the text's), any other
-    text through :func:`normalize` first."""
+    text NFKC-normalised and case-folded (steps 1-2; the kernel splits it with :func:`alnum_bits`).
+    Lone surrogates (JSON ``\\ud800``) pass through encoded; they are separators, as in step 3."""
     if text.isascii():
         return text.encode("ascii")
-    return normalize(text).encode("utf-8")
+    return unicodedata.normalize("NFKC", text).casefold().encode("utf-8", "surrogatepass")
+
+
+_ALNUM: list[np.ndarray] = []
+
+
+def alnum_bits() -> np.ndarray:
+    """One bit per code point (uint64 words), set where step 3 keeps the character: not matched
+    by ``[\\W_]`` (i.e. ``str.isalnum``). Built once per process from the same regular expression."""
+    if not _ALNUM:
+        every = np.arange(0x110000, dtype="<u4").tobytes().decode("utf-32-le", "surrogatepass")
+        bits = np.zeros(0x110000, bool)
+        for m in re.finditer(r"[^\W_]+", every):
+            bits[m.start():m.end()] = True
+        _ALNUM.append(np.packbits(bits, bitorder="little").view(np.uint64).copy())
+    return _ALNUM[0]
 
 
 def token_hash(token: str) -> int:

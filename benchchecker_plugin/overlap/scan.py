@@ -17,6 +17,7 @@ import itertools
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from . import _kernels as K
 from .corpus import Shard, ShardError, iter_documents
 from .items import OverlapItem
 from .metrics import DEFAULT_METRICS, ItemWindows, Metric
-from .normalize import BASE, prepare
+from .normalize import BASE, alnum_bits, normalize, prepare
 
 __all__ = ["BenchmarkTable", "Location", "ScanStats", "Scanner", "TEMPLATE_ITEMS", "batches",
            "build_table", "scan_corpus", "scan_documents", "scan_texts"]
@@ -34,6 +35,13 @@ TEMPLATE_ITEMS = 10
 BATCH_BYTES = 8 << 20
 MAX_LOCATIONS = 200_000
 SNIPPET = 200
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` by sorting: numpy 2.4's hash-based ``unique`` takes 20x longer on a
+    few million int64 (2.8 s against 0.12 s measured)."""
+    s = np.sort(values)
+    return s[np.concatenate(([True], s[1:] != s[:-1]))] if s.size else s
 
 
 def _powers(k_max: int) -> np.ndarray:
@@ -45,18 +53,39 @@ def _powers(k_max: int) -> np.ndarray:
     return out
 
 
-def _tokenize(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[bytes]]:
-    """Token hashes, byte starts/ends and per-document token ranges of ``texts``."""
+class Tokens(NamedTuple):
+    """A batch's token stream: hashes, byte starts/ends in the batch's buffer, per-document token
+    ranges (``doc_tok[d]:doc_tok[d+1]``), polynomial prefix hashes (``pre[i]``: tokens before i)
+    and each document's first byte in the buffer."""
+
+    th: np.ndarray
+    ts: np.ndarray
+    te: np.ndarray
+    doc_tok: np.ndarray
+    pre: np.ndarray
+    doc_byte: np.ndarray
+
+
+def _tokenize(texts: Sequence[str], reuse: list[np.ndarray] | None = None) -> Tokens:
+    """The token stream of ``texts`` (one document each), read by :func:`._kernels.tokenize`.
+    ``reuse``: a list that keeps the output arrays between calls (grown as needed), so a scan of
+    many batches does not fault in fresh pages for each; the result is then only valid until the
+    next call with the same list."""
     data = [prepare(t) for t in texts]
     buf = np.frombuffer(b"".join(data), np.uint8)
     ends = np.cumsum(np.fromiter((len(d) for d in data), np.int64, len(data)))
     cap = buf.size // 2 + len(data) + 1
-    th = np.empty(cap, np.uint64)
-    ts = np.empty(cap, np.int64)
-    te = np.empty(cap, np.int64)
+    if reuse is None or not reuse or reuse[0].size < cap:
+        arrays = [np.empty(cap, np.uint64), np.empty(cap, np.int64), np.empty(cap, np.int64),
+                  np.empty(cap + 1, np.uint64)]
+        if reuse is not None:
+            reuse[:] = arrays
+    else:
+        arrays = reuse
+    th, ts, te, pre = arrays
     doc_tok = np.empty(len(data) + 1, np.int64)
-    n = K.tokenize(buf, ends, th, ts, te, doc_tok)
-    return th[:n], ts[:n], te[:n], doc_tok, data
+    n = K.tokenize(buf, ends, alnum_bits(), th, ts, te, doc_tok, pre)
+    return Tokens(th[:n], ts[:n], te[:n], doc_tok, pre[:n + 1], ends - np.diff(ends, prepend=0))
 
 
 @dataclass(frozen=True)
@@ -86,6 +115,9 @@ class BenchmarkTable:
     keys: np.ndarray                      # entry -> key
     lengths: np.ndarray                   # entry -> window length
     masked: int
+    # the items' token stream (prefix hashes, per-item token ranges): the scanner's gate reads it
+    item_pre: np.ndarray = field(repr=False)
+    item_tok: np.ndarray = field(repr=False)
     doc_count: np.ndarray = field(init=False)
     locations: dict[int, Location] = field(default_factory=dict)
 
@@ -113,10 +145,9 @@ def build_table(items: Sequence[OverlapItem], metrics: Sequence[Metric] = DEFAUL
     if template_items < 2:
         raise InputError(f"template_items must be >= 2, got {template_items}")
     sizes = tuple(sorted({m.n for m in metrics}))
-    th, _, _, doc_tok, _ = _tokenize([i.text for i in items])
+    tok = _tokenize([i.text for i in items])
+    doc_tok, pre = tok.doc_tok, tok.pre
     n_tokens = np.diff(doc_tok)
-    pre = np.empty(th.size + 1, np.uint64)
-    K.prefix(th, th.size, pre)
     powers = _powers(max(sizes))
     per: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
     for n in sizes:
@@ -131,7 +162,7 @@ def build_table(items: Sequence[OverlapItem], metrics: Sequence[Metric] = DEFAUL
     all_key = np.concatenate([per[n][2] for n in sizes])
     all_len = np.concatenate([per[n][3] for n in sizes])   # type: ignore[misc]
     uniq, inverse = np.unique(all_key, return_inverse=True)
-    pairs = np.unique(inverse.astype(np.int64) * len(items) + all_item)
+    pairs = _distinct(inverse.astype(np.int64) * len(items) + all_item)
     n_items = np.bincount(pairs // len(items), minlength=uniq.size)
     live = n_items < template_items
     entry_of_uniq = np.where(live, np.cumsum(live) - 1, -1)
@@ -144,7 +175,7 @@ def build_table(items: Sequence[OverlapItem], metrics: Sequence[Metric] = DEFAUL
         windows[n] = (item, offs, entry_of_uniq[inverse[at:at + item.size]])
         at += item.size
     return BenchmarkTable(list(items), n_tokens, sizes, windows, uniq[live], lengths,
-                          int((~live).sum()))
+                          int((~live).sum()), pre.copy(), doc_tok)
 
 
 @dataclass
@@ -171,10 +202,16 @@ class Scanner:
         size = 1 << max(4, int(2 * max(table.keys.size, 1) - 1).bit_length())
         self.tk, self.tv = K.build_table(table.keys, size)
         self.lengths = np.unique(table.lengths)
-        g = int(self.lengths[0]) if self.lengths.size else 1
-        self.bits = np.zeros(1 << 18, np.uint64)   # 2^24 gate bits: 2 MB
+        # two gate groups: windows shorter than the smallest metric size (whole short items: few)
+        # and the rest, each gated on the key of its shortest length's first tokens
+        split = int(np.searchsorted(self.lengths, min(table.sizes)))
+        self.gate_lo = np.array([0, split], np.int64)
+        self.gate_hi = np.array([split, self.lengths.size], np.int64)
+        self.gate_len = np.array([int(self.lengths[lo]) if lo < hi else 1
+                                  for lo, hi in zip(self.gate_lo, self.gate_hi)], np.int64)
+        self.gates = (np.zeros(1 << 12, np.uint64), np.zeros(1 << 18, np.uint64))  # 32 KB, 2 MB
         self.powers = _powers(int(self.lengths[-1]) if self.lengths.size else 1)
-        self._gate(table, g)
+        self._gate(table)
         self.last_doc = np.full(table.keys.size, -1, np.int64)
         self.recorded = np.zeros(table.keys.size, np.uint8)
         # a slot per entry: an entry's first location is never deferred for want of room (what a
@@ -184,52 +221,53 @@ class Scanner:
         self.hit_d = np.empty(cap, np.int64)
         self.hit_t = np.empty(cap, np.int64)
         self.docs = 0
+        self._buffers: list[np.ndarray] = []
 
-    def _gate(self, table: BenchmarkTable, g: int) -> None:
-        # the first g tokens of every live window: recomputed from the items' token streams
-        th, _, _, doc_tok, _ = _tokenize([i.text for i in table.items])
-        pre = np.empty(th.size + 1, np.uint64)
-        K.prefix(th, th.size, pre)
-        powers = _powers(g)
+    def _gate(self, table: BenchmarkTable) -> None:
+        # the first tokens of every live window, from the items' token stream
+        split = self.lengths[self.gate_lo[1]] if self.gate_lo[1] < self.lengths.size else np.inf
         for n in table.sizes:
             item, start, entry = table.windows[n]
             ok = entry >= 0
-            keys = np.empty(int(ok.sum()), np.uint64)
-            K.window_keys(pre, powers, doc_tok[item[ok]] + start[ok], np.full(keys.size, g, np.int64),
-                          keys)
-            K.gate_bits(keys, self.bits)
+            group = (table.lengths[entry[ok]] >= split).astype(np.int64)
+            for g in (0, 1):
+                at = group == g
+                keys = np.empty(int(at.sum()), np.uint64)
+                K.window_keys(table.item_pre, self.powers, table.item_tok[item[ok][at]] + start[ok][at],
+                              np.full(keys.size, self.gate_len[g], np.int64), keys)
+                K.gate_bits(keys, self.gates[g])
 
     def batch(self, shard: str, ids: list[str], texts: list[str]) -> None:
         if not self.lengths.size:
             return
-        th, ts, te, doc_tok, data = _tokenize(texts)
-        pre = np.empty(th.size + 1, np.uint64)
-        K.prefix(th, th.size, pre)
-        n_hits = K.scan(pre, self.powers, doc_tok, len(texts), self.docs, self.bits, self.lengths,
+        tok = _tokenize(texts, self._buffers)
+        n_hits = K.scan(tok.pre, self.powers, tok.doc_tok, len(texts), self.docs, self.gate_len,
+                        self.gate_lo, self.gate_hi, self.gates[0], self.gates[1], self.lengths,
                         self.tk, self.tv, self.last_doc, self.t.doc_count, self.recorded,
                         self.hit_e, self.hit_d, self.hit_t, 0)
         self.docs += len(texts)
-        starts = np.concatenate(([0], np.cumsum([len(x) for x in data])))
         for j in range(n_hits):
             e, d, i = int(self.hit_e[j]), int(self.hit_d[j]), int(self.hit_t[j])
             if len(self.t.locations) >= MAX_LOCATIONS:
                 break
             last = i + int(self.t.lengths[e]) - 1
-            self.t.locations[e] = _location(shard, ids[d], texts[d], data[d], int(ts[i]),
-                                            int(te[last]), int(starts[d]))
+            if texts[d].isascii():
+                base = int(tok.doc_byte[d])
+                b0, b1 = int(tok.ts[i]) - base, int(tok.te[last]) - base
+                self.t.locations[e] = Location(shard, ids[d], b0, b1, texts[d][b0:b1][:SNIPPET])
+            else:
+                first = int(tok.doc_tok[d])
+                self.t.locations[e] = _normalised_location(shard, ids[d], texts[d], i - first,
+                                                           last - first)
 
 
-def _location(shard: str, doc: str, text: str, prepared: bytes, b0: int, b1: int,
-              base: int) -> Location:
-    """Character offsets of bytes [b0, b1) of the batch (document at ``base``) in ``text``; for
-    non-ASCII text, offsets and text are those of the normalised text."""
-    b0, b1 = b0 - base, b1 - base
-    if text.isascii():
-        return Location(shard, doc, b0, b1, text[b0:b1][:SNIPPET])
-    norm = prepared.decode("utf-8")
-    c0 = len(prepared[:b0].decode("utf-8"))
-    c1 = len(prepared[:b1].decode("utf-8"))
-    return Location(shard, doc, c0, c1, norm[c0:c1][:SNIPPET])
+def _normalised_location(shard: str, doc: str, text: str, first: int, last: int) -> Location:
+    """Tokens ``first..last`` of a non-ASCII ``text``: offsets and text in its normalised form
+    (:func:`.normalize.normalize`: tokens joined by single spaces)."""
+    words = normalize(text).split(" ")
+    c0 = sum(len(w) for w in words[:first]) + first
+    c1 = c0 + sum(len(w) for w in words[first:last + 1]) + (last - first)
+    return Location(shard, doc, c0, c1, " ".join(words[first:last + 1])[:SNIPPET])
 
 
 def batches(docs: Iterable[tuple[str, str]]) -> Iterable[tuple[list[str], list[str], int]]:

@@ -23,12 +23,11 @@ def test_fnv_is_stable() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(alphabet=st.sampled_from(list("abcXYZ09 ,.!_-éÉßﬁ\n")), max_size=60),
-                min_size=1, max_size=5))
+@given(st.lists(st.text(alphabet=st.sampled_from(list("abcXYZ09 ,.!_-éÉßﬁ\n—“”·３٣\u0301中\U0001d400😀\ud800")),
+                        max_size=60), min_size=1, max_size=5))
 def test_kernel_tokens_and_keys_equal_reference(texts: list[str]) -> None:
-    th, _, _, doc_tok, _ = _tokenize(texts)
-    pre = np.empty(th.size + 1, np.uint64)
-    K.prefix(th, th.size, pre)
+    tok = _tokenize(texts)
+    th, doc_tok, pre = tok.th, tok.doc_tok, tok.pre
     powers = _powers(4)
     for d, text in enumerate(texts):
         ref = [token_hash(t) for t in tokens(text)]
@@ -39,3 +38,15 @@ def test_kernel_tokens_and_keys_equal_reference(texts: list[str]) -> None:
             out = np.empty(starts.size, np.uint64)
             K.window_keys(pre, powers, doc_tok[d] + starts, np.full(starts.size, k, np.int64), out)
             assert [int(x) for x in out] == [ngram_key(ref[s:s + k]) for s in starts]
+
+
+def test_alnum_table_is_the_regex_on_every_code_point() -> None:
+    import re
+
+    from benchchecker_plugin.overlap.normalize import alnum_bits
+
+    bits = np.unpackbits(alnum_bits().view(np.uint8), bitorder="little").astype(bool)
+    keep = re.compile(r"[\W_]")
+    sample = list(range(0, 0x3000)) + list(range(0xD7F0, 0xE010)) + list(range(0x10FF00, 0x110000))
+    assert [bool(bits[c]) for c in sample] == [keep.match(chr(c)) is None for c in sample]
+    assert bits.size == 0x110000 and int(bits.sum()) == sum(chr(c).isalnum() for c in range(0x110000))
