@@ -49,6 +49,11 @@ DEFAULT_RULE = "coverage"
                    "item's --top-k documents verified by the same metrics, plus retrieval.")
 @click.option("--index", "index_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="The index folder of --engine index.")
+@click.option("--index-partitions", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Build the index as this many partitions (contiguous runs of --corpus shards, one "
+                   "BM25 index each; with --executor ray one Ray task each, building and searching); "
+                   "each item's top-k is merged across them by score. A folder on a filesystem every "
+                   "worker reaches.")
 @click.option("--top-k", type=click.IntRange(min=1), default=10, show_default=True,
               help="Documents retrieved per item with --engine index (Deng et al.: 1, 5, 10).")
 @click.option("--template-items", type=click.IntRange(min=2), default=10, show_default=True,
@@ -63,7 +68,8 @@ DEFAULT_RULE = "coverage"
 @executor_options
 def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
             task_metadata: str | None, data: str | None, corpora: tuple[str, ...], text_field: str,
-            id_field: str, rule: str, engine: str, index_dir: Path | None, top_k: int,
+            id_field: str, rule: str, engine: str, index_dir: Path | None, index_partitions: int,
+            top_k: int,
             template_items: int, model_name: str, output: Path, state: Path | None,
             executor_opts: ExecutorOptions) -> None:
     """Which benchmark items occur in a training corpus you have (n-gram overlap).
@@ -78,7 +84,9 @@ def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
 
     A shard that cannot be read (or lacks --text-field) is reported, the others are scanned, items
     not found are then undecided (not clean), and the command exits 2. --executor ray scans one Ray
-    task per shard (same flags as locally); --state DIR makes a killed run resumable.
+    task per shard (same flags as locally); --state DIR makes a killed run resumable. With --engine
+    index, --index-partitions N builds N indexes (one Ray task each with --executor ray) and merges
+    each item's top-k across them.
 
     With --task, any lm-eval multiple_choice task (read as `ts-guess --task` reads it) gives the
     queries: each document's question + gold choice, ids as `ts-guess --task` names them.
@@ -112,7 +120,8 @@ def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
                f"words (whole-item rule), {table.masked} template n-grams masked; "
                f"{len(shards)} corpus shard(s)", err=True)
     if engine == "index" and index_dir is not None:
-        results, stats = _index_engine(table, shards, index_dir, top_k, text_field, id_field)
+        results, stats = _index_engine(table, shards, index_dir, top_k, text_field, id_field,
+                                       index_partitions, executor_opts)
     else:
         with bytes_bar(desc="overlap scan", total=sum(s.size for s in shards)) as bar:
             if state is None and not executor_opts.is_ray:
@@ -148,14 +157,36 @@ def overlap(benchmark: str | None, tasks: str | None, include_path: str | None,
 
 
 def _index_engine(table: BenchmarkTable, shards: list[Shard], index_dir: Path, top_k: int, text_field: str,
-                  id_field: str) -> tuple[list[ItemResult], ScanStats]:
-    """--engine index: build the index into a new or empty ``index_dir``, else reuse it."""
-    from ..overlap import DEFAULT_METRICS, MANIFEST, CorpusIndex, Retrieval, build_index, index_results
+                  id_field: str, partitions: int, executor_opts: ExecutorOptions
+                  ) -> tuple[list[ItemResult], ScanStats]:
+    """--engine index: build the index (in partitions) into a new or empty ``index_dir``, else
+    reuse it."""
+    from ..overlap import (
+        DEFAULT_METRICS,
+        MANIFEST,
+        PARTS,
+        Retrieval,
+        build_index,
+        build_parted_index,
+        index_results,
+        local_map,
+        open_index,
+        ray_map,
+    )
     from ..progress import bytes_bar
 
-    if not (index_dir / MANIFEST).is_file():
-        with bytes_bar(desc="overlap index", total=sum(s.size for s in shards)) as bar:
-            m = build_index(shards, index_dir, text_field=text_field, id_field=id_field, on_bytes=bar.update)
-        click.echo(f"indexed {m.documents} documents in {m.seconds:.1f} s -> {index_dir}", err=True)
-    index = CorpusIndex.open(index_dir, shards, text_field=text_field, id_field=id_field)
+    map_fn = ray_map(executor_opts.ray_address, executor_opts.ray_retries) if executor_opts.is_ray \
+        else local_map
+    if not (index_dir / MANIFEST).is_file() and not (index_dir / PARTS).is_file():
+        if partitions > 1 or executor_opts.is_ray:
+            p = build_parted_index(shards, index_dir, partitions, text_field=text_field, id_field=id_field,
+                                   map_fn=map_fn)
+            click.echo(f"indexed {sum(n for *_, n in p.parts)} documents in {len(p.parts)} partition(s) "
+                       f"in {p.seconds:.1f} s -> {index_dir}", err=True)
+        else:
+            with bytes_bar(desc="overlap index", total=sum(s.size for s in shards)) as bar:
+                m = build_index(shards, index_dir, text_field=text_field, id_field=id_field,
+                                on_bytes=bar.update)
+            click.echo(f"indexed {m.documents} documents in {m.seconds:.1f} s -> {index_dir}", err=True)
+    index = open_index(index_dir, shards, text_field=text_field, id_field=id_field, map_fn=map_fn)
     return index_results(index, table, (*DEFAULT_METRICS, Retrieval()), k=top_k)

@@ -3,7 +3,8 @@
 Modules: ``normalize`` (the token stream and its stable hashes), ``items`` (benchmark instances
 as queries), ``metrics`` (GPT-3 any-13-gram, PaLM 8-gram coverage, Llama 2 token level, ConTAM
 longest match, Deng et al.'s retrieval score), ``corpus`` (streamed readers), ``scan`` (the
-hash-table engine), ``index`` (the BM25 index engine), ``partial`` (per-shard scan results
+hash-table engine), ``index`` (the BM25 index engine), ``index_parts`` (the index in
+partitions, built and queried locally or on Ray), ``partial`` (per-shard scan results
 that merge), ``result`` (per-item measures and flags), ``audit`` (items against corpora,
 flags out, per benchmark).
 """
@@ -20,6 +21,7 @@ from .index import (
                     normalizer_fingerprint,
                     query_terms,
 )
+from .index_parts import PARTS, PartedIndex, build_parted_index, local_map, open_index, partition, ray_map
 from .items import OverlapItem, bug_queries, load_overlap_items, mc_queries
 from .metrics import (
                     DEFAULT_METRICS,
@@ -60,6 +62,8 @@ __all__ = [
     "Metric",
     "OverlapAudit",
     "OverlapItem",
+    "PARTS",
+    "PartedIndex",
     "Retrieval",
     "ScanPartial",
     "ScanStats",
@@ -70,6 +74,7 @@ __all__ = [
     "audit_corpus",
     "bug_queries",
     "build_index",
+    "build_parted_index",
     "build_table",
     "combine",
     "combine_all",
@@ -79,13 +84,17 @@ __all__ = [
     "item_results",
     "iter_documents",
     "load_overlap_items",
+    "local_map",
     "mc_queries",
     "metric_names",
     "ngram_key",
     "normalize",
     "normalizer_fingerprint",
+    "open_index",
     "overlap_flags",
+    "partition",
     "query_terms",
+    "ray_map",
     "scan_corpus",
     "scan_documents",
     "scan_shard",

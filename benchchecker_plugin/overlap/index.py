@@ -52,7 +52,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -64,8 +64,8 @@ from .normalize import ngram_key, token_hash, tokens
 from .result import ItemResult, item_results
 from .scan import BenchmarkTable, ScanStats, scan_documents
 
-__all__ = ["FORMAT", "MANIFEST", "STOP_WORDS", "CorpusIndex", "Hit", "IndexManifest", "build_index",
-           "index_results", "normalizer_fingerprint", "query_terms"]
+__all__ = ["CorpusIndex", "FORMAT", "Hit", "IndexManifest", "MANIFEST", "STOP_WORDS", "SearchIndex",
+           "build_index", "index_results", "normalizer_fingerprint", "query_terms"]
 
 MANIFEST = "benchchecker-index.json"
 FORMAT = "benchchecker.overlap.index/1"
@@ -265,6 +265,16 @@ class CorpusIndex:
         return ScanStats(len(self.manifest.shards), self.manifest.documents, self.manifest.chars, 0.0, failed)
 
 
+class SearchIndex(Protocol):
+    """What :func:`index_results` reads: one index (:class:`CorpusIndex`) or its partitions
+    (:class:`.index_parts.PartedIndex`)."""
+
+    def search(self, items: Sequence[OverlapItem], k: int = 10, *,
+               threads: int | None = None) -> list[list[Hit]]: ...
+
+    def stats(self) -> ScanStats: ...
+
+
 def _union(hits: Sequence[Sequence[Hit]]) -> Iterator[tuple[str, str, str]]:
     seen = {h.ord: h for row in hits for h in row}
     for o in sorted(seen):
@@ -283,7 +293,7 @@ def _template_tokens(table: BenchmarkTable, n: int, index: int) -> np.ndarray | 
     return out
 
 
-def index_results(index: CorpusIndex, table: BenchmarkTable, metrics: Sequence[Metric | Retrieval], *,
+def index_results(index: SearchIndex, table: BenchmarkTable, metrics: Sequence[Metric | Retrieval], *,
                   k: int = 10, threads: int | None = None) -> tuple[list[ItemResult], ScanStats]:
     """Every metric on every item of ``table`` from ``index``: n-gram metrics verified on the union
     of top-``k`` documents, retrieval metrics on each item's own (see the module)."""

@@ -23,8 +23,8 @@ import unicodedata
 
 import numpy as np
 
-__all__ = ["BASE", "FNV_OFFSET", "FNV_PRIME", "MASK64", "ngram_key", "normalize", "prepare",
-           "token_hash", "tokens", "alnum_bits"]
+__all__ = ["BASE", "FNV_OFFSET", "FNV_PRIME", "MASK64", "alnum_bits", "ngram_key", "normalize",
+           "prepare", "token_hash", "tokens"]
 
 MASK64 = (1 << 64) - 1
 FNV_OFFSET = 0xCBF29CE484222325
