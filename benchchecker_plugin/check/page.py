@@ -61,7 +61,7 @@ def _score_histogram_svg(result: CheckResult) -> str | None:
 
 def id_order(instance_id: str) -> list[str | int]:
     """Sort key of an instance id with its numbers as numbers: TruthfulQA ``2`` before ``10``,
-    ``astronomy/9`` before ``astronomy/10`` (issue 29: sorted as strings)."""
+    ``astronomy/9`` before ``astronomy/10`` (not sorted as strings)."""
     return [int(p) if k % 2 else p for k, p in enumerate(re.split(r"(\d+)", instance_id))]
 
 

@@ -11,7 +11,6 @@ hard, SWE-bench Verified's four checked labels, or labels as written). Multi-SWE
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -19,53 +18,11 @@ from typing import Any
 import pandas as pd
 
 from ..errors import DataError
-from ..safe_io import is_input_file, open_input, read_input_text
+from ..safe_io import is_input_file
+from ..table_files import WORKBOOK, load_table
 from ..tier_schemes import MSB_TIER_OF_TIME, is_empty_label, map_labels
 
 __all__ = ["MSB_TIER_OF_TIME", "load_instance_ids", "load_table", "load_tiers"]
-
-_SUFFIXES = (".jsonl", ".json", ".csv", ".parquet")
-_WORKBOOK = ".xlsx"
-
-
-def load_table(source: str | Path, *, split: str = "test") -> pd.DataFrame:
-    """A table of instances from a file, or from a ``datasets`` name when no such file exists."""
-    path = Path(source)
-    if is_input_file(path):
-        suffix = path.suffix.lower()
-        try:
-            if suffix == ".jsonl":
-                with open_input(path) as fh:
-                    return pd.read_json(fh, lines=True, dtype=False)
-            if suffix == ".json":
-                data = json.loads(read_input_text(path))
-                if isinstance(data, list) and all(isinstance(v, str) for v in data):
-                    return pd.DataFrame({"instance_id": data})
-                return pd.DataFrame(data)
-            if suffix == ".csv":
-                with open_input(path) as fh:
-                    return pd.read_csv(fh, dtype=str, keep_default_na=False)
-            if suffix == ".parquet":
-                with open_input(path) as fh:
-                    return pd.read_parquet(fh)
-            if suffix == _WORKBOOK:
-                raise DataError(f"{path}: a Multi-SWE-bench annotation workbook labels tiers "
-                                "(--tiers with --benchmark multi-swe-bench); it is no instance "
-                                "list: give --instances")
-        except (ValueError, json.JSONDecodeError) as exc:
-            raise DataError(f"{path}: cannot read as {suffix[1:]} ({exc})") from None
-        except RecursionError:
-            raise DataError(f"{path}: cannot read as {suffix[1:]} (nested too deeply)") from None
-        raise DataError(f"{path}: unsupported file type (use one of {', '.join(_SUFFIXES)})")
-    if path.suffix.lower() in _SUFFIXES or path.exists():
-        raise DataError(f"{path}: {'a folder, not a table file' if path.is_dir() else 'no such file'}")
-    import datasets
-
-    try:
-        return datasets.load_dataset(str(source), split=split).to_pandas()
-    except Exception as exc:  # datasets raises many types (offline, unknown name); re-raised as ours
-        raise DataError(f"{source}: not a file and not a loadable dataset ({exc})") from exc
-
 
 def _column(table: pd.DataFrame, name: str, source: Any) -> pd.Series:
     if name not in table.columns:
@@ -92,7 +49,7 @@ def load_tiers(source: str | Path, *, field: str = "difficulty", id_field: str =
     """``{instance_id: tier}``; ``scheme="multi-swe-bench"`` maps labels to easy/medium/hard.
     A Multi-SWE-bench annotation workbook (``.xlsx``) is keyed by ``instance_ids`` (``org__repo-N``;
     without them, by the workbook's ``org-repo-N``)."""
-    if Path(source).suffix.lower() == _WORKBOOK and is_input_file(Path(source)):
+    if Path(source).suffix.lower() == WORKBOOK and is_input_file(Path(source)):
         if scheme != "multi-swe-bench":
             raise DataError(f"{source}: .xlsx tiers are Multi-SWE-bench annotation workbooks; "
                             "pass --benchmark multi-swe-bench")

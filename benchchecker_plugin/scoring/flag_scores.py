@@ -18,6 +18,7 @@ from typing import Any
 from ..errors import DataError
 from ..flags import ContaminationFlag
 from ..rescore_options import DEFAULT_N_BOOT, DEFAULT_SEED
+from ..table_files import load_table
 from .bootstrap import detection_metrics
 
 __all__ = ["LABEL_FALSE", "LABEL_TRUE", "label_value", "read_labels", "score_flags"]
@@ -41,8 +42,6 @@ def label_value(raw: Any, where: str) -> bool:
 def read_labels(path: str | os.PathLike[str]) -> dict[tuple[str, str], bool]:
     """``{(instance_id, model): label}`` from a .jsonl/.csv with ``instance_id``, ``label`` and
     optionally ``model`` columns (``*`` when absent); a duplicate is a :class:`DataError`."""
-    from ..leaderboard.tiers import load_table
-
     path = Path(path)
     table = load_table(path)
     for col in ("instance_id", "label"):
