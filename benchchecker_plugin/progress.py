@@ -31,7 +31,7 @@ from typing import TypeVar
 
 from tqdm.auto import tqdm
 
-__all__ = ["OneBar", "bytes_bar", "model_label", "one_bar", "progress"]
+__all__ = ["OneBar", "bytes_bar", "current_bar", "model_label", "one_bar", "progress"]
 
 T = TypeVar("T")
 
@@ -82,6 +82,11 @@ def one_bar(*, desc: str, total: int) -> Iterator[OneBar]:
     finally:
         _OUTER.reset(token)
         bar.close()
+
+
+def current_bar() -> OneBar | None:
+    """The :func:`one_bar` this code runs inside (this thread's context), or ``None``."""
+    return _OUTER.get()
 
 
 def _advancing(items: Iterable[T], bar: OneBar) -> Iterator[T]:

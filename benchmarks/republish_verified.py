@@ -184,7 +184,7 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
     from benchchecker_plugin.flags import write_flags
     from benchchecker_plugin.repos import repo_dir_name
     from benchchecker_plugin.stage2 import PresenceConfig, run_grid, why_clean
-    from benchchecker_plugin.stage2.grid import cutoff_when
+    from benchchecker_plugin.stage2.engine import cutoff_when
     from benchchecker_plugin.stage2.own_fix import own_fix_snapshot, pr_dates
     from benchchecker_plugin.stage2.sources import locate
 

@@ -5,8 +5,8 @@
     python benchmarks/scale.py --repos-dir CLONES --instances verified.jsonl --limit 12
 
 Runs the same multi-cutoff grid twice: ``run_grid`` in this process (one core), then
-``run_grid_tasks`` on a local Ray cluster of ``--cpus`` CPUs (one task per repository chunk,
-each a whole grid over every cutoff, so the snapshot sharing is kept). Prints both wall times,
+``run_grid`` with a Ray executor on a local Ray cluster of ``--cpus`` CPUs (one task per
+repository chunk, each a whole grid over every cutoff, so the snapshot sharing is kept). Prints both wall times,
 the ratio, and checks that the flags are identical (timings aside; ``--similarity difflib``, so
 no embedding batch effects). Ray's start (``ray.init``) and the workers' first import of the
 package are timed apart ("warm-up") and left out of the ratio: a long job pays them once.
@@ -92,7 +92,6 @@ def main() -> None:
     from benchchecker_plugin.models.executor import LocalExecutor
     from benchchecker_plugin.models.ray_executor import RayExecutor
     from benchchecker_plugin.stage2 import PresenceConfig, run_grid
-    from benchchecker_plugin.stage2.grid_tasks import run_grid_tasks
 
     config = PresenceConfig(similarity="difflib")
     with tempfile.TemporaryDirectory(prefix="bc-scale-") as tmp:
@@ -123,12 +122,11 @@ def main() -> None:
         repos = len({i.repo for i in instances})  # one task per repository, unless fewer than CPUs
         per_task = args.instances_per_task or (len(instances) if repos >= args.cpus
                                                else max(1, math.ceil(len(instances) / args.cpus)))
-        from benchchecker_plugin.stage2.grid_tasks import group_tasks
+        from benchchecker_plugin.stage2.engine import group_tasks
 
         tasks = len(group_tasks(instances, root, cutoffs, config, per_task))
         t0 = time.perf_counter()
-        on_ray = run_grid_tasks(instances, root, cutoffs, config=config, executor=ex,
-                                instances_per_task=per_task)
+        on_ray = run_grid(instances, root, cutoffs, config=config, executor=ex, instances_per_task=per_task)
         ray_s = time.perf_counter() - t0
         ray.shutdown()
         ratio = local_s / ray_s

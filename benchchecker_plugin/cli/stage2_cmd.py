@@ -12,7 +12,7 @@ import click
 from ..errors import InputError
 from ..flags import ANY_MODEL, write_flags
 from ..instances import load_instances
-from ..models.executor import Executor, LocalExecutor
+from ..models.executor import Executor
 from .executor_options import ExecutorOptions, executor_options
 from .options import instances_options
 
@@ -175,17 +175,12 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
     config = PresenceConfig(threshold=threshold, preprocess=not no_preprocess, similarity=similarity,
                             runner=runner, snapshot_source=snapshot_source, releases_dir=releases_dir,
                             lag_margin_days=lag_margin, merge_dates=not no_merge_dates)
-    executor = executor_opts.build(workers)
+    executor = executor_opts.build()   # runs one task per repository; --workers threads each
     if table is not None:
-        _run_grid(instances, repos_dir, table, config, executor, output)
+        _run_grid(instances, repos_dir, table, config, executor, workers, output)
         return
     assert when is not None  # no --cutoffs, so --cutoff was given (exactly one, checked above)
-    if executor_opts.is_ray:  # one task per repository: the grid of one model
-        from ..stage2.grid_tasks import run_grid_tasks
-
-        flags = list(run_grid_tasks(instances, repos_dir, {model: when}, config=config, executor=executor).flags)
-    else:
-        flags = run(instances, repos_dir, when, model=model, config=config, executor=executor)
+    flags = run(instances, repos_dir, when, model=model, config=config, executor=executor, workers=workers)
     write_flags(output, flags)
     click.echo(f"{summary_line(flags)}; wrote {os.fspath(output)}", err=True)
     for f in flags:
@@ -233,7 +228,7 @@ def _names(items: Sequence[str], most: int = 8) -> str:
 
 
 def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCutoffs,
-              config: PresenceConfig, executor: Executor | None, output: Path) -> None:
+              config: PresenceConfig, executor: Executor | None, workers: int, output: Path) -> None:
     """``--cutoffs``: one grid run over every model of the file, summarised on stderr."""
     from ..stage2 import run_grid, summary_line
 
@@ -243,12 +238,7 @@ def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCut
     others = [m for m in table.unknown if m not in table.skipped]
     if others:
         click.echo(f"{table.path}: no known cutoff for {len(others)} more model(s): {_names(others)}", err=True)
-    if isinstance(executor, LocalExecutor) or executor is None:
-        run = run_grid(instances, repos_dir, table.cutoffs, config=config, executor=executor)
-    else:  # a cluster: one task per repository, so the snapshots stay shared across the models
-        from ..stage2.grid_tasks import run_grid_tasks
-
-        run = run_grid_tasks(instances, repos_dir, table.cutoffs, config=config, executor=executor)
+    run = run_grid(instances, repos_dir, table.cutoffs, config=config, executor=executor, workers=workers)
     write_flags(output, run.flags)
     counts = summary_line(run.flags).partition(": ")[2]
     click.echo(f"{len(instances)} instances x {run.models} models = {len(run.flags)} flags: {counts}; "

@@ -3,13 +3,15 @@
 Pipeline: :mod:`.patch` (diff -> logical-line blocks) -> :mod:`.normalize` (both sides) ->
 :mod:`.localize` (same name, moved, GumTree-style subtree match; line alignment with a pluggable
 :mod:`.similarity`) -> :mod:`.decide` -> optional tests of the spliced patch (:mod:`.splice`, run
-by :mod:`benchchecker_plugin.testrun`) -> :mod:`.presence` (one flag per instance).
+by :mod:`benchchecker_plugin.testrun`); :mod:`.judge` judges one instance against one snapshot, and
+:mod:`.engine`, the one driver, runs instances x {model: cutoff} on an executor (one task per
+repository; :mod:`.presence` is it at one cutoff).
 
 The test runners live in :mod:`benchchecker_plugin.testrun`.
 """
 
 from .decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
-from .grid import GridRun, patch_presence_grid, run_grid
+from .engine import GridRun, patch_presence_grid, run_grid, run_stage2
 from .languages import LanguageSpec, get_language, language_names, register_language
 from .localize import LineMatch, Location, SnapshotIndex, align, localize
 from .normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
@@ -62,6 +64,7 @@ __all__ = [
     "patch_presence_grid",
     "register_language",
     "run_grid",
+    "run_stage2",
     "summary_line",
     "why_clean",
 ]

@@ -41,7 +41,7 @@ from .normalize import ParsedSource
 from .patch import PatchBlock, apply_patch_to_text, parse_patch
 from .sources import history
 
-__all__ = ["BaseRead", "cached_sibling", "read_base"]
+__all__ = ["BaseRead", "read_base"]
 
 
 @dataclass(frozen=True)
@@ -55,22 +55,11 @@ class BaseRead:
     posts: Mapping[str, ParsedSource] = field(default_factory=dict)
 
 
-def cached_sibling(anchor: Snapshot, cache: dict[str, Snapshot]) -> Callable[[str], Snapshot]:
-    """``anchor.sibling`` remembered in the caller's ``cache`` (by commit)."""
-
-    def sibling(commit: str) -> Snapshot:
-        if commit not in cache:
-            cache[commit] = anchor.sibling(commit)
-        return cache[commit]
-
-    return sibling
-
-
 def read_base(inst: BugInstance, anchor: Snapshot, *, preprocess: bool,
               sibling: Callable[[str], Snapshot] | None = None) -> BaseRead:
     """The base snapshot, the gold patch's blocks and ``evidence.base_source`` of ``inst``
     (module docstring); ``sibling`` opens another commit of ``anchor``'s repository (default
-    ``anchor.sibling``; :func:`cached_sibling` shares them)."""
+    ``anchor.sibling``; the engine passes one that opens each commit once)."""
     open_ = sibling if sibling is not None else anchor.sibling
     if not is_release_repo(anchor.repo):
         return _git_base(inst, open_, preprocess)

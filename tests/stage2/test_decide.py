@@ -114,7 +114,7 @@ def test_a_deleted_duplicate_of_a_kept_line_is_not_still_present() -> None:
     from collections import Counter
 
     from benchchecker_plugin.stage2 import ExactSimilarity
-    from benchchecker_plugin.stage2.presence import _removed_found
+    from benchchecker_plugin.stage2.judge import _removed_found
 
     dup = LogicalLine(3, 3, "self . reset ( )", "self.reset()")
     snap = Location("a.py", "f", "same-name", (LogicalLine(0, 0, "a = 1", "a = 1"), dup))

@@ -1,4 +1,4 @@
-"""Stage II for many models in one run (``stage2.grid``): the same flags as one run per model,
+"""Stage II for many models in one run (``stage2.engine``): the same flags as one run per model,
 for a cost that follows the distinct snapshots, not the models.
 
 The labelled history is built from the installed ``rich`` package's source tree (every scenario
@@ -203,17 +203,17 @@ def test_identifier_index_moves_between_commits_like_a_fresh_index(history) -> N
     ``SnapshotIndex`` built afresh at that commit does."""
     from benchchecker_plugin.repos import Snapshot
     from benchchecker_plugin.stage2 import SnapshotIndex
-    from benchchecker_plugin.stage2.grid import _BlobCache, _SharedIndex
+    from benchchecker_plugin.stage2.caches import BlobCache, SharedIndex
 
     root, cases = history
     repo = root / "synthetic__history"
-    cache = _BlobCache()
+    cache = BlobCache()
     days = (1, 200, 120, 1000, 1)  # forwards, back, far forwards, back to the start
     snaps = [Snapshot.at(repo, T0 + timedelta(days=d)) for d in days]
     assert len({s.commit for s in snaps}) == 4
     words = sorted({w for c in cases for w in (c.instance.extra["function"], "self", "Console", "render")})
     for snap in snaps:
-        shared = _SharedIndex(snap, cache, preprocess=True, max_files=10)
+        shared = SharedIndex(snap, cache, preprocess=True, max_files=10)
         fresh = SnapshotIndex(snap)
         for w in words:
             assert shared.files_with(w, "python") == fresh.files_with(w, "python"), (snap.commit, w)
@@ -222,13 +222,11 @@ def test_identifier_index_moves_between_commits_like_a_fresh_index(history) -> N
 
 
 def test_worker_threads_give_the_same_flags(history) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models.executor import LocalExecutor
-
     root, cases = history
     instances = [c.instance for c in cases]
     cutoffs = {"early": T0 + timedelta(days=120), "at-cutoff": CUTOFF, "late": "2025-06"}
     one = run_grid(instances, root, cutoffs, config=CONFIG)
-    two = run_grid(instances, root, cutoffs, config=CONFIG, executor=LocalExecutor(2))
+    two = run_grid(instances, root, cutoffs, config=CONFIG, workers=2)
     for a, b in zip(one.flags, two.flags, strict=True):
         _same(a, b)
 

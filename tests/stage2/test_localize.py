@@ -131,9 +131,9 @@ def test_a_deleted_module_function_is_looked_for_in_its_module(tmp_path) -> None
     look-alike line elsewhere is not the function); still there, pre-patch."""
     from benchchecker_plugin.stage2 import SnapshotIndex, localize
     from benchchecker_plugin.stage2.decide import Category, block_result
+    from benchchecker_plugin.stage2.judge import _removed_found
     from benchchecker_plugin.stage2.normalize import parse_source
     from benchchecker_plugin.stage2.patch import PatchBlock
-    from benchchecker_plugin.stage2.presence import _removed_found
 
     helper = "def legacy_quote(value):\n    escaped = value.replace('\"', '\\\\\"')\n    return escaped\n"
     kept = "def quote(value):\n    return repr(value)\n"
@@ -168,9 +168,9 @@ def test_a_deleted_method_gone_from_its_class_is_present_despite_look_alike_line
     like its lines, and read pre-patch only. Gone from its class, it is present."""
     from benchchecker_plugin.stage2 import SnapshotIndex, localize
     from benchchecker_plugin.stage2.decide import Category, block_result
+    from benchchecker_plugin.stage2.judge import _removed_found
     from benchchecker_plugin.stage2.normalize import parse_source
     from benchchecker_plugin.stage2.patch import PatchBlock
-    from benchchecker_plugin.stage2.presence import _removed_found
 
     fixed = ("class Collection:\n    def set_paths(self, paths):\n        self._paths = paths\n"
              "        self.stale = True\n\n\nclass PathCollection(Collection):\n"

@@ -140,7 +140,7 @@ def test_named_keeps_the_error_and_its_context() -> None:
     attribute and named once in the message (it was rebuilt from its text before, losing them)."""
     from benchchecker_plugin.errors import FlagsFormatError
     from benchchecker_plugin.instances import BugInstance
-    from benchchecker_plugin.stage2.presence import named
+    from benchchecker_plugin.stage2.judge import named
 
     inst = BugInstance("o__r-1", "swe-bench-verified", "o/r", "0" * 40, "")
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.instances.bug import BugInstance
-from benchchecker_plugin.models.executor import LocalExecutor
 from benchchecker_plugin.repos.git import git
 from benchchecker_plugin.repos.index import SimpleIndex
 from benchchecker_plugin.repos.releases import ReleaseHistory, fetch_releases
@@ -103,8 +102,8 @@ def test_lag_snapshots_are_shared_by_instances_and_threads(releases: Path) -> No
     config = PresenceConfig(similarity="difflib", lag_margin_days=60)
     insts = [_inst(f"o__calc-{k}") for k in range(4)]
     alone = [patch_presence([i], releases, "2022-12-31", config=config)[0] for i in insts]
-    for executor in (None, LocalExecutor(workers=2)):
-        together = patch_presence(insts, releases, "2022-12-31", config=config, executor=executor)
+    for workers in (1, 2):
+        together = patch_presence(insts, releases, "2022-12-31", config=config, workers=workers)
         for a, t in zip(alone, together):
             assert t.contaminated is a.contaminated is True
             assert t.evidence["lag_correction"] == a.evidence["lag_correction"]
@@ -210,20 +209,20 @@ def test_fixed_code_present_before_the_fix_stays_present_and_is_marked(tmp_path:
 
 
 def test_two_workers_over_one_repository_index_it_once(releases: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Two threads over instances of one repository: its snapshot at the cutoff is indexed once
-    (the snapshot-state cache is filled under its lock), and the flags are those of one thread."""
-    import benchchecker_plugin.stage2.presence as presence
+    """Two threads over instances of one repository: its snapshot at the cutoff is indexed once,
+    and the flags are those of one thread."""
+    import benchchecker_plugin.stage2.repository as repository
 
     built: list[str] = []
-    real = presence.SnapshotIndex
+    real = repository.SharedIndex
 
-    def counted(snap, **kw):  # noqa: ANN001, ANN003, ANN202
+    def counted(snap, *args, **kw):  # noqa: ANN001, ANN002, ANN003, ANN202
         built.append(snap.commit)
-        return real(snap, **kw)
+        return real(snap, *args, **kw)
 
     insts = [_inst(f"o__calc-{k}", patch=UTIL_PATCH if k % 2 else REL_PATCH) for k in range(6)]
     alone = patch_presence(insts, releases, "2023-06", config=CONFIG)
-    monkeypatch.setattr(presence, "SnapshotIndex", counted)
-    together = patch_presence(insts, releases, "2023-06", config=CONFIG, executor=LocalExecutor(workers=2))
+    monkeypatch.setattr(repository, "SharedIndex", counted)
+    together = patch_presence(insts, releases, "2023-06", config=CONFIG, workers=2)
     assert len(built) == len(set(built)) == 1
     assert [f.contaminated for f in together] == [f.contaminated for f in alone]
