@@ -40,7 +40,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, InputError
-from ..flags import Verdict
 from ..rescore_options import RescoreOptions, RescoreOverrides
 from ..tier_schemes import (
     ALL_TIER,
@@ -54,6 +53,7 @@ from .bootstrap import seed_key, wilson_interval
 from .pooled import POOLED_COLUMNS, TOO_FEW, StrataSums, per_submission_table, pooled_table, strata_sums
 from .power import MdeConfig, draw_worlds, minimum_detectable_drop
 from .roc import UndefinedMetricWarning
+from .verdict_codes import CLEAN, CONTAMINATED, UNDECIDED, verdict_code_rows
 
 __all__ = [
     "ALL_TIER",
@@ -79,7 +79,7 @@ LEADERBOARD_COLUMNS = (
 )
 TOO_FEW_CLEAN = TOO_FEW
 
-_CLEAN, _CONTAMINATED, _UNDECIDED = 0, 1, 2
+_CLEAN, _CONTAMINATED, _UNDECIDED = CLEAN, CONTAMINATED, UNDECIDED
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,13 @@ class ResolvedMatrix:
         names = tuple(resolved)
         mat = np.zeros((len(names), len(ids)), dtype=bool)
         for s, name in enumerate(names):
-            given = list(resolved[name])
+            ids_of = resolved[name]
+            if isinstance(ids_of, (set, frozenset)):   # a row by membership: no list, no lookup
+                row = np.fromiter(map(ids_of.__contains__, ids), bool, len(ids))
+                if int(row.sum()) == len(ids_of):
+                    mat[s] = row
+                    continue
+            given = list(ids_of)
             where = index.get_indexer(given) if given else np.zeros(0, np.intp)
             if (where < 0).any():
                 unknown = [iid for iid, i in zip(given, where) if i < 0]
@@ -125,54 +131,6 @@ def _check_unique(values: Sequence[str], what: str) -> None:
         seen: set[str] = set()
         dup = sorted({v for v in values if v in seen or seen.add(v)})  # type: ignore[func-returns-value]
         raise DataError(f"duplicate {what}s: {', '.join(dup[:5])}")
-
-
-def _verdict_code(value: Any) -> int:
-    if isinstance(value, Verdict):
-        value = value.to_bool()
-    if value is None:
-        return _UNDECIDED
-    if isinstance(value, (bool, np.bool_)):
-        return _CONTAMINATED if value else _CLEAN
-    raise InputError(f"a verdict must be a Verdict, bool or None, got {value!r}")
-
-
-_CODE_TYPES = frozenset({Verdict, bool, type(None)})
-_CODES: dict[Any, int] = {Verdict.CONTAMINATED: _CONTAMINATED, Verdict.CLEAN: _CLEAN,
-                          Verdict.UNDECIDED: _UNDECIDED, True: _CONTAMINATED, False: _CLEAN,
-                          None: _UNDECIDED}
-
-
-def _is_per_submission(verdicts: Mapping[str, Any]) -> bool:
-    return any(isinstance(v, Mapping) for v in verdicts.values())
-
-
-def _verdict_codes(verdicts: Mapping[str, Any], matrix: ResolvedMatrix) -> np.ndarray:
-    """(submissions x instances) int8 codes; missing verdicts are undecided."""
-    index = pd.Index(matrix.instance_ids)
-    n = len(index)
-    rows: dict[int, np.ndarray] = {}   # one row per distinct mapping: submissions may share one
-
-    def row(mapping: Mapping[str, Any]) -> np.ndarray:
-        if id(mapping) in rows:
-            return rows[id(mapping)]
-        codes = np.fromiter((_CODES[v] if type(v) in _CODE_TYPES else _verdict_code(v)
-                             for v in mapping.values()), np.int8, len(mapping))
-        where = index.get_indexer(list(mapping)) if mapping else np.zeros(0, np.intp)
-        out = np.full(n, _UNDECIDED, np.int8)
-        known = where >= 0
-        out[where[known]] = codes[known]
-        rows[id(mapping)] = out
-        return out
-
-    if _is_per_submission(verdicts):
-        missing = [s for s in matrix.submissions if s not in verdicts]
-        if missing:
-            raise InputError(f"per-submission verdicts lack submissions: {', '.join(missing[:5])}")
-        return np.stack([row(verdicts[s]) for s in matrix.submissions]) if matrix.submissions \
-            else np.zeros((0, n), np.int8)
-    shared = row(verdicts)
-    return np.tile(shared, (len(matrix.submissions), 1))
 
 
 def _tier_index(tiers: Mapping[str, str] | None, ids: Sequence[str], group_hard: bool
@@ -219,7 +177,7 @@ def _prepare(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     elif instance_ids is not None and tuple(instance_ids) != resolved.instance_ids:
         raise InputError("instance_ids differ from the ResolvedMatrix's instance_ids")
     matrix = resolved if covered is None else _restrict(resolved, covered)
-    codes = _verdict_codes(verdicts or {}, matrix)
+    codes = verdict_code_rows(verdicts or {}, matrix.submissions, matrix.instance_ids)
     names, idx = _tier_index(tiers, matrix.instance_ids, group_hard)
     return _Prepared(resolved, matrix, codes, names, idx)
 
