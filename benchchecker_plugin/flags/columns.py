@@ -16,11 +16,12 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
+from types import SimpleNamespace
 from typing import Any, overload
 
 import numpy as np
 
-from ..errors import DataError, InputError
+from ..errors import DataError, FlagsFormatError, InputError
 from .io import checked_chunks, duplicate_error, flag_files, gc_paused, read_flags
 from .merge import MERGED_METHOD
 from .record import ANY_MODEL, ContaminationFlag
@@ -195,35 +196,53 @@ def read_flag_columns(path: str | os.PathLike[str]) -> FlagColumns:
     tri_parts: list[np.ndarray] = []
     verdict_parts: list[np.ndarray] = []
     merged: list[tuple[int, str, tuple[str, ...]]] = []
-    seen: set[int] = set()
     n = 0
     counter = itertools.count()
-    with gc_paused():
-        for file in flag_files(path):
-            for _, records in checked_chunks(file):
-                k = len(records)
-                inst = np.fromiter(map(ids.setdefault, map(_ID, records), counter), np.int64, k)
-                tri = np.fromiter(map(triples.setdefault, map(_TRIPLE, records), counter),
-                                  np.int64, k)
-                keys = (inst << 32) | tri
-                before = len(seen)
-                seen.update(keys.tolist())
-                if len(seen) - before != k:
-                    _raise_repeat(path, records, keys, [(a << 32) | b for a, b
-                                                        in zip(inst_parts, tri_parts)])
-                inst_parts.append(inst)
-                tri_parts.append(tri)
-                verdict_parts.append(np.fromiter(map(_CODE.__getitem__, map(_CONTAMINATED, records)),
-                                                 np.int8, k))
-                merged += [(n + j, str(r.evidence.get("policy", "?")),
-                            tuple(r.evidence.get("methods", {})))
-                           for j, r in enumerate(records) if r.method == MERGED_METHOD]
-                n += k
-        del seen
-    if n >= 2**31:
-        raise DataError(f"{path}: more than 2**31 flag records")
+    repeat: FlagsFormatError | None = None
+    try:
+        with gc_paused():
+            for file in flag_files(path):
+                for _, records in checked_chunks(file):
+                    k = len(records)
+                    inst_parts.append(np.fromiter(map(ids.setdefault, map(_ID, records), counter),
+                                                  np.int64, k))
+                    tri_parts.append(np.fromiter(map(triples.setdefault, map(_TRIPLE, records),
+                                                     counter), np.int64, k))
+                    verdict_parts.append(np.fromiter(map(_CODE.__getitem__,
+                                                         map(_CONTAMINATED, records)), np.int8, k))
+                    merged += [(n + j, str(r.evidence.get("policy", "?")),
+                                tuple(r.evidence.get("methods", {})))
+                               for j, r in enumerate(records) if r.method == MERGED_METHOD]
+                    n += k
+    except Exception:
+        # read_flags finds a key read twice chunk by chunk: one in the chunks before this
+        # error is what it would have said
+        repeat = _repeat(path, ids, triples, inst_parts, tri_parts)
+        if repeat is None:
+            raise
+    if repeat is None:
+        repeat = _repeat(path, ids, triples, inst_parts, tri_parts)
+    if repeat is not None:
+        raise repeat
     return _columns(str(path), ids, triples, _dense(_join(inst_parts), ids),
                     _dense(_join(tri_parts), triples), _join(verdict_parts, np.int8), merged)
+
+
+def _repeat(path: str | os.PathLike[str], ids: dict[str, int],
+            triples: dict[tuple[str, str, str], int], inst: list[np.ndarray],
+            tri: list[np.ndarray]) -> FlagsFormatError | None:
+    """The error naming the first record whose key (benchmark, instance, model, method) was
+    read before it, the one :func:`~.io.read_flags` names; ``None`` when there is none."""
+    i, t = _dense(_join(inst), ids).astype(np.int64), _dense(_join(tri), triples)
+    keys = i * max(1, len(triples)) + t
+    order = np.argsort(keys, kind="stable")   # equal keys in file order: the first is no repeat
+    repeats = order[1:][keys[order[1:]] == keys[order[:-1]]]
+    if not repeats.size:
+        return None
+    first = int(repeats.min())
+    benchmark, model, method = list(triples)[int(t[first])]
+    return duplicate_error(path, SimpleNamespace(benchmark=benchmark, model=model, method=method,
+                                                 instance_id=list(ids)[int(i[first])]))
 
 
 def _dense(codes: np.ndarray, table: dict[Any, int]) -> np.ndarray:
@@ -248,13 +267,3 @@ def _columns(source: str, ids: dict[str, int], triples: dict[tuple[str, str, str
 
 def _join(parts: list[np.ndarray], dtype: Any = np.int64) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0, dtype)
-
-
-def _raise_repeat(path: str | os.PathLike[str], records: list[Any], keys: np.ndarray,
-                  earlier: list[np.ndarray]) -> None:
-    """The error naming the first record of a chunk whose key was read before (rare, slow)."""
-    seen = {key for part in earlier for key in part.tolist()}
-    for record, key in zip(records, keys.tolist()):
-        if key in seen:
-            raise duplicate_error(path, record)
-        seen.add(key)

@@ -321,7 +321,7 @@ def _patterns_hold(records: list[Any]) -> bool:
     _, patterns = _fast_rules()
     for name, regex in patterns.items():
         values = set(map(operator.attrgetter(name), records))
-        if not all(regex.search(v) for v in values):
+        if not all(map(regex.search, values)):
             return False
     return True
 

@@ -217,8 +217,11 @@ def _check_known(subs: Sequence[Submission], idset: Collection[str] | None, deno
     scorer below knows names only; here both files are known)."""
     if idset is None:
         return
+    known = idset if isinstance(idset, (set, frozenset)) else set(idset)
     for sub in subs:
-        unknown = sorted(sub.resolved - set(idset))
+        if sub.resolved <= known:
+            continue
+        unknown = sorted(sub.resolved - known)
         if unknown:
             shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
             raise DataError(f"{sub.source or sub.name}: submission {sub.name}: {len(unknown)} resolved "

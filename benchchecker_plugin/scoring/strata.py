@@ -81,7 +81,7 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
     if res.shape != codes.shape or tier_idx.shape != res.shape[1:]:
         raise InputError(f"resolved {res.shape}, codes {codes.shape} and tiers {tier_idx.shape} "
                          "do not match (submissions x instances)")
-    if codes.size and not np.isin(codes, (CLEAN, CONTAMINATED, UNDECIDED)).all():
+    if codes.size and not _valid_codes(codes):
         raise InputError("verdict codes must be 0 (clean), 1 (contaminated) or 2 (undecided)")
     s, n_rows = res.shape[0], 1 + int(n_boot)
     distinct, row_of = _distinct_rows(codes)
@@ -106,6 +106,12 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
                 del w
             del stack
     return StrataSums(q, n)
+
+
+def _valid_codes(codes: np.ndarray) -> bool:
+    if np.issubdtype(codes.dtype, np.integer):   # (a bound check: no 1e7-element isin)
+        return bool(codes.min() >= CLEAN and codes.max() <= UNDECIDED)
+    return bool(np.isin(codes, (CLEAN, CONTAMINATED, UNDECIDED)).all())
 
 
 def _ahead(pool: ThreadPoolExecutor, draws: _Draws, spans: list[tuple[int, int, int, int]]

@@ -124,3 +124,24 @@ def test_a_folder_and_the_errors_are_those_of_read_flags(tmp_path: Path) -> None
     with pytest.raises(FlagsFormatError) as got:
         read_flag_columns(tmp_path / "bad.jsonl")
     assert str(got.value) == str(want.value) and ":4:" in str(got.value)
+
+
+@pytest.mark.parametrize("dup_first", [True, False])
+def test_a_repeat_and_a_bad_record_are_met_in_read_flags_order(tmp_path: Path, dup_first: bool,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_flags checks each chunk, then its keys: the columns reader finds repeats at the end,
+    but says the same error as read_flags whichever comes first in the file."""
+    import benchchecker_plugin.flags.io as io
+
+    monkeypatch.setattr(io, "_CHUNK", 1500)   # a few records a chunk
+    lines = write_flags(tmp_path / "f.jsonl", _random_flags(9)[:60]).read_text().splitlines()
+    dup, bad = (5, 40) if dup_first else (40, 5)
+    lines[dup] = lines[0]
+    lines[bad] = lines[bad].replace('"schema_version": 1', '"schema_version": 7')
+    (tmp_path / "f.jsonl").write_text("\n".join(lines) + "\n")
+    with pytest.raises(FlagsFormatError) as want:
+        read_flags(tmp_path / "f.jsonl")
+    with pytest.raises(FlagsFormatError) as got:
+        read_flag_columns(tmp_path / "f.jsonl")
+    assert str(got.value) == str(want.value)
+    assert ("duplicate record" in str(got.value)) == dup_first
