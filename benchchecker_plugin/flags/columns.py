@@ -139,12 +139,12 @@ class FlagColumns(Sequence[ContaminationFlag]):
 
     def tally(self) -> FlagTally:
         """The :class:`FlagTally` of the records."""
-        pairs = np.unique(np.stack([self.method, self.model]), axis=1) if len(self) else \
-            np.zeros((2, 0), np.int32)
+        width = max(1, len(self.models))
+        pairs = np.unique(self.method.astype(np.int64) * width + self.model)
         counts = np.bincount(self.method, minlength=len(self.methods))
         models: dict[str, set[str]] = {}
-        for k, m in pairs.T.tolist():
-            models.setdefault(self.methods[k], set()).add(self.models[m])
+        for pair in pairs.tolist():
+            models.setdefault(self.methods[pair // width], set()).add(self.models[pair % width])
         merged_of = {name.split("@")[0] for _, _, names in self.merged for name in names}
         return FlagTally({self.methods[k]: int(counts[k]) for k in np.flatnonzero(counts)},
                          {k: frozenset(v) for k, v in models.items()},

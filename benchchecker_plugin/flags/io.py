@@ -20,6 +20,7 @@ from ..atomic import atomic_open
 from ..errors import FlagsFormatError
 from ..safe_io import is_input_file, open_input
 from .record import SCHEMA_VERSION, ContaminationFlag
+from .sharing import share_evidence, shared_strings
 from .strict_json import (
     STRICT_DECODER,
     Overflow,
@@ -236,12 +237,12 @@ def _file_chunks(file: Path) -> Iterator[list[ContaminationFlag]]:
             continue
         flags = [trusted(same(r.benchmark, r.benchmark), same(r.instance_id, r.instance_id),
                          same(r.model, r.model), same(r.method, r.method), r.contaminated,
-                         r.score, r.p_value, _shared_strings(r.evidence, same),
+                         r.score, r.p_value, shared_strings(r.evidence, same),
                          same(r.created_at, r.created_at),
                          same(r.tool_version, r.tool_version), r.schema_version)
                  for r in records]
         del records
-        _share_evidence(flags, last_evidence)
+        share_evidence(flags, last_evidence)
         yield flags
 
 
@@ -272,47 +273,6 @@ def checked_chunks(file: Path) -> Iterator[tuple[bool, list[Any]]]:
                 del records
                 yield False, list(_slow_lines(file, chunk, lineno))
             lineno += chunk.count(b"\n")
-
-
-def _share_evidence(flags: list[ContaminationFlag], last: dict[tuple[str, str], Any]) -> None:
-    """Flags about one instance whose evidence is the same as the previous flag's about it (the
-    several models of a grid often say the same) share that one frozen mapping: ~230 bytes a
-    record less. Only flat evidence of the very same keys, order, types and values is shared (so
-    ``1`` is never ``true``, ``-0.0`` never ``0.0``): what is written back is unchanged."""
-    for flag in flags:
-        key = (flag.benchmark, flag.instance_id)
-        ev = flag.evidence
-        prev = last.get(key)
-        if prev is not None and prev is not ev and _same_flat(prev, ev):
-            object.__setattr__(flag, "evidence", prev)
-        else:
-            last[key] = ev
-
-
-def _same_flat(a: Any, b: Any) -> bool:
-    if len(a) != len(b) or list(a) != list(b):
-        return False
-    for k, x in a.items():
-        y = b[k]
-        kind = type(x)
-        if kind is not type(y) or kind not in _FLAT or x != y:
-            return False
-        if kind is float and repr(x) != repr(y):   # -0.0 == 0.0
-            return False
-    return True
-
-
-_FLAT = frozenset({str, int, float, bool, type(None)})
-
-
-def _shared_strings(evidence: dict[str, Any], same: Any) -> dict[str, Any]:
-    """``evidence`` with each short string value replaced, in place, by the one equal copy the
-    file has already read (an instance's id and snapshot commit are repeated for every model,
-    a verdict word a million times); longer text (answers, snippets) is left as it is."""
-    for k, v in evidence.items():
-        if type(v) is str and len(v) <= 64:
-            evidence[k] = same(v, v)
-    return evidence
 
 
 def _patterns_hold(records: list[Any]) -> bool:
