@@ -27,6 +27,8 @@ from .submission import Submission
 if TYPE_CHECKING:  # pandas and the scorer (numba) are imported where used
     import pandas as pd
 
+    from ..scoring.strata import BootstrapDraws
+
 __all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "RUN_INSTANCES", "Rescored", "build_leaderboard",
            "rate_submissions", "refuse_empty_submission", "rescore_run", "summary_groups", "write_leaderboard"]
 
@@ -172,14 +174,37 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path,
     outside the instance list; one submission whose model no flag names (and no ``"*"`` flag),
     naming the models the flags hold. Rows the scorer leaves blank are explained in the notes, not
     warned about."""
+    from ..scoring.rates import bootstrap_draws
+
+    opts = RescoreOptions.of(options, **overrides)
+    # the bootstrap draws (seconds for a large board) are made while the flags are read; the
+    # errors stay in their order: the flags file's first
+    try:
+        ids, denom = denominator or _denominator(opts, run_ids)
+        tiers = _tiers(opts, ids)
+    except Exception as exc:
+        early: Exception | None = exc
+        draws = None
+    else:
+        early, draws = None, bootstrap_draws(ids, tiers, opts)
+    try:
+        flags = _flags_for(flags_path, opts.benchmark)
+        if early is not None:
+            raise early
+        return _rate(subs, flags, flags_path, opts, ids, denom, tiers, groups, draws)
+    finally:
+        if draws is not None:
+            draws.close()
+
+
+def _rate(subs: Sequence[Submission], flags: FlagColumns, flags_path: Path, opts: RescoreOptions,
+          ids: list[str], denom: str, tiers: dict[str, str] | None,
+          groups: dict[str, list[str]] | None, draws: BootstrapDraws | None) -> Rescored:
+    """:func:`rate_submissions` once its inputs are read."""
     from ..scoring import UndefinedMetricWarning, rate_and_pool
     from .model_map import coded_verdicts_by_submission
 
-    opts = RescoreOptions.of(options, **overrides)
     benchmark = opts.benchmark
-    flags = _flags_for(flags_path, benchmark)
-    ids, denom = denominator or _denominator(opts, run_ids)
-    tiers = _tiers(opts, ids)
     idset = frozenset(ids)
     subset_notes: list[str] = []
     if opts.instances_path is not None:   # a subset, as swebench's -i: ids outside it are not in it
@@ -199,7 +224,7 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path,
             resolved, ids, verdicts, tiers,
             groups=groups if groups is not None else summary_groups(subs),
             models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
-            options=opts)
+            options=opts, draws=draws)
     for w in caught:
         if not issubclass(w.category, UndefinedMetricWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)

@@ -53,6 +53,7 @@ from .bootstrap import seed_key, wilson_interval
 from .pooled import POOLED_COLUMNS, TOO_FEW, StrataSums, per_submission_table, pooled_table, strata_sums
 from .power import MdeConfig, draw_worlds, minimum_detectable_drop
 from .roc import UndefinedMetricWarning
+from .strata import BootstrapDraws
 from .verdict_codes import CLEAN, CONTAMINATED, UNDECIDED, verdict_code_rows
 
 __all__ = [
@@ -63,6 +64,7 @@ __all__ = [
     "ResolvedMatrix",
     "SWE_BENCH_VERIFIED_TIERS",
     "TOO_FEW_CLEAN",
+    "bootstrap_draws",
     "pooled_summary",
     "rate_and_pool",
     "rate_table",
@@ -215,10 +217,34 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                   dates=dates, opts=opts)
 
 
-def _sums(prep: _Prepared, opts: RescoreOptions) -> StrataSums:
+def _sums(prep: _Prepared, opts: RescoreOptions, draws: BootstrapDraws | None = None
+          ) -> StrataSums:
     """The strata counts and their cluster-bootstrap resamples (the costly part, drawn once)."""
     return strata_sums(prep.matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
-                       n_boot=int(opts.n_boot), seed=int(seed_key(opts.seed) % (2**63)))
+                       n_boot=int(opts.n_boot), seed=_seed(opts), draws=draws)
+
+
+def _seed(opts: RescoreOptions) -> int:
+    return int(seed_key(opts.seed) % (2**63))
+
+
+def bootstrap_draws(instance_ids: Sequence[str], tiers: Mapping[str, str] | None,
+                    options: RescoreOptions | None = None, **overrides: Unpack[RescoreOverrides]
+                    ) -> BootstrapDraws | None:
+    """The cluster bootstrap's draws for :func:`rate_and_pool` on ``instance_ids`` and ``tiers``
+    (``options`` as there), started now in a background thread so that they are made while the
+    caller reads its other inputs; give them to ``rate_and_pool(draws=)``, :meth:`close
+    <.strata.BootstrapDraws.close>` them if it is not called. ``None`` when there is nothing to
+    draw or the tiers do not cover the instances (``rate_and_pool`` says so)."""
+    opts = RescoreOptions.of(options, **overrides)
+    if not int(opts.n_boot):
+        return None
+    try:
+        names, idx = _tier_index(tiers, list(instance_ids), bool(opts.group_hard))
+    except DataError:
+        return None
+    sizes = np.bincount(idx, minlength=len(names)) if idx.size else np.zeros(len(names), int)
+    return BootstrapDraws(_seed(opts), int(opts.n_boot), sizes.tolist())
 
 
 def _rates(prep: _Prepared, sums: StrataSums, *, by_tier: bool, models: Mapping[str, str] | None,
@@ -282,14 +308,17 @@ def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                   groups: Mapping[str, Sequence[str]], models: Mapping[str, str] | None = None,
                   dates: Mapping[str, str] | None = None, options: RescoreOptions | None = None,
                   covered: Iterable[str] | None = None, mde: MdeConfig | None = None,
+                  draws: BootstrapDraws | None = None,
                   **overrides: Unpack[RescoreOverrides]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(rate_table(...), pooled_summary(...))`` on the same inputs, equal to calling each, with
     the inputs prepared and the cluster bootstrap drawn once instead of twice. With ``mde``, both
     tables gain an ``mde`` column (:mod:`.power`): the minimum detectable drop of every cell whose
-    drop is estimated (``nan`` elsewhere)."""
+    drop is estimated (``nan`` elsewhere). ``draws``: the bootstrap's draws started earlier
+    (:func:`bootstrap_draws`), taken when they are of these tiers and options (else drawn here):
+    the same numbers either way."""
     opts = RescoreOptions.of(options, **overrides).check()
     prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered)
-    sums = _sums(prep, opts)
+    sums = _sums(prep, opts, draws)
     table = _rates(prep, sums, by_tier=tiers is not None, models=models, dates=dates, opts=opts)
     summary = _pooled(prep, sums, groups, by_tier=tiers is not None, opts=opts)
     if mde is not None:

@@ -13,8 +13,9 @@ with BLAS on one thread (several thread pools, ours and BLAS's, only wait on eac
 
 from __future__ import annotations
 
+import threading
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing, contextmanager
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ import numpy as np
 
 from ..errors import InputError
 
-__all__ = ["CLEAN", "CONTAMINATED", "QUANTITIES", "UNDECIDED", "StrataSums", "strata_sums"]
+__all__ = ["CLEAN", "CONTAMINATED", "QUANTITIES", "UNDECIDED", "BootstrapDraws", "StrataSums",
+           "strata_sums"]
 
 #: the per-instance quantities summed per stratum, in this order along axis 2 of StrataSums.q
 QUANTITIES = ("R", "C", "RC", "X", "RX", "U", "RU")
@@ -69,12 +71,70 @@ class _Draws:
         return counts
 
 
+class BootstrapDraws:
+    """The draw counts :func:`strata_sums` makes for ``n_boot`` resamples of tiers of ``sizes``
+    instances (``seed``), made in a background thread from construction on, while the caller
+    reads its other inputs (numpy draws without the GIL): the same generator, the same order,
+    the same numbers, held as uint8 (1001 x 1e5 counts: 100 MB) until :func:`strata_sums` takes
+    them, a tier at a time. :meth:`close` stops the thread (an error before the sums)."""
+
+    def __init__(self, seed: int, n_boot: int, sizes: Sequence[int]) -> None:
+        self.key = (int(seed), int(n_boot), tuple(int(m) for m in sizes))
+        self._tiers: list[np.ndarray | None] = [None] * len(self.key[2])
+        self._ready = [threading.Event() for _ in self.key[2]]
+        self._stop = threading.Event()
+        self._failed: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="bootstrap-draws", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        seed, n_boot, sizes = self.key
+        draws = _Draws(seed)
+        try:
+            for t, m in enumerate(sizes):
+                if not m:
+                    self._ready[t].set()
+                    continue
+                out = np.empty((1 + n_boot, m), np.uint8)
+                for b0 in range(0, 1 + n_boot, _Draws._ROWS):
+                    if self._stop.is_set():
+                        return
+                    block = draws.rows(m, b0, min(b0 + _Draws._ROWS, 1 + n_boot))
+                    if block.max() > 255:   # (a count of 256 draws of one instance: never seen)
+                        raise OverflowError("a draw count does not fit in a byte")
+                    out[b0:b0 + block.shape[0]] = block
+                self._tiers[t] = out
+                self._ready[t].set()
+        except BaseException as exc:   # said by take(), in the caller's thread
+            self._failed = exc
+        finally:
+            for ready in self._ready:
+                ready.set()
+
+    def take(self, t: int) -> np.ndarray:
+        """Tier ``t``'s counts (resamples x instances, uint8), waiting for them; given once."""
+        self._ready[t].wait()
+        if self._failed is not None:
+            raise self._failed
+        out, self._tiers[t] = self._tiers[t], None
+        if out is None:
+            raise InputError(f"the draws of tier {t} were taken already or never made")
+        return out
+
+    def close(self) -> None:
+        """Stop drawing (what was drawn is dropped)."""
+        self._stop.set()
+        self._tiers = [None] * len(self._tiers)
+
+
 def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n_tiers: int, *,
-                n_boot: int, seed: int) -> StrataSums:
+                n_boot: int, seed: int, draws: BootstrapDraws | None = None) -> StrataSums:
     """Per-stratum sums of the data (resample 0) and of ``n_boot`` cluster-bootstrap resamples.
 
     ``resolved`` (submissions x instances, bool), ``codes`` (same shape; 0 clean, 1 contaminated,
-    2 undecided), ``tier_idx`` (instances; 0 .. ``n_tiers`` - 1)."""
+    2 undecided), ``tier_idx`` (instances; 0 .. ``n_tiers`` - 1). ``draws``: the counts already
+    being drawn (:class:`BootstrapDraws`), taken when they are of this seed, ``n_boot`` and
+    tier sizes (else drawn here)."""
     res = np.asarray(resolved, dtype=bool)
     codes = np.asarray(codes)
     tier_idx = np.asarray(tier_idx, dtype=np.intp)
@@ -94,8 +154,14 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
     tiers = [(t, cols) for t, cols in tiers if cols.size]
     spans = [(t, cols.size, b0, min(b0 + block, n_rows)) for t, cols in tiers
              for b0 in range(0, n_rows, block)]
+    sizes = tuple(np.bincount(tier_idx, minlength=n_tiers).tolist()) if tier_idx.size \
+        else (0,) * n_tiers
+    ready = draws is not None and draws.key == (int(seed), int(n_boot), sizes)
+    if draws is not None and not ready:
+        draws.close()   # of other inputs: drawn here instead
     with (_one_blas_thread(), ThreadPoolExecutor(1, thread_name_prefix="draws") as pool,
-          closing(_ahead(pool, _Draws(seed), spans)) as blocks):
+          closing(_taken(draws, spans) if ready and draws else _ahead(pool, _Draws(seed), spans))
+          as blocks):
         for t, cols in tiers:
             stack = _per_instance(res[:, cols], codes[:, cols], distinct[:, cols])
             for b0 in range(0, n_rows, block):
@@ -106,6 +172,18 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
                 del w
             del stack
     return StrataSums(q, n)
+
+
+def _taken(draws: BootstrapDraws, spans: list[tuple[int, int, int, int]]
+           ) -> Generator[np.ndarray, None, None]:
+    """The blocks of ``spans`` from counts drawn ahead, as float32 (a tier's counts dropped once
+    its blocks are given)."""
+    counts, tier = None, -1
+    for t, _, b0, b1 in spans:
+        if t != tier:
+            counts, tier = draws.take(t), t
+        assert counts is not None
+        yield counts[b0:b1].astype(np.float32)
 
 
 def _valid_codes(codes: np.ndarray) -> bool:

@@ -209,7 +209,7 @@ def _generated_board(root: Path) -> dict[str, Path]:
             "flags": write_flags(root / "flags.jsonl", flags)}
 
 
-def _slow_strata_sums(resolved, codes, tier_idx, n_tiers, *, n_boot, seed):
+def _slow_strata_sums(resolved, codes, tier_idx, n_tiers, *, n_boot, seed, draws=None):
     """The strata sums the obvious way: the whole draw at once, every quantity of every
     submission summed over the explicit resamples."""
     import numpy as np

@@ -50,3 +50,30 @@ def test_strata_sums_of_submissions_sharing_verdicts_equal_the_plain_sums():
         assert np.array_equal(sums.q[t], ref)
     with pytest.raises(InputError, match="verdict codes"):
         strata_sums(res, codes + 1, tier_idx, 2, n_boot=3, seed=7)
+
+
+def test_draws_made_ahead_give_the_same_sums_and_others_are_not_taken():
+    """The draws started before the inputs are read (BootstrapDraws, in a thread) are the ones
+    strata_sums makes itself; draws of another seed or other tier sizes are closed, not used."""
+    from benchchecker_plugin.scoring.strata import BootstrapDraws
+
+    rng = np.random.default_rng(8)
+    tier_idx = rng.integers(0, 3, 90)
+    tier_idx[tier_idx == 1] = 2   # an empty tier
+    res = rng.random((5, 90)) < 0.5
+    codes = rng.integers(0, 3, (5, 90)).astype(np.int8)
+    plain = strata_sums(res, codes, tier_idx, 3, n_boot=45, seed=21)
+    sizes = np.bincount(tier_idx, minlength=3).tolist()
+    ahead = BootstrapDraws(21, 45, sizes)
+    got = strata_sums(res, codes, tier_idx, 3, n_boot=45, seed=21, draws=ahead)
+    assert np.array_equal(got.q, plain.q) and np.array_equal(got.n, plain.n)
+    with pytest.raises(InputError, match="taken already"):
+        ahead.take(0)
+    for other in (BootstrapDraws(22, 45, sizes), BootstrapDraws(21, 45, [90, 0, 0])):
+        got = strata_sums(res, codes, tier_idx, 3, n_boot=45, seed=21, draws=other)
+        assert np.array_equal(got.q, plain.q)
+        assert other._stop.is_set()
+    stopped = BootstrapDraws(21, 5000, [10_000])
+    stopped.close()
+    stopped._thread.join(timeout=10)
+    assert not stopped._thread.is_alive()
