@@ -237,7 +237,7 @@ def bootstrap_draws(instance_ids: Sequence[str], tiers: Mapping[str, str] | None
     <.strata.BootstrapDraws.close>` them if it is not called. ``None`` when there is nothing to
     draw or the tiers do not cover the instances (``rate_and_pool`` says so)."""
     opts = RescoreOptions.of(options, **overrides)
-    if not int(opts.n_boot):
+    if int(opts.n_boot) < 1:
         return None
     try:
         names, idx = _tier_index(tiers, list(instance_ids), bool(opts.group_hard))

@@ -8,7 +8,9 @@ is taken only over what is not already known: per submission ``R``, ``RC`` and `
 ``X`` and ``U`` once per *distinct* verdict row (the submissions of one model share theirs);
 ``RU = R - RC - RX`` after it. The draws are made a block of rows at a time, one block ahead in
 a second thread (numpy draws without the GIL) while the product of the block before is taken,
-with BLAS on one thread (several thread pools, ours and BLAS's, only wait on each other).
+with BLAS on one thread (several thread pools, ours and BLAS's, only wait on each other); or,
+started before the inputs are read (:class:`BootstrapDraws`), while the caller reads them. The
+draws are one generator's, in order, whichever way: the same numbers as one whole draw.
 """
 
 from __future__ import annotations
