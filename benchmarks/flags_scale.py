@@ -11,7 +11,9 @@
    <= 10 s, peak memory <= 1 GB. With ``--baseline DIR`` (a checkout of the code before, e.g.
    ``git worktree add /tmp/before <commit>``) the same job also runs on that code in the same
    run, and the two runs' output files are compared byte for byte (sha256); without it, the
-   recorded baseline (issue 38, main before: 16.2 s, 1.95 GB peak RSS) is printed beside.
+   recorded baseline (issue 38, main at ee81e5e: 45 s, 0.91 GB peak RSS) is printed beside.
+   Wall and CPU time (user + system) are both printed, with the load: on a shared machine the
+   wall time is the load's as much as the code's.
 
     python benchmarks/flags_scale.py [--n 1000000] [--old-n 100000]
            [--subs 100 --instances 100000 --models 10 --old-subs 3] [--baseline DIR]
@@ -109,9 +111,10 @@ def _leaderboard(args: argparse.Namespace) -> None:
                 "t = time.perf_counter()\n"
                 "try:\n    main(sys.argv[1:], standalone_mode=False)\n"
                 "finally:\n"
-                "    print('WALL', time.perf_counter() - t, 'RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\n")
+                "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
+                "    print('WALL', time.perf_counter() - t, 'RSS', u.ru_maxrss, 'CPU', u.ru_utime + u.ru_stime)\n")
 
-        def run(out: Path, pythonpath: str) -> tuple[float, float, dict[str, str]]:
+        def run(out: Path, pythonpath: str) -> tuple[float, float, float, dict[str, str]]:
             env = dict(os.environ, PYTHONPATH=pythonpath)   # cwd=tmp: no '' entry shadows it
             proc = subprocess.run([sys.executable, "-c", code, "leaderboard", "--submissions",
                                    str(subs_dir), "--flags", str(flags), "--tiers", str(tiers),
@@ -120,25 +123,31 @@ def _leaderboard(args: argparse.Namespace) -> None:
             last = [ln for ln in proc.stdout.splitlines() if ln.startswith("WALL")]
             if proc.returncode != 0 or not last:
                 raise SystemExit(f"leaderboard failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-            _, wall, _, rss = last[-1].split()
+            _, wall, _, rss, _, cpu = last[-1].split()
             digests = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted(out.iterdir())}
-            return float(wall), int(rss) / 2**20, digests
+            return float(wall), float(cpu), int(rss) / 2**20, digests
 
-        new_s, peak_gb, new_files = run(Path(tmp) / "out", str(Path(__file__).resolve().parents[1]))
-        print(f"leaderboard (flags read once, verdicts per model): {new_s:.1f} s, peak RSS "
-              f"{peak_gb:.2f} GB (goal: <= 10 s, <= 1 GB)")
+        load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+        new_s, new_cpu, peak_gb, new_files = run(Path(tmp) / "out",
+                                                 str(Path(__file__).resolve().parents[1]))
+        print(f"leaderboard (flags as columns, verdicts per instance list, draws while reading): "
+              f"{new_s:.1f} s wall, {new_cpu:.1f} s CPU, peak RSS {peak_gb:.2f} GB "
+              f"(goal: <= 10 s, <= 1 GB; {load})")
         if args.baseline is not None:
-            old_s, old_gb, old_files = run(Path(tmp) / "out-before", str(args.baseline.resolve()))
-            print(f"before ({args.baseline}), same run: {old_s:.1f} s, peak RSS {old_gb:.2f} GB -> "
-                  f"{old_s / new_s:.2f}x the time, memory now {peak_gb / old_gb:.0%} of before")
+            old_s, old_cpu, old_gb, old_files = run(Path(tmp) / "out-before",
+                                                    str(args.baseline.resolve()))
+            print(f"before ({args.baseline}), same run: {old_s:.1f} s wall, {old_cpu:.1f} s CPU, peak "
+                  f"RSS {old_gb:.2f} GB -> {old_cpu / new_cpu:.2f}x the CPU time, memory now "
+                  f"{peak_gb / old_gb:.0%} of before (load average {os.getloadavg()[0]:.1f} after)")
             same = old_files == new_files
             print(f"output files ({', '.join(new_files)}): "
                   f"{'byte-identical (sha256)' if same else 'DIFFER'}")
             if not same:
                 raise SystemExit("the leaderboard's files differ from the baseline's")
         else:
-            print("before (recorded, issue 38: main before this change): 16.2 s, 1.95 GB peak RSS; "
-                  "give --baseline DIR to measure it in this run and compare the files")
+            print("before (recorded, issue 38: main at ee81e5e, 2 CPUs at load ~4): 45 s wall, "
+                  "45 s CPU, 0.91 GB peak RSS; give --baseline DIR to measure it in this run and "
+                  "compare the files")
 
         # the old path: for each submission, every flag filtered and the applicable ones merged into
         # new records (merge_flags), as `leaderboard` did before (timed on a few, per submission)

@@ -1,5 +1,6 @@
 """The flags format: the one interchange between detectors, scorers and harness adapters."""
 
+from .columns import FlagColumns, FlagTally, read_flag_columns, tally_flags
 from .io import flags_schema, iter_flags, read_flags, validate_record, write_flags
 from .merge import (
     ASSUME_REPO_SEEN_REASON,
@@ -16,6 +17,8 @@ __all__ = [
     "ANY_MODEL",
     "ASSUME_REPO_SEEN_REASON",
     "ContaminationFlag",
+    "FlagColumns",
+    "FlagTally",
     "MERGED_METHOD",
     "MergePolicy",
     "SCHEMA_VERSION",
@@ -25,7 +28,9 @@ __all__ = [
     "flags_schema",
     "iter_flags",
     "merge_flags",
+    "read_flag_columns",
     "read_flags",
+    "tally_flags",
     "validate_record",
     "verdicts_for",
     "write_flags",

@@ -20,6 +20,7 @@ from ..atomic import atomic_open
 from ..errors import FlagsFormatError
 from ..safe_io import is_input_file, open_input
 from .record import SCHEMA_VERSION, ContaminationFlag
+from .sharing import share_evidence, shared_strings
 from .strict_json import (
     STRICT_DECODER,
     Overflow,
@@ -29,7 +30,8 @@ from .strict_json import (
     keys_may_repeat,
 )
 
-__all__ = ["flags_schema", "iter_flags", "read_flags", "validate_record", "write_flags"]
+__all__ = ["checked_chunks", "duplicate_error", "flag_files", "flags_schema", "gc_paused", "iter_flags",
+           "read_flags", "validate_record", "write_flags"]
 
 
 @lru_cache(maxsize=1)
@@ -148,11 +150,12 @@ _FLOAT_MAX = sys.float_info.max
 
 def iter_flags(path: str | os.PathLike[str]) -> Iterator[ContaminationFlag]:
     """Yield validated flags from a ``.jsonl`` file, or from every ``*.jsonl`` in a folder."""
-    for file in _flag_files(path):
+    for file in flag_files(path):
         yield from _iter_file(file)
 
 
-def _flag_files(path: str | os.PathLike[str]) -> list[Path]:
+def flag_files(path: str | os.PathLike[str]) -> list[Path]:
+    """The flags files of ``path``: itself, or every ``*.jsonl`` of a folder (sorted)."""
     p = Path(path)
     if p.is_dir():
         files = sorted(p.glob("*.jsonl"))
@@ -221,15 +224,35 @@ def _iter_file(file: Path) -> Iterator[ContaminationFlag]:
 
 
 def _file_chunks(file: Path) -> Iterator[list[ContaminationFlag]]:
-    """The flags of ``file``, a list per chunk of lines: the fast path (one C call decodes and
-    checks a chunk) where the whole chunk passes, else the slow path line by line."""
-    decoder, failures = _typed_decoder()
+    """The flags of ``file``, a list per chunk of lines (see :func:`checked_chunks`)."""
     trusted = ContaminationFlag._trusted
     # a file repeats a few benchmark, model, method, timestamp and version strings a million
     # times: one copy of each (a third of the memory of 1e6 records)
     strings: dict[str, str] = {}
     same = strings.setdefault
     last_evidence: dict[tuple[str, str], Any] = {}
+    for fast, records in checked_chunks(file):
+        if not fast:
+            yield records
+            continue
+        flags = [trusted(same(r.benchmark, r.benchmark), same(r.instance_id, r.instance_id),
+                         same(r.model, r.model), same(r.method, r.method), r.contaminated,
+                         r.score, r.p_value, shared_strings(r.evidence, same),
+                         same(r.created_at, r.created_at),
+                         same(r.tool_version, r.tool_version), r.schema_version)
+                 for r in records]
+        del records
+        share_evidence(flags, last_evidence)
+        yield flags
+
+
+def checked_chunks(file: Path) -> Iterator[tuple[bool, list[Any]]]:
+    """The records of ``file`` checked against the schema, a list per chunk of lines: ``(True,
+    records)`` where the fast path (one C call decodes and checks a chunk) takes the whole chunk
+    (msgspec structs with the schema's fields), else ``(False, flags)`` from the slow path line
+    by line (:class:`ContaminationFlag`); the same fields by name either way. A bad record is a
+    :class:`FlagsFormatError` naming its line (duplicates are the reader's to find)."""
+    decoder, failures = _typed_decoder()
     lineno = 0
     with open_input(file) as fh:
         while True:
@@ -245,59 +268,11 @@ def _file_chunks(file: Path) -> Iterator[list[ContaminationFlag]]:
             # (msgspec refuses numbers beyond a double, so every score it decodes is finite)
             if (records is not None and _patterns_hold(records)
                     and not keys_may_repeat(chunk, _compact(records), partial(_n_keys, records))):
-                flags = [trusted(same(r.benchmark, r.benchmark), same(r.instance_id, r.instance_id),
-                                 same(r.model, r.model), same(r.method, r.method), r.contaminated,
-                                 r.score, r.p_value, _shared_strings(r.evidence, same),
-                                 same(r.created_at, r.created_at),
-                                 same(r.tool_version, r.tool_version), r.schema_version)
-                         for r in records]
-                del records
-                _share_evidence(flags, last_evidence)
-                yield flags
+                yield True, records
             else:
-                yield list(_slow_lines(file, chunk, lineno))
+                del records
+                yield False, list(_slow_lines(file, chunk, lineno))
             lineno += chunk.count(b"\n")
-
-
-def _share_evidence(flags: list[ContaminationFlag], last: dict[tuple[str, str], Any]) -> None:
-    """Flags about one instance whose evidence is the same as the previous flag's about it (the
-    several models of a grid often say the same) share that one frozen mapping: ~230 bytes a
-    record less. Only flat evidence of the very same keys, order, types and values is shared (so
-    ``1`` is never ``true``, ``-0.0`` never ``0.0``): what is written back is unchanged."""
-    for flag in flags:
-        key = (flag.benchmark, flag.instance_id)
-        ev = flag.evidence
-        prev = last.get(key)
-        if prev is not None and prev is not ev and _same_flat(prev, ev):
-            object.__setattr__(flag, "evidence", prev)
-        else:
-            last[key] = ev
-
-
-def _same_flat(a: Any, b: Any) -> bool:
-    if len(a) != len(b) or list(a) != list(b):
-        return False
-    for k, x in a.items():
-        y = b[k]
-        kind = type(x)
-        if kind is not type(y) or kind not in _FLAT or x != y:
-            return False
-        if kind is float and repr(x) != repr(y):   # -0.0 == 0.0
-            return False
-    return True
-
-
-_FLAT = frozenset({str, int, float, bool, type(None)})
-
-
-def _shared_strings(evidence: dict[str, Any], same: Any) -> dict[str, Any]:
-    """``evidence`` with each short string value replaced, in place, by the one equal copy the
-    file has already read (an instance's id and snapshot commit are repeated for every model,
-    a verdict word a million times); longer text (answers, snippets) is left as it is."""
-    for k, v in evidence.items():
-        if type(v) is str and len(v) <= 64:
-            evidence[k] = same(v, v)
-    return evidence
 
 
 def _patterns_hold(records: list[Any]) -> bool:
@@ -306,7 +281,7 @@ def _patterns_hold(records: list[Any]) -> bool:
     _, patterns = _fast_rules()
     for name, regex in patterns.items():
         values = set(map(operator.attrgetter(name), records))
-        if not all(regex.search(v) for v in values):
+        if not all(map(regex.search, values)):
             return False
     return True
 
@@ -343,8 +318,8 @@ def read_flags(path: str | os.PathLike[str]) -> list[ContaminationFlag]:
     """
     seen: set[tuple[str, str, str, str]] = set()
     out: list[ContaminationFlag] = []
-    with _gc_paused():
-        for file in _flag_files(path):
+    with gc_paused():
+        for file in flag_files(path):
             for flags in _file_chunks(file):
                 before = len(seen)
                 seen.update([f.key for f in flags])
@@ -360,14 +335,19 @@ def _raise_duplicate(path: str | os.PathLike[str], earlier: list[ContaminationFl
     seen = {f.key for f in earlier}
     for flag in chunk:
         if flag.key in seen:
-            raise FlagsFormatError(
-                f"duplicate record for benchmark={flag.benchmark} instance_id={flag.instance_id} "
-                f"model={flag.model} method={flag.method}", source=str(path), field="instance_id")
+            raise duplicate_error(path, flag)
         seen.add(flag.key)
 
 
+def duplicate_error(path: str | os.PathLike[str], record: Any) -> FlagsFormatError:
+    """The error for ``record`` (a flag, or anything with its key fields) read twice."""
+    return FlagsFormatError(
+        f"duplicate record for benchmark={record.benchmark} instance_id={record.instance_id} "
+        f"model={record.model} method={record.method}", source=str(path), field="instance_id")
+
+
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """The cyclic garbage collector off while a long list of acyclic records is built: its
     generational passes would walk every record already read, again and again (half the time of
     reading 1e6 flags). Restored afterwards, also on an error."""

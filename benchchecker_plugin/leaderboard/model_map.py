@@ -9,15 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..errors import DataError
-from ..flags import ANY_MODEL, ContaminationFlag, Verdict, verdicts_for
+from ..flags import ANY_MODEL, ContaminationFlag, FlagColumns, Verdict, verdicts_for
 from ..safe_io import open_input
 from .submission import Submission
 
-__all__ = ["apply_model_map", "read_model_map", "submission_verdicts", "verdicts_by_submission"]
+if TYPE_CHECKING:
+    from ..scoring.verdict_codes import CodedVerdicts
+
+__all__ = ["apply_model_map", "coded_verdicts_by_submission", "read_model_map", "submission_verdicts",
+           "verdicts_by_submission"]
 
 _UNKNOWN = {"", "undisclosed", "unknown", "none", "nan"}
 
@@ -89,5 +94,41 @@ def verdicts_by_submission(flags: Iterable[ContaminationFlag], submissions: Sequ
         if names not in done:
             mine = star + [f for m in dict.fromkeys(names) for f in by_model.get(m, ())]
             done[names] = submission_verdicts(mine, benchmark=benchmark, models=names)
+        out[sub.name] = done[names]
+    return out
+
+
+def coded_verdicts_by_submission(flags: FlagColumns, submissions: Sequence[Submission],
+                                 instance_ids: Sequence[str]) -> dict[str, CodedVerdicts]:
+    """:func:`verdicts_by_submission` of one benchmark's flags read as columns
+    (:meth:`FlagColumns.select`), each over ``instance_ids`` as a
+    :class:`~benchchecker_plugin.scoring.verdict_codes.CodedVerdicts` (the same verdicts; ids
+    outside the list are left out, as the scorer leaves them): every instance at once, and
+    submissions built on the same models share one."""
+    import numpy as np
+
+    from ..flags.columns import ABSENT
+    from ..scoring.verdict_codes import NO_VERDICT, CodedVerdicts
+
+    ids = tuple(instance_ids)
+    pos = {iid: i for i, iid in enumerate(ids)}
+    to_pos = np.fromiter((pos.get(iid, -1) for iid in flags.instance_ids), np.intp,
+                         len(flags.instance_ids))
+    known = to_pos >= 0
+    done: dict[tuple[str, ...], CodedVerdicts] = {}
+    out: dict[str, CodedVerdicts] = {}
+    for sub in submissions:
+        names = tuple(m for m in sub.models if m.strip().lower() not in _UNKNOWN)
+        if names not in done:
+            per_model = [flags.verdict_codes(m) for m in dict.fromkeys(names or (ANY_MODEL,))]
+            codes = per_model[0]
+            if len(per_model) > 1:   # contaminated if any model's is; clean only if every one's
+                stack = np.stack(per_model)
+                codes = np.where((stack == ABSENT).all(axis=0), ABSENT,
+                                 np.where((stack == 1).any(axis=0), 1,
+                                          np.where((stack == 0).all(axis=0), 0, 2)))
+            row = np.full(len(ids), NO_VERDICT, np.int8)
+            row[to_pos[known]] = codes[known]
+            done[names] = CodedVerdicts(ids, row)
         out[sub.name] = done[names]
     return out

@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Unpack
 
 from ..errors import DataError, InputError
-from ..flags import ContaminationFlag, read_flags
+from ..flags import ContaminationFlag, FlagColumns, read_flag_columns
 from ..rescore_options import MIN_CLEAN, MIN_RESOLVED_CLEAN, RescoreOptions, RescoreOverrides
 from .submission import Submission
 
 if TYPE_CHECKING:  # pandas and the scorer (numba) are imported where used
     import pandas as pd
+
+    from ..scoring.strata import BootstrapDraws
 
 __all__ = ["MIN_CLEAN", "MIN_RESOLVED_CLEAN", "RUN_INSTANCES", "Rescored", "build_leaderboard",
            "rate_submissions", "refuse_empty_submission", "rescore_run", "summary_groups", "write_leaderboard"]
@@ -39,13 +41,15 @@ RUN_INSTANCES = "the run's instances"
 class Rescored:
     """Submissions re-scored: the rate ``table``, the pooled ``summary`` (one row per group of
     submissions and tier, :data:`~benchchecker_plugin.scoring.POOLED_COLUMNS`), its ``notes`` in
-    words, the ``denominator``'s source (the instance list or tiers file), the ``flags`` used, the
-    ``submissions`` rated and those ``excluded`` (``(name, reason)``)."""
+    words, the ``denominator``'s source (the instance list or tiers file), the ``flags`` used (a
+    :class:`~benchchecker_plugin.flags.FlagColumns` from the pipelines: the records, read again
+    from the flags file when first asked for), the ``submissions`` rated and those ``excluded``
+    (``(name, reason)``)."""
 
     table: pd.DataFrame
     notes: tuple[str, ...]
     denominator: str
-    flags: tuple[ContaminationFlag, ...]
+    flags: Sequence[ContaminationFlag]
     submissions: tuple[Submission, ...]
     summary: pd.DataFrame | None = None
     excluded: tuple[tuple[str, str], ...] = ()
@@ -59,13 +63,14 @@ class Rescored:
         return describe_flags(self.flags)
 
 
-def _flags_for(path: Path, benchmark: str) -> list[ContaminationFlag]:
-    flags = read_flags(path)
-    have = sorted({f.benchmark for f in flags})
+def _flags_for(path: Path, benchmark: str) -> FlagColumns:
+    """The flags of ``benchmark`` in ``path``, read as columns (no object per record)."""
+    flags = read_flag_columns(path)
+    have = flags.held("benchmark")
     if benchmark not in have:
         raise DataError(f"{path}: no flags for benchmark {benchmark} "
                         f"(the file holds: {', '.join(have) or 'no records'})")
-    return [f for f in flags if f.benchmark == benchmark]
+    return flags.select(benchmark)
 
 
 def _denominator(opts: RescoreOptions, run_ids: frozenset[str] | None = None
@@ -87,20 +92,20 @@ def _denominator(opts: RescoreOptions, run_ids: frozenset[str] | None = None
     return load_instance_ids(opts.tiers_path, id_field=opts.id_field), str(opts.tiers_path)
 
 
-def _unmatched(flags: Sequence[ContaminationFlag], subs: Sequence[Submission]) -> list[Submission]:
+def _unmatched(flags: FlagColumns, subs: Sequence[Submission]) -> list[Submission]:
     """The submissions no flag speaks for: none of their models has a record, and there is no
     ``"*"`` record (every instance of theirs would be undecided)."""
     from ..flags import ANY_MODEL
 
-    models = {f.model for f in flags}
+    models = set(flags.held("model"))
     if ANY_MODEL in models:
         return []
     return [s for s in subs if not models.intersection(s.models)]
 
 
-def _no_model_match(sub: Submission, flags: Sequence[ContaminationFlag], path: Path,
+def _no_model_match(sub: Submission, flags: FlagColumns, path: Path,
                     benchmark: str) -> InputError:
-    held = sorted({f.model for f in flags})
+    held = flags.held("model")
     shown = ", ".join(held[:8]) + (f" ... ({len(held)} models)" if len(held) > 8 else "")
     who = f"model '{sub.model}'" if sub.model else "the run's model (the results name none)"
     return InputError(f"{path}: no {benchmark} flags for {who}; the flags hold {shown}: "
@@ -169,14 +174,37 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path,
     outside the instance list; one submission whose model no flag names (and no ``"*"`` flag),
     naming the models the flags hold. Rows the scorer leaves blank are explained in the notes, not
     warned about."""
-    from ..scoring import UndefinedMetricWarning, rate_and_pool
-    from .model_map import verdicts_by_submission
+    from ..scoring.rates import bootstrap_draws
 
     opts = RescoreOptions.of(options, **overrides)
+    # the bootstrap draws (seconds for a large board) are made while the flags are read; the
+    # errors stay in their order: the flags file's first
+    try:
+        ids, denom = denominator or _denominator(opts, run_ids)
+        tiers = _tiers(opts, ids)
+    except Exception as exc:
+        early: Exception | None = exc
+        draws = None
+    else:
+        early, draws = None, bootstrap_draws(ids, tiers, opts)
+    try:
+        flags = _flags_for(flags_path, opts.benchmark)
+        if early is not None:
+            raise early
+        return _rate(subs, flags, flags_path, opts, ids, denom, tiers, groups, draws)
+    finally:
+        if draws is not None:
+            draws.close()
+
+
+def _rate(subs: Sequence[Submission], flags: FlagColumns, flags_path: Path, opts: RescoreOptions,
+          ids: list[str], denom: str, tiers: dict[str, str] | None,
+          groups: dict[str, list[str]] | None, draws: BootstrapDraws | None) -> Rescored:
+    """:func:`rate_submissions` once its inputs are read."""
+    from ..scoring import UndefinedMetricWarning, rate_and_pool
+    from .model_map import coded_verdicts_by_submission
+
     benchmark = opts.benchmark
-    flags = _flags_for(flags_path, benchmark)
-    ids, denom = denominator or _denominator(opts, run_ids)
-    tiers = _tiers(opts, ids)
     idset = frozenset(ids)
     subset_notes: list[str] = []
     if opts.instances_path is not None:   # a subset, as swebench's -i: ids outside it are not in it
@@ -186,8 +214,8 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path,
     _check_known(subs, idset, denom)
     if len(subs) == 1 and _unmatched(flags, subs):   # one run: every instance would be undecided
         raise _no_model_match(subs[0], flags, flags_path, benchmark)
-    outside = len({f.instance_id for f in flags} - idset)
-    verdicts = verdicts_by_submission(flags, subs, benchmark=benchmark)
+    outside = len(set(flags.held("instance")) - idset)
+    verdicts = coded_verdicts_by_submission(flags, subs, ids)
     with warnings.catch_warnings(record=True) as caught:
         # why rows are blank goes into the notes (printed and in the report), said once in words
         warnings.simplefilter("always", UndefinedMetricWarning)
@@ -196,7 +224,7 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path,
             resolved, ids, verdicts, tiers,
             groups=groups if groups is not None else summary_groups(subs),
             models={s.name: s.model for s in subs}, dates={s.name: s.date for s in subs},
-            options=opts)
+            options=opts, draws=draws)
     for w in caught:
         if not issubclass(w.category, UndefinedMetricWarning):
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
@@ -206,7 +234,7 @@ def rate_submissions(subs: Sequence[Submission], flags_path: Path,
     notes = _notes(table, outside, errors, denom) + [_in_words(t) for t in blank]
     notes += [f"{s.name}: {s.partial} (scored as it is)." for s in subs if s.partial]
     notes += subset_notes
-    return Rescored(table, tuple(notes), denom, tuple(flags), tuple(subs), summary)
+    return Rescored(table, tuple(notes), denom, flags, tuple(subs), summary)
 
 
 def _check_known(subs: Sequence[Submission], idset: Collection[str] | None, denom: str) -> None:
@@ -214,8 +242,11 @@ def _check_known(subs: Sequence[Submission], idset: Collection[str] | None, deno
     scorer below knows names only; here both files are known)."""
     if idset is None:
         return
+    known = idset if isinstance(idset, (set, frozenset)) else set(idset)
     for sub in subs:
-        unknown = sorted(sub.resolved - set(idset))
+        if sub.resolved <= known:
+            continue
+        unknown = sorted(sub.resolved - known)
         if unknown:
             shown = ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")
             raise DataError(f"{sub.source or sub.name}: submission {sub.name}: {len(unknown)} resolved "

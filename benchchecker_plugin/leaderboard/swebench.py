@@ -43,21 +43,22 @@ def resolved_from_results(data: Any, source: Path) -> tuple[frozenset[str], froz
     key = "resolved_ids" if "resolved_ids" in data else "resolved" if "resolved" in data else None
     if key is None:
         raise DataError(f"{source}: no 'resolved' or 'resolved_ids' list")
-    resolved = _id_list(data[key], source, key)
-    submitted = _id_list(data["submitted_ids"], source, "submitted_ids") \
+    resolved = _id_set(data[key], source, key)
+    submitted = _id_set(data["submitted_ids"], source, "submitted_ids") \
         if "submitted_ids" in data else None
-    # interned: a leaderboard's submissions resolve the same ids, one string each, not one per run
-    return (frozenset(map(sys.intern, resolved)),
-            frozenset(map(sys.intern, submitted)) if submitted is not None else None)
+    return resolved, submitted
 
 
-def _id_list(value: Any, source: Path, key: str) -> list[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+def _id_set(value: Any, source: Path, key: str) -> frozenset[str]:
+    """The ids of a list of instance id strings, each interned (a leaderboard's submissions
+    resolve the same ids: one string each, not one per run); repeated ids are an error."""
+    if not isinstance(value, list) or not all(issubclass(t, str) for t in set(map(type, value))):
         raise DataError(f"{source}: field '{key}' must be a list of instance id strings")
-    if len(set(value)) != len(value):
+    ids = frozenset(map(sys.intern, value))
+    if len(ids) != len(value):
         dup = sorted({v for v in value if value.count(v) > 1})
         raise DataError(f"{source}: field '{key}' lists duplicate instance ids: {', '.join(dup[:5])}")
-    return value
+    return ids
 
 
 def _model_from_tags(tags: Iterable[Any]) -> str:

@@ -9,14 +9,13 @@ n and intervals, outliers clipped and marked, a real time axis; long tables fold
 from __future__ import annotations
 
 import os
-from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from ..atomic import atomic_file_set, write_text_atomic
-from ..flags import MERGED_METHOD, ContaminationFlag
+from ..flags import MERGED_METHOD, ContaminationFlag, tally_flags
 from .html import HtmlPage
 from .plots import drop_by_tier_svg, drop_over_time_svg
 from .tables import (
@@ -64,17 +63,11 @@ _COLUMNS = {
 def describe_flags(flags: Iterable[ContaminationFlag]) -> str:
     """One line naming the methods whose flags a leaderboard shows, with their record counts:
     ``Flags: benchchecker.patch_date (16000 records, 32 models), benchchecker.stage2 (500
-    records, any model)``; merged flags also name their policy and input methods."""
-    counts: Counter[str] = Counter()
-    models: dict[str, set[str]] = defaultdict(set)
-    merged_of: set[str] = set()
-    policies: set[str] = set()
-    for f in flags:
-        counts[f.method] += 1
-        models[f.method].add(f.model)
-        if f.method == MERGED_METHOD:
-            policies.add(str(f.evidence.get("policy", "?")))
-            merged_of.update(k.split("@")[0] for k in f.evidence.get("methods", {}))
+    records, any model)``; merged flags also name their policy and input methods. ``flags``:
+    records, or a :class:`~benchchecker_plugin.flags.FlagColumns` (counted without reading them)."""
+    tally = tally_flags(flags)
+    counts, models = tally.counts, tally.models
+    policies, merged_of = tally.policies, tally.merged_of
     if not counts:
         return "Flags: none (every instance is undecided)"
     parts = []

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -42,6 +41,7 @@ import pandas as pd
 from ..errors import InputError
 from .bootstrap import percentile_interval
 from .roc import UndefinedMetricWarning
+from .strata import QUANTITIES, StrataSums, strata_sums
 
 __all__ = [
     "POOLED_COLUMNS",
@@ -60,22 +60,7 @@ POOLED_COLUMNS = (
     "contaminated_rate", "undecided_rate", "relative_drop", "drop_ci_low", "drop_ci_high",
     "clean_vs_contaminated", "cvc_ci_low", "cvc_ci_high", "note",
 )
-# the per-instance quantities summed per stratum, in this order along axis 2 of StrataSums.q
-_Q = ("R", "C", "RC", "X", "RX", "U", "RU")
-CLEAN, CONTAMINATED, UNDECIDED = 0, 1, 2
-
-
-@dataclass(frozen=True)
-class StrataSums:
-    """Weighted per-stratum sums: ``q[t, b, j, s]`` for tier ``t``, resample ``b`` (0: the data
-    itself), quantity ``_Q[j]``, submission ``s``; ``n[t, b]`` the tier's instance count."""
-
-    q: np.ndarray
-    n: np.ndarray
-
-    def get(self, name: str) -> np.ndarray:
-        """(tiers x resamples x submissions) sums of ``name`` (``R``, ``C``, ``RC``, ...)."""
-        return self.q[:, :, _Q.index(name), :]
+_Q = QUANTITIES
 
 
 def mantel_haenszel_ratio(a: Any, n1: Any, b: Any, n0: Any, axis: Any = None) -> Any:
@@ -108,77 +93,6 @@ def _mh_terms(a: np.ndarray, n1: np.ndarray, b: np.ndarray, n0: np.ndarray
 def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-class _Draws:
-    """The bootstrap's draw counts of one seed, made a block of rows at a time, tier by tier and
-    resample by resample (row 0 all ones, the data; then each tier's instances drawn with
-    replacement within the tier: a stratified cluster bootstrap; float32, every weighted sum an
-    integer below 2**24, exact): the numbers of one whole draw, but only one block is held (1001 x 25,000 counts are 100 MB as float32, and numpy's
-    int64 draws twice that), a few rows drawn at once."""
-
-    _ROWS = 32   # resamples drawn per call: int64 for 32 x the tier's instances at a time
-
-    def __init__(self, seed: int) -> None:
-        self._rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
-
-    def rows(self, m: int, start: int, stop: int) -> np.ndarray:
-        """Rows ``start`` to ``stop`` of a tier of ``m`` instances (row 0: ones, the data); the
-        blocks of one tier must be asked for in order."""
-        counts = np.ones((stop - start, m), np.float32)
-        if not m:
-            return counts
-        p = np.full(m, 1.0 / m)
-        for r in range(max(start, 1), stop, self._ROWS):
-            k = min(self._ROWS, stop - r)
-            counts[r - start:r - start + k] = self._rng.multinomial(m, p, size=k)
-        return counts
-
-
-def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n_tiers: int, *,
-                n_boot: int, seed: int) -> StrataSums:
-    """Per-stratum sums of the data (resample 0) and of ``n_boot`` cluster-bootstrap resamples.
-
-    ``resolved`` (submissions x instances, bool), ``codes`` (same shape; 0 clean, 1 contaminated,
-    2 undecided), ``tier_idx`` (instances; 0 .. ``n_tiers`` - 1)."""
-    res = np.asarray(resolved, dtype=bool)
-    codes = np.asarray(codes)
-    tier_idx = np.asarray(tier_idx, dtype=np.intp)
-    if res.shape != codes.shape or tier_idx.shape != res.shape[1:]:
-        raise InputError(f"resolved {res.shape}, codes {codes.shape} and tiers {tier_idx.shape} "
-                         "do not match (submissions x instances)")
-    s = res.shape[0]
-    draws = _Draws(seed)
-    q = np.zeros((n_tiers, 1 + int(n_boot), len(_Q), s), np.float64)
-    n = np.zeros((n_tiers, 1 + int(n_boot)), np.float64)
-    # few large products: many small ones cost far more than their arithmetic (BLAS start-up);
-    # a block's product holds at most 8M numbers, and its draws at most 8M counts (32 MB: all
-    # 1001 x 25,000 at once were 100 MB as float32, their int64 draws twice that); the sums are
-    # integers below 2**24 in float32, exact whatever the blocks
-    block = max(1, 8_000_000 // max(1, len(_Q) * s, int(tier_idx.size)))
-    for t in range(n_tiers):
-        cols = np.flatnonzero(tier_idx == t)
-        if not cols.size:
-            continue
-        stack = _per_instance(res[:, cols], codes[:, cols])
-        for b0 in range(0, 1 + int(n_boot), block):
-            w = draws.rows(cols.size, b0, min(b0 + block, 1 + int(n_boot)))
-            q[t, b0:b0 + block] = (w @ stack).reshape(-1, len(_Q), s)
-            n[t, b0:b0 + block] = w.sum(axis=1, dtype=np.float64)
-            del w
-        del stack
-    return StrataSums(q, n)
-
-
-def _per_instance(res: np.ndarray, codes: np.ndarray) -> np.ndarray:
-    """The (instances x quantities * submissions) float32 matrix of one tier's 0/1 data, columns
-    in :data:`_Q` order, built one quantity at a time (no copy of all tiers at once)."""
-    clean, cont, und = codes == CLEAN, codes == CONTAMINATED, codes == UNDECIDED
-    parts = (res, clean, res & clean, cont, res & cont, und, res & und)
-    out = np.empty((res.shape[1], len(parts), res.shape[0]), np.float32)
-    for j, part in enumerate(parts):
-        out[:, j, :] = part.T
-    return out.reshape(res.shape[1], len(parts) * res.shape[0])
 
 
 def _estimates(sums: StrataSums, tiers: np.ndarray, subs: np.ndarray | None) -> dict[str, np.ndarray]:

@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import InputError
 from .bootstrap import percentile_interval
 
-CLEAN = 0   # the verdict code of a clean instance (as in .pooled and .rates)
+CLEAN = 0   # the verdict code of a clean instance (as in .strata and .rates)
 
 __all__ = [
     "MDE_SENTENCE",

@@ -40,7 +40,6 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError, InputError
-from ..flags import Verdict
 from ..rescore_options import RescoreOptions, RescoreOverrides
 from ..tier_schemes import (
     ALL_TIER,
@@ -54,6 +53,8 @@ from .bootstrap import seed_key, wilson_interval
 from .pooled import POOLED_COLUMNS, TOO_FEW, StrataSums, per_submission_table, pooled_table, strata_sums
 from .power import MdeConfig, draw_worlds, minimum_detectable_drop
 from .roc import UndefinedMetricWarning
+from .strata import BootstrapDraws
+from .verdict_codes import CLEAN, CONTAMINATED, UNDECIDED, verdict_code_rows
 
 __all__ = [
     "ALL_TIER",
@@ -63,6 +64,7 @@ __all__ = [
     "ResolvedMatrix",
     "SWE_BENCH_VERIFIED_TIERS",
     "TOO_FEW_CLEAN",
+    "bootstrap_draws",
     "pooled_summary",
     "rate_and_pool",
     "rate_table",
@@ -79,7 +81,7 @@ LEADERBOARD_COLUMNS = (
 )
 TOO_FEW_CLEAN = TOO_FEW
 
-_CLEAN, _CONTAMINATED, _UNDECIDED = 0, 1, 2
+_CLEAN, _CONTAMINATED, _UNDECIDED = CLEAN, CONTAMINATED, UNDECIDED
 
 
 @dataclass(frozen=True)
@@ -109,7 +111,13 @@ class ResolvedMatrix:
         names = tuple(resolved)
         mat = np.zeros((len(names), len(ids)), dtype=bool)
         for s, name in enumerate(names):
-            given = list(resolved[name])
+            ids_of = resolved[name]
+            if isinstance(ids_of, (set, frozenset)):   # a row by membership: no list, no lookup
+                row = np.fromiter(map(ids_of.__contains__, ids), bool, len(ids))
+                if int(row.sum()) == len(ids_of):
+                    mat[s] = row
+                    continue
+            given = list(ids_of)
             where = index.get_indexer(given) if given else np.zeros(0, np.intp)
             if (where < 0).any():
                 unknown = [iid for iid, i in zip(given, where) if i < 0]
@@ -125,54 +133,6 @@ def _check_unique(values: Sequence[str], what: str) -> None:
         seen: set[str] = set()
         dup = sorted({v for v in values if v in seen or seen.add(v)})  # type: ignore[func-returns-value]
         raise DataError(f"duplicate {what}s: {', '.join(dup[:5])}")
-
-
-def _verdict_code(value: Any) -> int:
-    if isinstance(value, Verdict):
-        value = value.to_bool()
-    if value is None:
-        return _UNDECIDED
-    if isinstance(value, (bool, np.bool_)):
-        return _CONTAMINATED if value else _CLEAN
-    raise InputError(f"a verdict must be a Verdict, bool or None, got {value!r}")
-
-
-_CODE_TYPES = frozenset({Verdict, bool, type(None)})
-_CODES: dict[Any, int] = {Verdict.CONTAMINATED: _CONTAMINATED, Verdict.CLEAN: _CLEAN,
-                          Verdict.UNDECIDED: _UNDECIDED, True: _CONTAMINATED, False: _CLEAN,
-                          None: _UNDECIDED}
-
-
-def _is_per_submission(verdicts: Mapping[str, Any]) -> bool:
-    return any(isinstance(v, Mapping) for v in verdicts.values())
-
-
-def _verdict_codes(verdicts: Mapping[str, Any], matrix: ResolvedMatrix) -> np.ndarray:
-    """(submissions x instances) int8 codes; missing verdicts are undecided."""
-    index = pd.Index(matrix.instance_ids)
-    n = len(index)
-    rows: dict[int, np.ndarray] = {}   # one row per distinct mapping: submissions may share one
-
-    def row(mapping: Mapping[str, Any]) -> np.ndarray:
-        if id(mapping) in rows:
-            return rows[id(mapping)]
-        codes = np.fromiter((_CODES[v] if type(v) in _CODE_TYPES else _verdict_code(v)
-                             for v in mapping.values()), np.int8, len(mapping))
-        where = index.get_indexer(list(mapping)) if mapping else np.zeros(0, np.intp)
-        out = np.full(n, _UNDECIDED, np.int8)
-        known = where >= 0
-        out[where[known]] = codes[known]
-        rows[id(mapping)] = out
-        return out
-
-    if _is_per_submission(verdicts):
-        missing = [s for s in matrix.submissions if s not in verdicts]
-        if missing:
-            raise InputError(f"per-submission verdicts lack submissions: {', '.join(missing[:5])}")
-        return np.stack([row(verdicts[s]) for s in matrix.submissions]) if matrix.submissions \
-            else np.zeros((0, n), np.int8)
-    shared = row(verdicts)
-    return np.tile(shared, (len(matrix.submissions), 1))
 
 
 def _tier_index(tiers: Mapping[str, str] | None, ids: Sequence[str], group_hard: bool
@@ -219,7 +179,7 @@ def _prepare(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
     elif instance_ids is not None and tuple(instance_ids) != resolved.instance_ids:
         raise InputError("instance_ids differ from the ResolvedMatrix's instance_ids")
     matrix = resolved if covered is None else _restrict(resolved, covered)
-    codes = _verdict_codes(verdicts or {}, matrix)
+    codes = verdict_code_rows(verdicts or {}, matrix.submissions, matrix.instance_ids)
     names, idx = _tier_index(tiers, matrix.instance_ids, group_hard)
     return _Prepared(resolved, matrix, codes, names, idx)
 
@@ -257,10 +217,34 @@ def rate_table(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                   dates=dates, opts=opts)
 
 
-def _sums(prep: _Prepared, opts: RescoreOptions) -> StrataSums:
+def _sums(prep: _Prepared, opts: RescoreOptions, draws: BootstrapDraws | None = None
+          ) -> StrataSums:
     """The strata counts and their cluster-bootstrap resamples (the costly part, drawn once)."""
     return strata_sums(prep.matrix.resolved, prep.codes, prep.tier_idx, len(prep.tier_names),
-                       n_boot=int(opts.n_boot), seed=int(seed_key(opts.seed) % (2**63)))
+                       n_boot=int(opts.n_boot), seed=_seed(opts), draws=draws)
+
+
+def _seed(opts: RescoreOptions) -> int:
+    return int(seed_key(opts.seed) % (2**63))
+
+
+def bootstrap_draws(instance_ids: Sequence[str], tiers: Mapping[str, str] | None,
+                    options: RescoreOptions | None = None, **overrides: Unpack[RescoreOverrides]
+                    ) -> BootstrapDraws | None:
+    """The cluster bootstrap's draws for :func:`rate_and_pool` on ``instance_ids`` and ``tiers``
+    (``options`` as there), started now in a background thread so that they are made while the
+    caller reads its other inputs; give them to ``rate_and_pool(draws=)``, :meth:`close
+    <.strata.BootstrapDraws.close>` them if it is not called. ``None`` when there is nothing to
+    draw or the tiers do not cover the instances (``rate_and_pool`` says so)."""
+    opts = RescoreOptions.of(options, **overrides)
+    if int(opts.n_boot) < 1:
+        return None
+    try:
+        names, idx = _tier_index(tiers, list(instance_ids), bool(opts.group_hard))
+    except DataError:
+        return None
+    sizes = np.bincount(idx, minlength=len(names)) if idx.size else np.zeros(len(names), int)
+    return BootstrapDraws(_seed(opts), int(opts.n_boot), sizes.tolist())
 
 
 def _rates(prep: _Prepared, sums: StrataSums, *, by_tier: bool, models: Mapping[str, str] | None,
@@ -324,14 +308,17 @@ def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                   groups: Mapping[str, Sequence[str]], models: Mapping[str, str] | None = None,
                   dates: Mapping[str, str] | None = None, options: RescoreOptions | None = None,
                   covered: Iterable[str] | None = None, mde: MdeConfig | None = None,
+                  draws: BootstrapDraws | None = None,
                   **overrides: Unpack[RescoreOverrides]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(rate_table(...), pooled_summary(...))`` on the same inputs, equal to calling each, with
     the inputs prepared and the cluster bootstrap drawn once instead of twice. With ``mde``, both
     tables gain an ``mde`` column (:mod:`.power`): the minimum detectable drop of every cell whose
-    drop is estimated (``nan`` elsewhere)."""
+    drop is estimated (``nan`` elsewhere). ``draws``: the bootstrap's draws started earlier
+    (:func:`bootstrap_draws`), taken when they are of these tiers and options (else drawn here):
+    the same numbers either way."""
     opts = RescoreOptions.of(options, **overrides).check()
     prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered)
-    sums = _sums(prep, opts)
+    sums = _sums(prep, opts, draws)
     table = _rates(prep, sums, by_tier=tiers is not None, models=models, dates=dates, opts=opts)
     summary = _pooled(prep, sums, groups, by_tier=tiers is not None, opts=opts)
     if mde is not None:

@@ -1,5 +1,5 @@
 """The bootstrap's draw counts made in one piece: the slow, obviously-correct reference the block
-draws of ``benchchecker_plugin.scoring.pooled`` are checked against."""
+draws of ``benchchecker_plugin.scoring.strata`` are checked against."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ def resample_counts(tier_idx: np.ndarray, n_tiers: int, n_boot: int, seed: int) 
     """Per tier, (1 + n_boot) x the tier's instances draw counts: row 0 all ones (the data), then
     one row per resample, the tier's instances drawn with replacement within the tier (a
     stratified cluster bootstrap). float32: every weighted sum is an integer below 2**24, exact.
-    The whole-array reference for ``scoring.pooled.strata_sums``, which draws the same numbers a
+    The whole-array reference for ``scoring.strata.strata_sums``, which draws the same numbers a
     block at a time."""
     rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
     out = []

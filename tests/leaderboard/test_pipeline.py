@@ -178,3 +178,92 @@ def test_a_run_whose_model_no_flag_names_says_which_models_the_flags_hold(
     picked = rescore_run(run, flags, model="gpt-4o-2024-05-13", n_boot=0)
     [row] = picked.table[picked.table["tier"] == "all"].to_dict("records")
     assert (row["n_clean"], row["n_contaminated"]) == (2, 2)
+
+
+def _generated_board(root: Path) -> dict[str, Path]:
+    """A small board like benchmarks/flags_scale.py's: 9 submissions (experiments layout) on four
+    models, one on two models, one on none; two methods, per-model and "*" records, every
+    verdict, not every instance flagged; four tiers."""
+    import random
+
+    rng = random.Random(4)
+    ids = [f"org__repo-{k}" for k in range(160)]
+    tiers = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")
+    (root / "tiers.csv").write_text("instance_id,difficulty\n" + "".join(
+        f"{i},{tiers[k % 4]}\n" for k, i in enumerate(ids)))
+    models = ["model-0", "model-1", "model-2", "model-3", "model-0;model-1", "UNDISCLOSED",
+              "model-2", "model-1", "model-3"]
+    for k, model in enumerate(models):
+        folder = root / "subs" / f"2025010{k % 3 + 1}_sub{k}"
+        (folder / "results").mkdir(parents=True)
+        resolved = [i for i in ids if rng.random() < 0.3 + 0.05 * k]
+        (folder / "results" / "results.json").write_text(json.dumps({"resolved": resolved}))
+        (folder / "metadata.yaml").write_text(f"info:\n  name: sub {k}\ntags:\n  model: [{model}]\n")
+    flags = [ContaminationFlag(benchmark=bench, instance_id=i, model=m, method=method,
+                               contaminated=rng.choice([True, False, False, None]),
+                               score=rng.random(), created_at="2026-01-01T00:00:00Z")
+             for bench in ("swe-bench-verified", "other") for i in ids
+             for m in ("model-0", "model-1", "model-2", "*") for method in ("a.one", "a.two")
+             if rng.random() < (0.2 if m == "*" else 0.6)]
+    return {"subs": root / "subs", "tiers": root / "tiers.csv",
+            "flags": write_flags(root / "flags.jsonl", flags)}
+
+
+def _slow_strata_sums(resolved, codes, tier_idx, n_tiers, *, n_boot, seed, draws=None):
+    """The strata sums the obvious way: the whole draw at once, every quantity of every
+    submission summed over the explicit resamples."""
+    import numpy as np
+
+    from benchchecker_plugin.scoring.pooled import StrataSums
+    from tests.helpers.bootstrap import resample_counts
+
+    draws = resample_counts(tier_idx, n_tiers, n_boot, seed)
+    quantities = np.stack([resolved, codes == 0, resolved & (codes == 0), codes == 1,
+                           resolved & (codes == 1), codes == 2, resolved & (codes == 2)], axis=1)
+    q = np.stack([np.einsum("bi,sqi->bqs", draws[t].astype(np.float64),
+                            quantities[:, :, tier_idx == t]) for t in range(n_tiers)])
+    return StrataSums(q, np.stack([w.sum(axis=1, dtype=np.float64) for w in draws]))
+
+
+def test_the_leaderboard_equals_the_slow_reference_file_for_file(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 38: the leaderboard reads flags as columns, codes verdicts per instance list and
+    sums the bootstrap per distinct verdict row; its tables and files are those of the plain path:
+    every flag read as a record, verdicts merged per submission in dicts (verdicts_by_submission),
+    the strata summed over the explicit whole draw."""
+    import benchchecker_plugin.scoring.rates as rates
+    from benchchecker_plugin.flags import read_flags
+    from benchchecker_plugin.leaderboard import (
+        load_instance_ids,
+        load_tiers,
+        summary_groups,
+        verdicts_by_submission,
+    )
+    from benchchecker_plugin.report import describe_flags, write_leaderboard_report
+    from benchchecker_plugin.scoring import rate_and_pool
+
+    data = _generated_board(tmp_path)
+    options = dict(tiers_path=data["tiers"], n_boot=40, seed=3, min_clean=5, min_resolved_clean=2)
+    board = build_leaderboard(data["subs"], data["flags"], **options)
+    write_leaderboard(board, tmp_path / "new")
+
+    subs = load_submissions(data["subs"])
+    ids = load_instance_ids(data["tiers"])
+    flags = [f for f in read_flags(data["flags"]) if f.benchmark == "swe-bench-verified"]
+    verdicts = verdicts_by_submission(flags, subs, benchmark="swe-bench-verified")
+    monkeypatch.setattr(rates, "strata_sums", _slow_strata_sums)
+    table, summary = rate_and_pool({s.name: s.resolved for s in subs}, ids, verdicts,
+                                   load_tiers(data["tiers"], instance_ids=ids),
+                                   groups=summary_groups(subs), models={s.name: s.model for s in subs},
+                                   dates={s.name: s.date for s in subs}, **options)
+    pd.testing.assert_frame_equal(board.table, table, check_exact=True)
+    pd.testing.assert_frame_equal(board.summary, summary, check_exact=True)
+    assert board.flags_line == describe_flags(flags)
+    assert list(board.flags) == flags
+    write_leaderboard_report(table, tmp_path / "old", notes=board.notes, flags_line=describe_flags(flags),
+                             summary=summary)
+    new = sorted(p.name for p in (tmp_path / "new").iterdir())
+    assert new == sorted(p.name for p in (tmp_path / "old").iterdir()) and "leaderboard.csv" in new
+    for name in new:
+        assert (tmp_path / "new" / name).read_bytes() == (tmp_path / "old" / name).read_bytes(), name
+    assert table["relative_drop"].notna().any() and (table["n_undecided"] > 0).any()

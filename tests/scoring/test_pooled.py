@@ -231,27 +231,3 @@ def test_rate_and_pool_equals_rate_table_and_pooled_summary():
     assert table.attrs == rate_table(*args, **options).attrs
     assert summary.attrs == pooled_summary(*args, groups=groups, **options).attrs
     assert table["relative_drop"].notna().any() and summary["relative_drop"].notna().any()
-
-
-def test_block_draws_equal_the_whole_draw_and_strata_sums_do_not_depend_on_blocks():
-    """Regression (issue 38): the bootstrap's counts are drawn a block of rows at a time (memory);
-    they must be the numbers of one whole draw, tier after tier, and the sums the same."""
-    from benchchecker_plugin.scoring.pooled import _Draws, strata_sums
-
-    rng = np.random.default_rng(1)
-    tier_idx = rng.integers(0, 3, 97)
-    whole = resample_counts(tier_idx, 3, 70, 11)
-    draws = _Draws(11)
-    for t in range(3):
-        m = int((tier_idx == t).sum())
-        parts = [draws.rows(m, a, b) for a, b in ((0, 1), (1, 40), (40, 71))]
-        assert np.array_equal(np.concatenate(parts), whole[t])
-    res = rng.random((4, 97)) < 0.5
-    codes = rng.integers(0, 3, (4, 97)).astype(np.int8)
-    sums = strata_sums(res, codes, tier_idx, 3, n_boot=70, seed=11)
-    q = np.stack([res, codes == 0, res & (codes == 0), codes == 1, res & (codes == 1), codes == 2,
-                  res & (codes == 2)], axis=1)   # submissions x quantities x instances
-    for t in range(3):
-        ref = np.einsum("bi,sqi->bqs", whole[t].astype(np.float64), q[:, :, tier_idx == t])
-        assert np.array_equal(sums.q[t], ref)
-        assert np.array_equal(sums.n[t], whole[t].sum(axis=1))
