@@ -25,7 +25,8 @@ Documents are indexed by tantivy's default tokenizer (runs of letters and digits
 over 40 bytes dropped), the scan's token stream for ASCII text. An item's query is its distinct
 normalised tokens less Lucene's 33 English stop words (those Pyserini's default analyzer drops;
 all tokens when nothing else is left), OR-ed, ranked by BM25 (k1 1.2, b 0.75), top-k by block-max
-WAND.
+WAND; documents tied at the k-th score are taken in corpus order (deterministic whatever
+tantivy's segment layout).
 
 Verification: the union of every item's top-k documents, in corpus order, goes through the scan
 (:func:`.scan.scan_documents`) into the same benchmark table, so every n-gram metric reads the same
@@ -243,12 +244,25 @@ class CorpusIndex:
         schema = self._index.schema
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in query_terms(text)])
+        # ties at the k-th score are broken by corpus order, not by tantivy's segment layout (which
+        # depends on its indexing threads): fetch until a score below the k-th is seen
+        n = k
+        while True:
+            hits = self._searcher.search(query, n + 1, count=False).hits
+            if len(hits) <= n or hits[n][0] < hits[k - 1][0]:
+                break
+            n *= 2
+        if not hits:
+            return []
+        kth = hits[min(k, len(hits)) - 1][0]
         out = []
-        for score, address in self._searcher.search(query, k, count=False).hits:
+        for score, address in hits:
+            if score < kth:
+                break
             d = self._searcher.doc(address)
             out.append(Hit(float(score), int(d["ord"][0]), self.names[int(d["shard"][0])], str(d["id"][0]),
                            str(d["text"][0])))
-        return out
+        return sorted(out, key=lambda h: (-h.score, h.ord))[:k]
 
     def search(self, items: Sequence[OverlapItem], k: int = 10, *, threads: int | None = None) -> list[list[Hit]]:
         """Each item's top ``k`` documents, best first (searches run on ``threads`` threads)."""

@@ -14,6 +14,7 @@ from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.overlap import (
     DEFAULT_METRICS,
     CorpusIndex,
+    OverlapItem,
     Retrieval,
     build_index,
     build_table,
@@ -143,3 +144,25 @@ def test_query_terms_drop_lucene_stop_words() -> None:
     assert query_terms("to be or not to be") == ["to", "be", "or", "not"]   # nothing else: all kept
 
 
+
+
+def test_documents_tied_at_the_kth_score_come_in_corpus_order(tmp_path: Path) -> None:
+    """Tantivy breaks score ties by its own document address (segment layout, indexing threads);
+    the index answers in corpus order instead: three identical documents written to the index
+    in the order ord 2, 0, 1 come back as 0, 1 (top 2), and as 0, 1, 2 (top 5)."""
+    import tantivy
+
+    from benchchecker_plugin.overlap.index import IndexManifest, _schema
+
+    index = tantivy.Index(_schema(), path=str(tmp_path))
+    writer = index.writer(heap_size=16 << 20, num_threads=1)
+    for o in (2, 0, 1):
+        writer.add_document(tantivy.Document(text="orbital resonance of moons", id=f"d{o}", ord=o, shard=0))
+    writer.add_document(tantivy.Document(text="unrelated words entirely", id="d3", ord=3, shard=0))
+    writer.commit()
+    writer.wait_merging_threads()
+    index.reload()
+    ix = CorpusIndex(tmp_path, IndexManifest((), "text", "id", 4, 0), index, ["c.jsonl"])
+    item = [OverlapItem("b", "x", "orbital resonance of moons")]
+    assert [h.doc for h in ix.search(item, 2)[0]] == ["d0", "d1"]
+    assert [h.doc for h in ix.search(item, 5)[0]] == ["d0", "d1", "d2"]
