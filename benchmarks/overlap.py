@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import string
 import sys
@@ -179,15 +180,26 @@ def ray_vs_one_process(items: list, texts: list[str], work: Path, n_shards: int,
         runner = ray_runner()
         scan_shards(build_table(items, DEFAULT_METRICS), warm_shards, runner=runner)
         many = build_table(items, DEFAULT_METRICS)
-        t0 = time.perf_counter()
+        t0, c0, sys0 = time.perf_counter(), cpu(), _machine_cpu()
         scan_shards(many, shards, runner=runner)
         ray_s = time.perf_counter() - t0
+        driver_cpu, machine_cpu = cpu() - c0, _machine_cpu() - sys0
     finally:
         ray.shutdown()
     same = np.array_equal(one.doc_count, many.doc_count) and one.locations == many.locations
     print(f"{n_shards} JSONL shards, {mb:.0f} MB: one process {one_s:.1f} s ({mb / one_s:.0f} MB/s), "
           f"Ray {cpus} CPUs {ray_s:.1f} s ({mb / ray_s:.0f} MB/s): ratio {one_s / ray_s:.2f}x; "
           f"same table: {same}")
+    print(f"  during the Ray scan: the machine's CPU time {machine_cpu:.1f} s of {ray_s * (os.cpu_count() or 1):.1f} "
+          f"available; this driver {driver_cpu:.1f} s; the workers and Ray's own processes "
+          f"{(machine_cpu - driver_cpu) / ray_s:.2f} cores")
+
+
+def _machine_cpu() -> float:
+    """CPU seconds (user + system) the whole machine has spent, from /proc/stat."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[0]) + int(fields[1]) + int(fields[2])) / ticks
 
 
 def _scan_child(data: str, corpus: str, out: object) -> None:
