@@ -8,7 +8,7 @@ from typing import Any
 
 from benchchecker_plugin.flags import ContaminationFlag, read_flags
 
-__all__ = ["comparable_flags"]
+__all__ = ["comparable_flags", "untimed_flags"]
 
 
 def comparable_flags(
@@ -21,4 +21,16 @@ def comparable_flags(
         d = f.to_dict()
         d.pop("created_at")
         out[f.instance_id] = d
+    return out
+
+
+def untimed_flags(flags: Iterable[ContaminationFlag]) -> list[dict[str, Any]]:
+    """Flags as dicts in their order, without what changes from run to run: ``created_at`` and
+    the evidence's ``timings_s``."""
+    out = []
+    for f in flags:
+        d = f.to_dict()
+        d.pop("created_at")
+        d["evidence"].pop("timings_s", None)
+        out.append(d)
     return out

@@ -28,6 +28,7 @@ from benchchecker_plugin.errors import MissingExtraError
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.models.executor import ItemResult, LocalExecutor
 from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+from tests.helpers.flags import untimed_flags
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, REFACTORED, history
 
 CONFIG = PresenceConfig(similarity="difflib")
@@ -59,16 +60,6 @@ def grid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[BugInstan
              BugInstance("nobody-1", "swe-bench-verified", "nobody/nothing", a, PATCH),
              BugInstance("o__calc-2", "swe-bench-verified", "o/calc", a, PATCH)]
     return root, insts
-
-
-def _comparable(flags) -> list[dict]:  # noqa: ANN001
-    out = []
-    for f in flags:
-        d = f.to_dict()
-        d.pop("created_at")
-        d["evidence"].pop("timings_s", None)
-        out.append(d)
-    return out
 
 
 def _maybe_fail(x: int) -> int:
@@ -130,14 +121,14 @@ def test_grid_on_ray_gives_the_local_flags_in_order(cluster, grid) -> None:  # n
     root, insts = grid
     local = run_grid(insts, root, CUTOFFS, config=CONFIG)
     ray_run = run_grid(insts, root, CUTOFFS, config=CONFIG, executor=RayExecutor())
-    assert _comparable(ray_run.flags) == _comparable(local.flags)
+    assert untimed_flags(ray_run.flags) == untimed_flags(local.flags)
     assert [(f.instance_id, f.model) for f in ray_run.flags] == [(i.instance_id, m) for i in insts for m in CUTOFFS]
     assert (ray_run.snapshots, ray_run.blocks_computed) == (local.snapshots, local.blocks_computed)
     cats = {(f.instance_id, f.model): f.evidence["category"] for f in ray_run.flags}
     assert cats[("o__calc-1", "fixed")] != cats[("o__calc-1", "buggy")]  # a grid that decides something
     assert "error" in ray_run.flags[len(CUTOFFS) * 3].evidence  # nobody/nothing: no clone
     chunked = run_grid(insts, root, CUTOFFS, config=CONFIG, executor=RayExecutor(), instances_per_task=1)
-    assert _comparable(chunked.flags) == _comparable(local.flags)
+    assert untimed_flags(chunked.flags) == untimed_flags(local.flags)
 
 
 @pytest.mark.slow

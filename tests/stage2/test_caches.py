@@ -14,20 +14,11 @@ import benchchecker_plugin.stage2.caches as caches
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
 from benchchecker_plugin.stage2.caches import OnceMap
+from tests.helpers.flags import untimed_flags
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, history
 
 CONFIG = PresenceConfig(similarity="difflib")
 OTHERS = {f"pkg/mod{k}.py": f"def helper_{k}(x):\n    return add_one(x) + {k}\n" for k in range(6)}
-
-
-def _comparable(flags) -> list[dict]:  # noqa: ANN001
-    out = []
-    for f in flags:
-        d = f.to_dict()
-        d.pop("created_at")
-        d["evidence"].pop("timings_s", None)
-        out.append(d)
-    return out
 
 
 def test_two_workers_over_one_repository_index_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,7 +57,7 @@ def test_two_workers_over_one_repository_index_it_once(tmp_path: Path, monkeypat
     together = patch_presence(insts, root, "2023-03-01", config=CONFIG, workers=2)
     assert len(moves) == len(set(moves)) == 1
     assert parses and set(parses.values()) == {1}
-    assert _comparable(together) == _comparable(alone)
+    assert untimed_flags(together) == untimed_flags(alone)
 
 
 def test_once_map_makes_each_value_once_and_forgets_failures() -> None:
