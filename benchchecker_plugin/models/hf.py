@@ -138,7 +138,11 @@ class HFModel(BatchedDecoder):
             if not isinstance(getattr(torch, str(dtype), None), torch.dtype):
                 raise ModelError(f"{self.spec}: unknown dtype {dtype!r} (try float32, bfloat16, float16)")
             kwargs["dtype"] = getattr(torch, str(dtype))
+        from transformers.utils import logging as hf_logging
+
         where = f"{source} (GGUF {gguf_file})" if gguf_file else source
+        bars = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()   # transformers' "Loading weights" bar: noise in our output
         try:
             tokenizer = AutoTokenizer.from_pretrained(source, **{k: v for k, v in kwargs.items()
                                                                  if k == "gguf_file"})
@@ -148,6 +152,9 @@ class HFModel(BatchedDecoder):
                 " — not a local folder; as a hub name it needs network access or a populated HF cache "
                 "(HF_HUB_OFFLINE=1 forbids downloads)")
             raise ModelError(f"{self.spec}: cannot load model {where}{hint}: {exc}") from exc
+        finally:
+            if bars:
+                hf_logging.enable_progress_bar()
         # transformers wraps PreTrainedModel.to in functools.wraps; typeshed's _Wrapped does not bind self
         model.to(self.device)  # type: ignore[arg-type]
         model.eval()

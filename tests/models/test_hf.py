@@ -143,3 +143,22 @@ def test_prompt_longer_than_the_context_keeps_its_end(tmp_path, smollm2_folder) 
     (bad,) = model.generate(["x"], GenerationParams(max_tokens=40))
     assert bad.error == ("ModelError: hf/tiny: max_tokens=40 leaves no room for the prompt in a context "
                          "of 32 tokens")
+
+
+def test_loading_prints_no_transformers_progress_bar(tmp_path, smollm2_folder, capfd) -> None:
+    """transformers 5 draws a "Loading weights" bar on every load; ours is quiet, and the caller's
+    own setting of transformers' bars is given back afterwards."""
+    from transformers import AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    from benchchecker_plugin.models.hf import HFModel
+    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2
+
+    tok = AutoTokenizer.from_pretrained(smollm2_folder)
+    tiny_gpt2(tok, n_positions=32, n_embd=16, n_layer=1, n_head=2, seed=0).save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    hf_logging.enable_progress_bar()
+    capfd.readouterr()
+    HFModel("hf/tiny", str(tmp_path))
+    assert "Loading weights" not in capfd.readouterr().err
+    assert hf_logging.is_progress_bar_enabled()
