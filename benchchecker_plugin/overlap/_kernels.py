@@ -37,6 +37,16 @@ def _fmix(h):
     return h ^ (h >> np.uint64(31))
 
 
+@njit(cache=True, inline="always")
+def _end_token(th, te, pre, n, p, h, at):
+    """Token ``n`` (hash ``h``) ends at byte ``at``: stored, and the prefix hash ``p`` extended."""
+    th[n] = h
+    te[n] = at
+    p = p * _BASE + h
+    pre[n + 1] = p
+    return n + 1, p
+
+
 @njit(cache=True)
 def tokenize(buf, doc_ends, alnum, th, ts, te, doc_tok, pre):
     """Tokens of the documents ``buf[doc_ends[d-1]:doc_ends[d]]`` (UTF-8): hashes into ``th``, byte
@@ -56,55 +66,39 @@ def tokenize(buf, doc_ends, alnum, th, ts, te, doc_tok, pre):
         i = start
         while i < end:
             c = buf[i]
-            if c < 128:   # ASCII: one byte, lower-cased by the table (0: a separator)
-                lc = _ASCII[c]
-                if lc != 0:
-                    if not inside:
-                        inside = True
-                        h = _FNV_OFFSET
-                        ts[n] = i
-                    h = (h ^ np.uint64(lc)) * _FNV_PRIME
-                elif inside:
-                    inside = False
-                    th[n] = h
-                    te[n] = i
-                    p = p * _BASE + h
-                    n += 1
-                    pre[n] = p
-                i += 1
-                continue
-            if c >= 0xF0:
-                width = 4
-                cp = np.int64(c & 0x07)
-            elif c >= 0xE0:
-                width = 3
-                cp = np.int64(c & 0x0F)
+            width = 1
+            lc = _ASCII[c & 0x7F]   # ASCII lower-cased by the table (0: a separator)
+            if c < 128:
+                word = lc != 0
             else:
-                width = 2
-                cp = np.int64(c & 0x1F)
-            for j in range(1, width):
-                cp = (cp << 6) | np.int64(buf[i + j] & 0x3F)
-            if (alnum[cp >> 6] >> np.uint64(cp & 63)) & np.uint64(1) == np.uint64(1):
+                if c >= 0xF0:
+                    width = 4
+                    cp = np.int64(c & 0x07)
+                elif c >= 0xE0:
+                    width = 3
+                    cp = np.int64(c & 0x0F)
+                else:
+                    width = 2
+                    cp = np.int64(c & 0x1F)
+                for j in range(1, width):
+                    cp = (cp << 6) | np.int64(buf[i + j] & 0x3F)
+                word = (alnum[cp >> 6] >> np.uint64(cp & 63)) & np.uint64(1) == np.uint64(1)
+            if word:
                 if not inside:
                     inside = True
                     h = _FNV_OFFSET
                     ts[n] = i
-                for j in range(width):
-                    h = (h ^ np.uint64(buf[i + j])) * _FNV_PRIME
+                if width == 1:
+                    h = (h ^ np.uint64(lc)) * _FNV_PRIME
+                else:
+                    for j in range(width):
+                        h = (h ^ np.uint64(buf[i + j])) * _FNV_PRIME
             elif inside:
                 inside = False
-                th[n] = h
-                te[n] = i
-                p = p * _BASE + h
-                n += 1
-                pre[n] = p
+                n, p = _end_token(th, te, pre, n, p, h, i)
             i += width
         if inside:
-            th[n] = h
-            te[n] = end
-            p = p * _BASE + h
-            n += 1
-            pre[n] = p
+            n, p = _end_token(th, te, pre, n, p, h, end)
         start = end
     doc_tok[doc_ends.size] = n
     return n

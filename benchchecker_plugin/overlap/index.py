@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -66,8 +66,10 @@ from .result import ItemResult, item_results
 from .scan import BenchmarkTable, ScanStats, scan_documents
 
 __all__ = ["CorpusIndex", "FORMAT", "Hit", "IndexManifest", "MANIFEST", "STOP_WORDS", "SearchIndex",
-           "build_index", "index_results", "normalizer_fingerprint", "query_terms"]
+           "build_index", "index_results", "normalizer_fingerprint", "query_terms", "read_manifest",
+           "write_manifest"]
 
+T = TypeVar("T")
 MANIFEST = "benchchecker-index.json"
 FORMAT = "benchchecker.overlap.index/1"
 # Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET
@@ -106,26 +108,19 @@ class IndexManifest:
     format: str = FORMAT
 
     def write(self, path: Path) -> None:
-        from ..atomic import write_text_atomic
-
-        write_text_atomic(path, json.dumps(asdict(self), indent=1) + "\n")
+        write_manifest(self, path)
 
     @classmethod
     def read(cls, index_dir: Path) -> IndexManifest:
-        path = index_dir / MANIFEST
-        if not path.is_file():
+        if not (index_dir / MANIFEST).is_file():
             what = "no such folder" if not index_dir.exists() else f"no {MANIFEST} (not an index, or " \
                                                                     "its build did not finish)"
             raise InputError(f"--index {index_dir}: {what}")
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-            if raw.get("format") != FORMAT:
-                raise InputError(f"--index {index_dir}: format {raw.get('format')!r}, this version "
-                                 f"reads {FORMAT!r}; rebuild it")
+
+        def build(raw: dict[str, Any]) -> IndexManifest:
             raw["shards"] = tuple((str(n), int(s)) for n, s in raw["shards"])
             return cls(**raw)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"--index {index_dir}: unreadable {MANIFEST} ({exc})") from None
+        return read_manifest(index_dir, MANIFEST, FORMAT, build)
 
     def check(self, index_dir: Path, shards: Sequence[Shard], text_field: str, id_field: str) -> None:
         """One line naming how this index differs from the audit's corpus, fields or normaliser."""
@@ -142,6 +137,29 @@ class IndexManifest:
                         f"{len(now)} shard(s) where it had {len(self.shards)}")
             raise InputError(f"{where} from another corpus: this --corpus gives {diff}; rebuild it "
                              "into a new folder")
+
+
+def write_manifest(record: Any, path: Path) -> None:
+    """A manifest dataclass as indented JSON, written atomically."""
+    from ..atomic import write_text_atomic
+
+    write_text_atomic(path, json.dumps(asdict(record), indent=1) + "\n")
+
+
+def read_manifest(index_dir: Path, name: str, fmt: str, build: Callable[[dict[str, Any]], T]) -> T:
+    """``build`` of the JSON manifest ``index_dir/name`` of format ``fmt``; one line naming the
+    folder when it cannot be read or is of another format."""
+    try:
+        raw = json.loads((index_dir / name).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--index {index_dir}: unreadable {name} ({exc})") from None
+    if not isinstance(raw, dict) or raw.get("format") != fmt:
+        got = raw.get("format") if isinstance(raw, dict) else None
+        raise InputError(f"--index {index_dir}: format {got!r}, this version reads {fmt!r}; rebuild it")
+    try:
+        return build(raw)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"--index {index_dir}: unreadable {name} ({exc})") from None
 
 
 def _schema() -> Any:

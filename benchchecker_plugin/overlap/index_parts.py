@@ -20,16 +20,15 @@ filesystem); a partition whose task dies past its retries has its shards recorde
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..errors import InputError
 from .corpus import Shard
-from .index import CorpusIndex, Hit, IndexManifest, SearchIndex, build_index
+from .index import CorpusIndex, Hit, IndexManifest, SearchIndex, build_index, read_manifest, write_manifest
 from .items import OverlapItem
 from .normalize import tokens
 from .scan import ScanStats
@@ -75,21 +74,13 @@ class PartsManifest:
     format: str = PARTS_FORMAT
 
     def write(self, path: Path) -> None:
-        from ..atomic import write_text_atomic
-
-        write_text_atomic(path, json.dumps(asdict(self), indent=1) + "\n")
+        write_manifest(self, path)
 
     @classmethod
     def read(cls, index_dir: Path) -> PartsManifest:
-        try:
-            raw = json.loads((index_dir / PARTS).read_text(encoding="utf-8"))
-            if raw.get("format") != PARTS_FORMAT:
-                raise InputError(f"--index {index_dir}: format {raw.get('format')!r}, this version "
-                                 f"reads {PARTS_FORMAT!r}; rebuild it")
-            return cls(tuple((str(d), int(a), int(b), int(n)) for d, a, b, n in raw["parts"]),
-                       tuple((str(s), str(w)) for s, w in raw.get("failed", ())), float(raw["seconds"]))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise InputError(f"--index {index_dir}: unreadable {PARTS} ({exc})") from None
+        return read_manifest(index_dir, PARTS, PARTS_FORMAT, lambda raw: cls(
+            tuple((str(d), int(a), int(b), int(n)) for d, a, b, n in raw["parts"]),
+            tuple((str(s), str(w)) for s, w in raw.get("failed", ())), float(raw["seconds"])))
 
 
 def local_map(fn: Callable[..., T], args: Sequence[tuple[Any, ...]]) -> list[T]:

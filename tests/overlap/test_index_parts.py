@@ -158,3 +158,15 @@ def test_ray_builds_and_searches_partitions_as_locally(four_shards, tmp_path: Pa
     finally:
         ray.shutdown()
     assert sum(bool(f["contaminated"]) for f in local) >= 5
+
+
+def test_a_manifest_of_another_format_or_unreadable_is_one_line(four_shards, tmp_path: Path) -> None:  # noqa: ANN001
+    _, shards = four_shards
+    build_parted_index(shards, tmp_path / "ix", 2)
+    (tmp_path / "ix" / PARTS).write_text('{"format": "old/0", "parts": []}')
+    with pytest.raises(InputError, match=r"ix: format 'old/0', this version reads "
+                                         r"'benchchecker.overlap.index-parts/1'; rebuild it$"):
+        open_index(tmp_path / "ix", shards)
+    (tmp_path / "ix" / PARTS).write_text("{not json")
+    with pytest.raises(InputError, match=r"ix: unreadable benchchecker-index-parts.json \("):
+        open_index(tmp_path / "ix", shards)
