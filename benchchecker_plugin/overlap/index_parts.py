@@ -20,6 +20,7 @@ filesystem); a partition whose task dies past its retries has its shards recorde
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,6 @@ from ..errors import InputError
 from .corpus import Shard
 from .index import CorpusIndex, Hit, IndexManifest, SearchIndex, build_index, read_manifest, write_manifest
 from .items import OverlapItem
-from .normalize import tokens
 from .scan import ScanStats
 
 __all__ = ["MapFn", "PARTS", "PARTS_FORMAT", "PartedIndex", "PartsManifest", "build_parted_index",
@@ -154,13 +154,10 @@ class PartedIndex:
                  id_field: str, map_fn: MapFn) -> None:
         self.path, self.manifest, self.shards = path, manifest, list(shards)
         self.text_field, self.id_field, self.map_fn = text_field, id_field, map_fn
-        self.parts = [(CorpusIndex.open(path / f, self.shards[a:b], text_field=text_field, id_field=id_field)
-                       if (f, a, b) not in self._lost() else None) for f, a, b, _ in manifest.parts]
-
-    def _lost(self) -> set[tuple[str, int, int]]:
-        failed = {s for s, _ in self.manifest.failed}
-        return {(f, a, b) for f, a, b, _ in self.manifest.parts
-                if any(s.name in failed for s in self.shards[a:b])}
+        failed = {s for s, _ in manifest.failed}   # shards of partitions lost on a cluster
+        self.parts = [None if any(s.name in failed for s in self.shards[a:b]) else
+                      CorpusIndex.open(path / f, self.shards[a:b], text_field=text_field, id_field=id_field)
+                      for f, a, b, _ in manifest.parts]
 
     @classmethod
     def open(cls, index_dir: str | Path, shards: Sequence[Shard], *, text_field: str = "text",
@@ -178,19 +175,18 @@ class PartedIndex:
         if k < 1:
             raise InputError(f"--top-k must be >= 1, got {k}")
         texts = [i.text for i in items]
-        live = [(p, row) for p, row in enumerate(self.manifest.parts) if self.parts[p] is not None]
-        answers = self.map_fn(_search_part, [(str(self.path / f), self.shards[a:b], texts, k,
-                                              self.text_field, self.id_field) for _, (f, a, b, _) in live])
-        offsets = [sum(n for *_, n in self.manifest.parts[:p]) for p in range(len(self.manifest.parts))]
+        live = [p for p, part in enumerate(self.parts) if part is not None]
+        answers = self.map_fn(_search_part, [(str(self.path / f), self.shards[a:b], texts, k, self.text_field,
+                                              self.id_field) for f, a, b, _ in (self.manifest.parts[p] for p in live)])
+        offsets = [0, *itertools.accumulate(n for *_, n in self.manifest.parts)]   # documents before each
         merged: list[list[Hit]] = [[] for _ in items]
-        for (p, _), got in zip(live, answers):
+        for p, got in zip(live, answers):
             if isinstance(got, BaseException):
                 raise InputError(f"--index {self.path}: searching partition {self.manifest.parts[p][0]} "
                                  f"failed on the cluster ({type(got).__name__}: {got})")
             for row, hits in zip(merged, got):
                 row.extend(Hit(h.score, h.ord + offsets[p], h.shard, h.doc, h.text) for h in hits)
-        return [sorted(row, key=lambda h: (-h.score, h.ord))[:k] if tokens(t) else []
-                for row, t in zip(merged, texts)]
+        return [sorted(row, key=lambda h: (-h.score, h.ord))[:k] for row in merged]
 
     def stats(self) -> ScanStats:
         out = ScanStats(len(self.shards), sum(n for *_, n in self.manifest.parts), 0, 0.0,

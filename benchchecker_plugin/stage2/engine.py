@@ -175,22 +175,9 @@ def _outcomes(task: GridTask, wanted: list[set[datetime]], bar: OneBar
     snapshots = computed = reused = realigned = 0
     for path, idxs in by_path.items():
         repo = Repository(config, sim)
-        commits: dict[str, tuple[Snapshot, list[datetime]]] = {}
         opened: list[Snapshot] = []
         try:
-            for when in sorted(set().union(*(wanted[k] for k in idxs))):
-                try:
-                    snap = snapshot_at(path, when)
-                except RepositoryError as err:
-                    def fail(inst: BugInstance, exc: RepositoryError = err) -> Any:
-                        raise RepositoryError(f"instance {inst.instance_id!r}: {exc}")
-                    for k in idxs:
-                        if when in wanted[k]:
-                            outcomes[(k, when)] = call_item(fail, k, insts[k])
-                            bar.advance(1)
-                    continue
-                opened.append(snap)
-                commits.setdefault(snap.commit, (snap, []))[1].append(when)
+            commits = _commits(path, idxs, wanted, insts, outcomes, bar, opened)
             for sha, (snap, group) in sorted(commits.items(), key=lambda kv: kv[1][0].committed_at):
                 repo.anchor = repo.anchor or snap
                 at_sha = [k for k in idxs if wanted[k] & set(group)]
@@ -217,6 +204,29 @@ def _outcomes(task: GridTask, wanted: list[set[datetime]], bar: OneBar
             for snap in opened + [other for other, _ in repo.others.values()]:
                 snap.close()
     return outcomes, (snapshots, computed, reused, realigned)
+
+
+def _commits(path: Path, idxs: Sequence[int], wanted: list[set[datetime]], insts: Sequence[BugInstance],
+             outcomes: dict[tuple[int, datetime], ItemResult], bar: OneBar,
+             opened: list[Snapshot]) -> dict[str, tuple[Snapshot, list[datetime]]]:
+    """The snapshot of the repository at ``path`` at each cutoff its instances ``idxs`` want,
+    grouped by commit (each snapshot also appended to ``opened``, for the caller to close); a
+    cutoff with no snapshot gives its instances an error outcome."""
+    commits: dict[str, tuple[Snapshot, list[datetime]]] = {}
+    for when in sorted(set().union(*(wanted[k] for k in idxs))):
+        try:
+            snap = snapshot_at(path, when)
+        except RepositoryError as err:
+            def fail(inst: BugInstance, exc: RepositoryError = err) -> Any:
+                raise RepositoryError(f"instance {inst.instance_id!r}: {exc}")
+            for k in idxs:
+                if when in wanted[k]:
+                    outcomes[(k, when)] = call_item(fail, k, insts[k])
+                    bar.advance(1)
+            continue
+        opened.append(snap)
+        commits.setdefault(snap.commit, (snap, []))[1].append(when)
+    return commits
 
 
 def group_tasks(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str], cutoffs: Cutoffs,
