@@ -2,8 +2,8 @@
 
 The wrappers reuse a few of a harness's private names (lm-eval's ``HarnessCLI``, Inspect's
 ``inspect_ai._cli`` / ``_eval`` / ``_util`` helpers), which a new release may move or drop without
-notice. Each harness has one ``compat`` module (:mod:`harness_adapters.lm_eval.compat`,
-:mod:`harness_adapters.inspect.compat`, and the core's :mod:`benchchecker_plugin.swebench_compat`)
+notice. Each harness has one ``compat`` module (:mod:`harness_adapters.lm_eval._compat`,
+:mod:`harness_adapters.inspect._compat`, and the core's :mod:`benchchecker_plugin.swebench_compat`)
 that fetches those names through a :class:`Harness`; the other modules import them only from there.
 It lives in the core so that the core's own compat module needs no adapter import. A missing name stops the command with one line naming
 the harness, the installed version and the supported range (from ``pyproject.toml``'s extras)::

@@ -2,7 +2,7 @@
 
 :class:`RescoreOptions` travels from the command line (``benchchecker rescore`` / ``leaderboard``,
 ``benchchecker swebench rescore``), the harness wrappers and the republished page down to the
-scorer (:mod:`benchchecker_plugin.scoring.rates`) instead of a dozen loose parameters:
+scorer (:mod:`benchchecker_plugin.scoring._rates`) instead of a dozen loose parameters:
 
 * the inputs: ``benchmark`` (its tier scheme), ``tiers_path`` (per-instance tiers: a file or a
   datasets name) with its ``tier_field`` and ``id_field`` columns, ``instances_path`` (the

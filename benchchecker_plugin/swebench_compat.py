@@ -11,8 +11,8 @@
 ===============================================  ==================================================
 
 Each function imports swebench when called, never at import time. The core
-(:mod:`benchchecker_plugin.testrun.swebench`) reaches swebench only through here; the adapter
-(:mod:`harness_adapters.swebench.compat`) re-exports this module, never the reverse.
+(:mod:`benchchecker_plugin.testrun._swebench`) reaches swebench only through here, and so does the adapter
+(:mod:`harness_adapters.swebench`), which imports this module, never the reverse.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ order tables show them in.
 * ``labels``: every other benchmark's labels as written.
 
 A known benchmark names its scheme (:mod:`benchchecker_plugin.benchmarks`); the tier loader
-(:mod:`benchchecker_plugin.leaderboard.tiers`) and the rate tables
-(:mod:`benchchecker_plugin.scoring.rates`) read it from here. This module imports nothing of ours
+(:mod:`benchchecker_plugin.leaderboard._tiers`) and the rate tables
+(:mod:`benchchecker_plugin.scoring._rates`) read it from here. This module imports nothing of ours
 but the errors, so both can.
 """
 

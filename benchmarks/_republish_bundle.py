@@ -55,7 +55,7 @@ def submission_verdict(per_model: Sequence[str]) -> str:
 def write_inputs(out: Path, frames: Mapping[str, pd.DataFrame], build: Mapping[str, Any]) -> None:
     """The bundle's data files (CHANGELOG and licence note are kept by hand in the folder)."""
     from benchchecker_plugin.report import write_csv
-    from benchchecker_plugin.report.html import write_text_atomic
+    from benchchecker_plugin.report._html import write_text_atomic
 
     out.mkdir(parents=True, exist_ok=True)
     for name, frame in frames.items():

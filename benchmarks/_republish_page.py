@@ -14,10 +14,9 @@ from typing import Any
 import pandas as pd
 
 from benchchecker_plugin.flags import ASSUME_REPO_SEEN_REASON
-from benchchecker_plugin.report import drop_text, to_markdown, write_csv, write_leaderboard_report
-from benchchecker_plugin.report.html import write_text_atomic
-from benchchecker_plugin.report.leaderboard import CVC_SENTENCE, DROP_SENTENCE
-from benchchecker_plugin.report.tables import pct
+from benchchecker_plugin.report import drop_text, pct, to_markdown, write_csv, write_leaderboard_report
+from benchchecker_plugin.report._html import write_text_atomic
+from benchchecker_plugin.report._leaderboard import CVC_SENTENCE, DROP_SENTENCE
 
 HARD = "1-4 hours"
 MEDIUM = "15 min - 1 hour"

@@ -82,7 +82,7 @@ EARLY_WHY = {
     "sympy__sympy-22914": _SMALL_EDIT.format(what="the `_known_functions` dictionary", score="0.77"),
     "django__django-15851": "a pure reorder (`args.extend(parameters)` moved before the database "
                             "name): read present everywhere by an earlier engine; the reorder rule "
-                            "(stage2/reorder.py) reads the old order as pre-patch only",
+                            "(stage2/_reorder.py) reads the old order as pre-patch only",
 }
 
 

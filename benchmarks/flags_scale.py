@@ -46,7 +46,7 @@ def _write(path: Path, n: int) -> None:
 def _old(path: Path) -> int:
     """The path before: jsonschema validates every record."""
     from benchchecker_plugin.flags import ContaminationFlag
-    from benchchecker_plugin.flags.io import _validator
+    from benchchecker_plugin.flags._io import _validator
 
     validator = _validator()
     n = 0

@@ -5,7 +5,7 @@
     python benchmarks/membership.py --out /tmp/m --skip-controlled \\
         --pretrained hf/smollm2-135m --nonmember-dir /tmp/new/smolagents --nonmember-dir ...
 
-Controlled: see ``benchchecker_plugin.membership.evaluate`` (train a GPT-2 on member packages,
+Controlled: see ``benchchecker_plugin.membership._evaluate`` (train a GPT-2 on member packages,
 score members and non-members under strong and weak memorisation; writes membership.json, whose
 ``timings`` give the seconds of every phase). The full run took ~4 min on the shared 2-core machine
 (load average ~6.5), ~88% of it training.

@@ -151,8 +151,7 @@ def ray_vs_one_process(items: list, texts: list[str], work: Path, n_shards: int,
     import numpy as np
     import ray
 
-    from benchchecker_plugin.overlap.remote import ray_runner
-    from benchchecker_plugin.overlap.resume import scan_shards
+    from benchchecker_plugin.overlap import ray_runner, scan_shards
 
     folder, warm = work / "shards", work / "warm"
     for d in (folder, warm):

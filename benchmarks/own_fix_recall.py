@@ -57,7 +57,7 @@ def _args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def _fetch(owns: dict[str, Any], paths: dict[str, Path], args: argparse.Namespace) -> None:
-    from benchchecker_plugin.repos.releases import ReleaseHistory, fetch_releases, is_release_repo
+    from benchchecker_plugin.repos import ReleaseHistory, fetch_releases, is_release_repo
 
     need: dict[Path, set[str]] = {}
     for iid, o in owns.items():
@@ -75,11 +75,10 @@ def _fetch(owns: dict[str, Any], paths: dict[str, Path], args: argparse.Namespac
 def main(argv: Sequence[str] | None = None) -> int:
     from benchchecker_plugin.flags import write_flags
     from benchchecker_plugin.instances import load_instances
-    from benchchecker_plugin.repos import repo_dir_name
-    from benchchecker_plugin.repos.fixes import unapplies
+    from benchchecker_plugin.repos import repo_dir_name, unapplies
     from benchchecker_plugin.stage2 import PresenceConfig, run_grid
-    from benchchecker_plugin.stage2.own_fix import own_fix_snapshot, pr_dates
-    from benchchecker_plugin.stage2.sources import locate
+    from benchchecker_plugin.stage2._own_fix import own_fix_snapshot, pr_dates
+    from benchchecker_plugin.stage2._sources import locate
 
     args = _args(argv)
     started = time.perf_counter()

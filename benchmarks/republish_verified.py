@@ -184,9 +184,9 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
     from benchchecker_plugin.flags import write_flags
     from benchchecker_plugin.repos import repo_dir_name
     from benchchecker_plugin.stage2 import PresenceConfig, run_grid, why_clean
-    from benchchecker_plugin.stage2.engine import cutoff_when
-    from benchchecker_plugin.stage2.own_fix import own_fix_snapshot, pr_dates
-    from benchchecker_plugin.stage2.sources import locate
+    from benchchecker_plugin.stage2._engine import cutoff_when
+    from benchchecker_plugin.stage2._own_fix import own_fix_snapshot, pr_dates
+    from benchchecker_plugin.stage2._sources import locate
 
     whens = {m: cutoff_when(m, c) for m, c in cutoffs.items()}
     extra = [cutoff_when(d, d) for d in (args.extra_dates or [])]
@@ -389,7 +389,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         screen_submissions,
     )
     from benchchecker_plugin.repos import find_repo
-    from benchchecker_plugin.stage2.sources import locate
+    from benchchecker_plugin.stage2._sources import locate
 
     args = _args(argv)
     if args.rebuild is not None:

@@ -47,7 +47,7 @@ def _strip(flag: Any) -> dict:  # noqa: ANN401
 def _synthetic(root: Path, cases: int, n_cutoffs: int) -> tuple[list, dict]:
     import rich
 
-    from benchchecker_plugin.stage2.synthetic import build_history
+    from benchchecker_plugin.stage2 import build_history
 
     cutoff = datetime(2024, 1, 1, tzinfo=UTC)
     src = Path(rich.__file__).parent
@@ -89,8 +89,7 @@ def main() -> None:
 
     import ray
 
-    from benchchecker_plugin.models.executor import LocalExecutor
-    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.models import LocalExecutor, RayExecutor
     from benchchecker_plugin.stage2 import PresenceConfig, run_grid
 
     config = PresenceConfig(similarity="difflib")
@@ -122,7 +121,7 @@ def main() -> None:
         repos = len({i.repo for i in instances})  # one task per repository, unless fewer than CPUs
         per_task = args.instances_per_task or (len(instances) if repos >= args.cpus
                                                else max(1, math.ceil(len(instances) / args.cpus)))
-        from benchchecker_plugin.stage2.engine import group_tasks
+        from benchchecker_plugin.stage2._engine import group_tasks
 
         tasks = len(group_tasks(instances, root, cutoffs, config, per_task))
         t0 = time.perf_counter()

@@ -14,7 +14,7 @@ separately, then query building end to end. Probing: the same queries, ``--sampl
 4. ``generate_samples`` decodes all samples of a batch at once from one read of each prompt
    (``--batch-size`` x ``--samples`` rows);
 5. the default: 4, and queries that begin with the same tokens read that beginning once
-   (shared-prefix caching, :mod:`benchchecker_plugin.models.prefix`); the script prints the share of
+   (shared-prefix caching, :mod:`benchchecker_plugin.models._prefix`); the script prints the share of
    query tokens that are such a shared prefix.
 
 Each model is built and warmed up (one call) before its timing. Per-prompt seeds make the three
@@ -71,7 +71,7 @@ class PerSeed:
 
 def tiny_model(batch_size: int, prefill_mb: int, prefix_mb: int):  # a random GPT-2: cost, not answers
     from benchchecker_plugin.membership import LocalCausalLM
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     tok = train_tokenizer([f.text for f in source_tree(3000)], 2048)
     model = tiny_gpt2(tok, n_positions=256, n_embd=256, n_layer=4, n_head=4, eos_in_config=False, seed=0)
@@ -136,7 +136,7 @@ def main() -> None:
         rates.append(len(queries) / (time.perf_counter() - t))
         samples.append([r.samples for r in res])
         print(f"probing {label:<68} {rates[-1]:8.2f} queries/s ({rates[-1] / rates[0]:.1f}x)")
-    from benchchecker_plugin.models.prefix import shared_prefixes
+    from benchchecker_plugin.models._prefix import shared_prefixes
 
     rows = [model.model._prompt_ids(q.query, GenerationParams()) if isinstance(model, PerSeed)
             else model._prompt_ids(q.query, GenerationParams()) for q in queries]

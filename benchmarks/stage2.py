@@ -3,7 +3,7 @@
     python benchmarks/stage2.py                 # 500 instances, sympy + pandas (~3,000 files)
     python benchmarks/stage2.py --cases 90      # quicker
 
-Builds a labelled history (``benchchecker_plugin.stage2.synthetic``) from the installed sympy and
+Builds a labelled history (``benchchecker_plugin.stage2._synthetic``) from the installed sympy and
 pandas source trees, then times ``patch_presence`` (instances/s, verification excluded) against
 the named baseline, *naive all-pairs difflib alignment*: every added line of a gold patch compared
 (``difflib.SequenceMatcher.ratio``) with every line of every Python file of the snapshot. The
@@ -68,9 +68,9 @@ def main() -> None:
         LexicalSimilarity,
         PresenceConfig,
         RerankSimilarity,
+        build_history,
         patch_presence,
     )
-    from benchchecker_plugin.stage2.synthetic import build_history
 
     cutoff = datetime(2024, 1, 1, tzinfo=UTC)
     work = Path(tempfile.mkdtemp(prefix="bench-stage2-"))

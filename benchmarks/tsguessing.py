@@ -14,7 +14,7 @@ both timings. Both runs use the TS-Guessing decoding (greedy, no stop string, 32
 most); the script says whether their answers agree. It then times the prompt read alone (one new
 token) both ways: where reading the prompt is compute-bound (a CPU), batching does not make it
 cheaper, and one-at-a-time time / batched prompt-read time bounds the speed-up any batching gets.
-Shared-prefix caching (:mod:`benchchecker_plugin.models.prefix`) reads the part of the prompts they
+Shared-prefix caching (:mod:`benchchecker_plugin.models._prefix`) reads the part of the prompts they
 share once; the script prints that share of the prompt tokens and the bound with it.
 """
 
@@ -104,7 +104,7 @@ def generation_timing(args: argparse.Namespace, mmlu: Path) -> None:
 
 
 def _shared_fraction(model, probes, params) -> float:  # type: ignore[no-untyped-def]
-    from benchchecker_plugin.models.prefix import shared_prefixes
+    from benchchecker_plugin.models._prefix import shared_prefixes
 
     rows = [model._prompt_ids(p.prompt, params) for p in probes]
     return shared_prefixes(rows).shared_tokens / max(1, sum(len(r) for r in rows))

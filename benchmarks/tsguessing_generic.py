@@ -63,8 +63,8 @@ def main() -> None:
 
     os.environ.setdefault("BENCHCHECKER_PROGRESS", "0")
     from benchchecker_plugin.tsguessing import BenchmarkItem, prepare_probes, run_probes
-    from harness_adapters.lm_eval.detect import item_of
-    from harness_adapters.lm_eval.mc_task import read_mc_task
+    from harness_adapters.lm_eval._detect import item_of
+    from harness_adapters.lm_eval._mc_task import read_mc_task
     from tests.helpers.mc_tasks import arc_records, write_lm_eval_tasks
 
     shipped = REPO / "tasks" / "lm_eval"
@@ -104,8 +104,7 @@ def main() -> None:
     if args.model == "tiny":
         import torch
 
-        from benchchecker_plugin.models import get_model
-        from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+        from benchchecker_plugin.models import get_model, tiny_gpt2, train_tokenizer
 
         torch.set_num_threads(1)
         texts = [d["question"] + " " + " ".join(d["choices"]) for d in rows]

@@ -161,7 +161,7 @@ class LazyModel:
 def count_calls(identity: str, prompts: Sequence[str], params: Any, cache: Any) -> tuple[int, int]:
     """``(model calls, cached)`` for asking ``prompts`` once each: distinct prompts not in the
     cache are calls."""
-    from benchchecker_plugin.models.cache import completion_key
+    from benchchecker_plugin.models import completion_key
 
     keys = list(dict.fromkeys(completion_key(identity, p, params) for p in prompts))
     cached = len(cache.get_completions(keys)) if cache is not None else 0

@@ -36,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from benchchecker_plugin.models.cache import default_cache_dir
+from benchchecker_plugin.models import default_cache_dir
 from tests.helpers import require_shared_data
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")  # no hub downloads in tests
@@ -197,6 +197,6 @@ def smollm2_folder(_cache_dir: Path) -> Path:
 @pytest.fixture(scope="session")
 def smollm2_model(smollm2_folder: Path) -> Any:
     """The loaded local model (``HFModel``: generate + token_scores), shared by the session."""
-    from benchchecker_plugin.models.hf import HFModel
+    from benchchecker_plugin.models import HFModel
 
     return HFModel("hf/smollm2-135m", str(smollm2_folder), batch_size=4)

@@ -50,8 +50,8 @@ def test_every_json_output_goes_through_it() -> None:
     """No module writes an output with a plain ``write_text`` any more (fixtures building test
     repositories and the git clone marker excepted)."""
     root = Path(__file__).resolve().parents[1]
-    allowed = {"benchchecker_plugin/stage2/synthetic.py", "benchchecker_plugin/repos/fetch.py",
-               "benchchecker_plugin/models/gguf.py", "harness_adapters/inspect/cli.py"}
+    allowed = {"benchchecker_plugin/stage2/_synthetic.py", "benchchecker_plugin/repos/_fetch.py",
+               "benchchecker_plugin/models/_gguf.py", "harness_adapters/inspect/_cli.py"}
     offenders = [str(p.relative_to(root)) for pkg in ("benchchecker_plugin", "harness_adapters")
                  for p in (root / pkg).rglob("*.py")
                  if ".write_text(" in p.read_text() and str(p.relative_to(root)) not in allowed]

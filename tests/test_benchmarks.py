@@ -40,7 +40,7 @@ def test_any_name_is_accepted_known_ones_bring_their_scheme() -> None:
 
 
 def test_cli_copy_of_the_known_names() -> None:
-    from benchchecker_plugin.cli import score_cmd
+    from benchchecker_plugin.cli import _score_cmd as score_cmd
 
     assert score_cmd._KNOWN == tuple(sorted(KNOWN))
 

@@ -13,7 +13,7 @@ from benchchecker_plugin import errors
 from benchchecker_plugin.errors import BenchcheckerError, DataError, FlagsFormatError, InputError
 from benchchecker_plugin.flags import ContaminationFlag
 from benchchecker_plugin.models import GenerationParams, LocalExecutor
-from benchchecker_plugin.stage1.test import binomial_test, calibrate_p0
+from benchchecker_plugin.stage1 import binomial_test, calibrate_p0
 
 
 @pytest.mark.parametrize("name", errors.__all__)

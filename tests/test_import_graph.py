@@ -94,12 +94,12 @@ def test_the_cycle_check_sees_a_cycle_through_a_package() -> None:
     ``leaderboard.tiers`` -> ``scoring`` (its ``__init__``) -> ``scoring.flag_scores`` ->
     ``leaderboard.tiers``. Planted in a copy of the graph (its two cross edges), it is found."""
     graph = _graph()
-    graph.add_edge("benchchecker_plugin.leaderboard.tiers", "benchchecker_plugin.scoring")
-    graph.add_edge("benchchecker_plugin.scoring.flag_scores", "benchchecker_plugin.leaderboard.tiers")
-    assert graph.has_edge("benchchecker_plugin.scoring", "benchchecker_plugin.scoring.flag_scores")
+    graph.add_edge("benchchecker_plugin.leaderboard._tiers", "benchchecker_plugin.scoring")
+    graph.add_edge("benchchecker_plugin.scoring._flag_scores", "benchchecker_plugin.leaderboard._tiers")
+    assert graph.has_edge("benchchecker_plugin.scoring", "benchchecker_plugin.scoring._flag_scores")
     found = {frozenset(c) for c in _cycles(graph)}
-    assert frozenset({"benchchecker_plugin.leaderboard.tiers", "benchchecker_plugin.scoring",
-                      "benchchecker_plugin.scoring.flag_scores"}) in found
+    assert frozenset({"benchchecker_plugin.leaderboard._tiers", "benchchecker_plugin.scoring",
+                      "benchchecker_plugin.scoring._flag_scores"}) in found
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n.startswith("benchchecker_plugin")
@@ -111,7 +111,7 @@ def test_the_core_imports_no_harness_at_module_level(name: str) -> None:
 
 def test_the_walk_sees_function_level_imports() -> None:
     """The walk itself: a lazy import counts for cycles, and is seen as not module level."""
-    imports = _imports("benchchecker_plugin.testrun.swebench")
+    imports = _imports("benchchecker_plugin.testrun._swebench")
     assert ("benchchecker_plugin.swebench_compat", False) in imports
 
 
@@ -140,7 +140,7 @@ def test_the_adapters_the_core_names_exist() -> None:
              for node in ast.walk(ast.parse(MODULES[name].read_text(encoding="utf-8")))
              if isinstance(node, ast.Constant) and isinstance(node.value, str)
              and re.fullmatch(r"harness_adapters(\.\w+)+:\w+", node.value)}
-    assert "harness_adapters.lm_eval.detect:probes_for_tasks" in named
+    assert "harness_adapters.lm_eval._detect:probes_for_tasks" in named
     bad = [s for s in sorted(named) if s.split(":")[0] not in MODULES or not _defines(*s.split(":"))]
     assert not bad, bad
 
@@ -160,34 +160,95 @@ def _all(name: str) -> set[str] | None:
     return None
 
 
-def test_names_used_across_modules_are_public_and_in_all() -> None:
-    """``from .x import name`` between our modules: ``name`` is public and in ``x.__all__`` (a
-    neighbour's private helper is a contract nobody wrote down)."""
+def _owner(module: str) -> str:
+    """The package whose face a module sits behind: ``benchchecker_plugin.X`` or
+    ``harness_adapters.X`` for anything below them; a root module (``benchchecker_plugin.errors``)
+    is its own face."""
+    parts = module.split(".")
+    head = ".".join(parts[:2])
+    return head if head in MODULES and _is_package(head) else module
+
+
+def _private(module: str) -> bool:
+    return any(p.startswith("_") and not p.startswith("__") for p in module.split(".")[2:])
+
+
+def _face_violations(name: str, tree: ast.AST) -> list[str]:
+    """What module ``name`` (parsed as ``tree``) does against the house rule: a package is reached
+    through its face. From another package, import only from the package (its ``__init__``) and
+    only names in its ``__all__``; a private module (``_name.py``) is imported only by its own
+    package; inside a package, a neighbour's ``_helper`` is still not taken."""
+    here = name if _is_package(name) else name.rsplit(".", 1)[0]
     bad = []
-    for name, path in MODULES.items():
-        here = name if _is_package(name) else name.rsplit(".", 1)[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.ImportFrom):
-                continue
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [(a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 parent = here.split(".")[: len(here.split(".")) - node.level + 1]
                 base = ".".join(parent + ([base] if base else []))
-            for alias in node.names:
-                if base not in MODULES or f"{base}.{alias.name}" in MODULES:
-                    continue   # another package's name, or a submodule
-                exported = _all(base)
-                private = alias.name.startswith("_") and not alias.name.startswith("__")
-                if private or exported is None or alias.name not in exported:
-                    bad.append(f"{name}: {base}.{alias.name}")
+            targets = [(base, a.name) for a in node.names]
+        else:
+            continue
+        for base, attr in targets:
+            module = f"{base}.{attr}" if attr and f"{base}.{attr}" in MODULES else base
+            if module not in MODULES:
+                continue
+            inside = _owner(module) == _owner(name)
+            if _private(module) and not inside:
+                bad.append(f"{name} imports {module}: a private module of another package "
+                           f"(import from {_owner(module)})")
+            elif module == base and attr and not attr.startswith("__"):
+                if attr.startswith("_"):
+                    bad.append(f"{name} imports {base}.{attr}: a private name")
+                elif not inside and _is_package(base) and attr not in (_all(base) or ()):
+                    bad.append(f"{name} imports {base}.{attr}: not in {base}.__all__")
+    return bad
+
+
+def test_a_package_is_reached_through_its_face() -> None:
+    bad = [v for name, path in MODULES.items()
+           for v in _face_violations(name, ast.parse(path.read_text(encoding="utf-8")))]
     assert not bad, bad
+
+
+def test_the_face_check_finds_planted_breaches() -> None:
+    """Each rule of :func:`_face_violations` on a planted import in a real module."""
+    name = "benchchecker_plugin.stage2._engine"
+    planted = {
+        "from ..models._hf import HFModel": "a private module of another package",
+        "import benchchecker_plugin.repos._git": "a private module of another package",
+        "from ..models import _LAZY": "a private name",
+        "from ._judge import _block_flag": "a private name",
+        "from ..scoring import strata_sums": "not in benchchecker_plugin.scoring.__all__",
+    }
+    for line, why in planted.items():
+        found = _face_violations(name, ast.parse(line))
+        assert len(found) == 1 and why in found[0], (line, found)
+    for line in ("from ..models import HFModel", "from ._judge import verdict", "from ..errors import InputError"):
+        assert _face_violations(name, ast.parse(line)) == [], line
+
+
+def test_every_module_below_a_package_is_private() -> None:
+    """A package's modules are its own business (``_name.py``); what other packages use is named
+    in the package's ``__init__`` (its face). Only root modules (``benchchecker_plugin.errors``)
+    and packages keep public names."""
+    public = sorted(n for n in MODULES if not _is_package(n) and _owner(n) != n and not _private(n))
+    assert not public, public
+
+
+def test_private_modules_declare_no_all() -> None:
+    """``__all__`` is what a face offers; a private module has none to offer."""
+    declared = sorted(n for n in MODULES if _private(n) and not _is_package(n) and _all(n) is not None)
+    assert not declared, declared
 
 
 #: The floors of the house (README, "Architecture"): a package imports its own floor or below,
 #: never above; within a floor the package graph has no cycle.
 FLOORS: dict[str, int] = {
     **dict.fromkeys(("_version", "errors", "progress", "warnings_text", "hub_reach", "atomic", "safe_io",
-                     "extras", "local_data", "cutoff", "tier_schemes", "rescore_options", "benchmarks",
+                     "extras", "local_data", "lazy_names", "cutoff", "tier_schemes", "rescore_options", "benchmarks",
                      "shipped_tasks", "private_api", "table_files", "cutoffs_file"), 0),
     **dict.fromkeys(("flags", "models", "repos", "instances", "swebench_compat", "patch_dates"), 1),
     **dict.fromkeys(("scoring", "stage1", "stage2", "testrun", "baselines", "tsguessing", "membership",

@@ -13,7 +13,7 @@ _OURS = re.compile(r"\bissues? #?\d+|\(#\d+\)")
 _UPSTREAM = re.compile(r"\b(msgspec|lm-eval|lm-evaluation-harness|inspect_ai|swebench|numba|pandas) "
                        r"issue #?\d+")
 #: files another branch was rewriting at the time (their own numbers go with that rewrite)
-_LEFT = {"benchchecker_plugin/check/page.py"}
+_LEFT = {"benchchecker_plugin/check/_page.py"}
 
 
 def _hits(text: str) -> list[str]:

@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from benchchecker_plugin.scoring import roc
+from benchchecker_plugin.scoring import _roc as roc
 from benchchecker_plugin.warnings_text import warnings_in_words
 
 

@@ -1,7 +1,7 @@
 """Logit membership-inference baselines (loss, zlib, Min-K%, Min-K%++) from one forward pass."""
 
-from .logit import RepoLogitScores, baseline_flags, head, logit_scores, repo_logit_scores
-from .scores import METHODS, LogitScores, logit_scores_of, min_k, min_k_plus_plus
+from ._logit import RepoLogitScores, baseline_flags, head, logit_scores, repo_logit_scores
+from ._scores import METHODS, LogitScores, logit_scores_of, min_k, min_k_plus_plus
 
 __all__ = [
     "LogitScores",

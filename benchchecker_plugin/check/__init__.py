@@ -1,7 +1,7 @@
 """The pre-release check for model teams: every detector on every benchmark, one report."""
 
-from .page import verdict_summary, write_check_report
-from .pipeline import (
+from ._page import verdict_summary, write_check_report
+from ._pipeline import (
                        BUG_BENCHMARKS,
                        QA_BENCHMARKS,
                        STAGE1_INCONCLUSIVE,
@@ -11,9 +11,9 @@ from .pipeline import (
                        parse_data_options,
                        run_check,
 )
-from .rates import ExactRate, exact_rate, queries_to_rule_out
-from .sampling import parse_limits, stratified_sample
-from .summary import check_summary, write_check_summary
+from ._rates import ExactRate, exact_rate, queries_to_rule_out
+from ._sampling import parse_limits, stratified_sample
+from ._summary import check_summary, write_check_summary
 
 __all__ = [
     "BUG_BENCHMARKS",

@@ -5,34 +5,37 @@ from __future__ import annotations
 import click
 
 from .._version import __version__
-from .lazy import LazyGroup
+from ._lazy import LazyGroup
 
-__all__ = ["main"]
+__all__ = [
+    "LazyGroup",
+    "main",
+]
 
 _COMMANDS = {
     # spine
-    "demo": "benchchecker_plugin.cli.demo_cmd:demo",
-    "flags": "benchchecker_plugin.cli.flags_cmd:flags",
-    "cache": "benchchecker_plugin.cli.cache_cmd:cache",
-    "repos": "benchchecker_plugin.cli.repos_cmd:repos",
-    "models": "benchchecker_plugin.cli.models_cmd:models",
-    "tasks": "benchchecker_plugin.cli.tasks_cmd:tasks",
+    "demo": "benchchecker_plugin.cli._demo_cmd:demo",
+    "flags": "benchchecker_plugin.cli._flags_cmd:flags",
+    "cache": "benchchecker_plugin.cli._cache_cmd:cache",
+    "repos": "benchchecker_plugin.cli._repos_cmd:repos",
+    "models": "benchchecker_plugin.cli._models_cmd:models",
+    "tasks": "benchchecker_plugin.cli._tasks_cmd:tasks",
     # scorer
-    "score": "benchchecker_plugin.cli.score_cmd:score",
-    "rescore": "benchchecker_plugin.cli.score_cmd:rescore",
-    "leaderboard": "benchchecker_plugin.cli.score_cmd:leaderboard",
+    "score": "benchchecker_plugin.cli._score_cmd:score",
+    "rescore": "benchchecker_plugin.cli._score_cmd:rescore",
+    "leaderboard": "benchchecker_plugin.cli._score_cmd:leaderboard",
     # detectors
-    "patch-presence": "benchchecker_plugin.cli.stage2_cmd:patch_presence",
-    "repo-presence": "benchchecker_plugin.cli.stage1_cmd:repo_presence",
-    "baselines": "benchchecker_plugin.cli.stage1_cmd:baselines",
-    "eval": "benchchecker_plugin.cli.eval_cmd:eval_group",
-    "ts-guess": "benchchecker_plugin.cli.tsguess_cmd:ts_guess",
-    "overlap": "benchchecker_plugin.cli.overlap_cmd:overlap",
-    "check": "benchchecker_plugin.cli.check_cmd:check",
+    "patch-presence": "benchchecker_plugin.cli._stage2_cmd:patch_presence",
+    "repo-presence": "benchchecker_plugin.cli._stage1_cmd:repo_presence",
+    "baselines": "benchchecker_plugin.cli._stage1_cmd:baselines",
+    "eval": "benchchecker_plugin.cli._eval_cmd:eval_group",
+    "ts-guess": "benchchecker_plugin.cli._tsguess_cmd:ts_guess",
+    "overlap": "benchchecker_plugin.cli._overlap_cmd:overlap",
+    "check": "benchchecker_plugin.cli._check_cmd:check",
     # harness wrappers
-    "lm-eval": "harness_adapters.lm_eval.cli:lm_eval",
-    "inspect": "harness_adapters.inspect.cli:inspect_group",
-    "swebench": "harness_adapters.swebench.cli:swebench",
+    "lm-eval": "harness_adapters.lm_eval._cli:lm_eval",
+    "inspect": "harness_adapters.inspect._cli:inspect_group",
+    "swebench": "harness_adapters.swebench._cli:swebench",
 }
 
 # what `benchchecker --help` lists, without importing each command (tests/cli/test_help_imports.py

@@ -1,8 +1,8 @@
 """The flags format: the one interchange between detectors, scorers and harness adapters."""
 
-from .columns import FlagColumns, FlagTally, read_flag_columns, tally_flags
-from .io import flags_schema, iter_flags, read_flags, validate_record, write_flags
-from .merge import (
+from ._columns import ABSENT, FlagColumns, FlagTally, read_flag_columns, tally_flags
+from ._io import flags_schema, iter_flags, read_flags, validate_record, write_flags
+from ._merge import (
     ASSUME_REPO_SEEN_REASON,
     MERGED_METHOD,
     STAGE1_METHOD,
@@ -11,9 +11,10 @@ from .merge import (
     merge_flags,
     verdicts_for,
 )
-from .record import ANY_MODEL, SCHEMA_VERSION, ContaminationFlag, Verdict
+from ._record import ANY_MODEL, SCHEMA_VERSION, ContaminationFlag, Verdict
 
 __all__ = [
+    "ABSENT",
     "ANY_MODEL",
     "ASSUME_REPO_SEEN_REASON",
     "ContaminationFlag",

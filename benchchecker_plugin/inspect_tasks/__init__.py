@@ -1,9 +1,9 @@
 """Inspect tasks of benchchecker (imports ``inspect_ai``; the core package does not)."""
 
-from .mmlu import mmlu_local
-from .modelapi import BenchcheckerModelAPI, benchchecker_provider
-from .scorer import PROBE_KEY, ts_guessing_scorer
-from .tasks import (
+from ._mmlu import mmlu_local
+from ._modelapi import BenchcheckerModelAPI, benchchecker_provider, provider_identity
+from ._scorer import PROBE_KEY, ts_guessing_scorer
+from ._tasks import (
                     ts_guessing_mmlu_multichoice,
                     ts_guessing_mmlu_question,
                     ts_guessing_task,
@@ -16,6 +16,7 @@ __all__ = [
     "PROBE_KEY",
     "benchchecker_provider",
     "mmlu_local",
+    "provider_identity",
     "ts_guessing_mmlu_multichoice",
     "ts_guessing_mmlu_question",
     "ts_guessing_scorer",

@@ -1,13 +1,13 @@
 """Bug-fixing benchmark instances (SWE-bench, Multi-SWE-bench, BugsInPy, Defects4J) as one
 :class:`BugInstance`."""
 
-from .bug import BugInstance
-from .bugsinpy import load_bugsinpy
-from .defects4j import PROJECT_REPOS, load_defects4j, reverse_diff
-from .load import FORMATS, load_instances
-from .multi_swe_bench import instance_from_multi_swe_bench, is_multi_swe_bench, load_multi_swe_bench
-from .multi_swe_bench_tiers import load_multi_swe_bench_tiers
-from .swebench import instance_from_swebench, load_swebench
+from ._bug import BugInstance
+from ._bugsinpy import load_bugsinpy
+from ._defects4j import PROJECT_REPOS, load_defects4j, reverse_diff
+from ._load import FORMATS, load_instances
+from ._multi_swe_bench import instance_from_multi_swe_bench, is_multi_swe_bench, load_multi_swe_bench
+from ._multi_swe_bench_tiers import load_multi_swe_bench_tiers
+from ._swebench import instance_from_swebench, load_swebench
 
 __all__ = [
     "BugInstance",

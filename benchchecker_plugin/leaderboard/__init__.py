@@ -1,24 +1,25 @@
 """Leaderboard and harness results: loaders per format, the instance list, tiers, model mapping,
 and the pipelines that re-score one run or a whole leaderboard."""
 
-from .harness_logs import load_inspect_log, load_lm_eval_samples
-from .hygiene import Screened, cap_cutoffs, official_percentages, screen_submissions
-from .load import FORMATS, detect_format, load_submissions
-from .model_map import apply_model_map, read_model_map, submission_verdicts, verdicts_by_submission
-from .multi_swe_bench import load_final_report, load_multi_swe_bench, msb_instance_id
-from .pipeline import (
-    MIN_CLEAN,
-    MIN_RESOLVED_CLEAN,
+from ..rescore_options import MIN_CLEAN, MIN_RESOLVED_CLEAN
+from ..tier_schemes import MSB_TIER_OF_TIME
+from ._harness_logs import lm_eval_run_model, load_inspect_log, load_lm_eval_samples
+from ._hygiene import Screened, cap_cutoffs, official_percentages, screen_submissions
+from ._load import FORMATS, detect_format, load_submissions
+from ._model_map import apply_model_map, read_model_map, submission_verdicts, verdicts_by_submission
+from ._multi_swe_bench import load_final_report, load_multi_swe_bench, msb_instance_id
+from ._pipeline import (
     Rescored,
     build_leaderboard,
     rate_submissions,
+    refuse_empty_submission,
     rescore_run,
     summary_groups,
     write_leaderboard,
 )
-from .submission import Submission
-from .swebench import load_experiments, load_instance_logs, load_run_report
-from .tiers import MSB_TIER_OF_TIME, load_instance_ids, load_tiers
+from ._submission import Submission
+from ._swebench import load_experiments, load_instance_logs, load_run_report
+from ._tiers import load_instance_ids, load_tiers
 
 __all__ = [
     "FORMATS",
@@ -32,6 +33,7 @@ __all__ = [
     "build_leaderboard",
     "cap_cutoffs",
     "detect_format",
+    "lm_eval_run_model",
     "load_experiments",
     "load_final_report",
     "load_inspect_log",
@@ -46,6 +48,7 @@ __all__ = [
     "official_percentages",
     "rate_submissions",
     "read_model_map",
+    "refuse_empty_submission",
     "rescore_run",
     "screen_submissions",
     "submission_verdicts",

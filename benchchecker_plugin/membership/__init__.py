@@ -1,9 +1,9 @@
 """The controlled membership evaluation: Stage I vs logit baselines on a GPT-2 trained here."""
 
-from .corpus import CANDIDATE_PACKAGES, Corpus, Repo, build_corpus, folder_repo, package_repo
-from .evaluate import FULL, QUICK, EvalConfig, method_metrics, run_membership, score_repos
-from .local_lm import LocalCausalLM
-from .train import TrainConfig, Trained, train_gpt2, train_tokenizer
+from ._corpus import CANDIDATE_PACKAGES, Corpus, Repo, build_corpus, folder_repo, package_repo
+from ._evaluate import FULL, QUICK, EvalConfig, method_metrics, run_membership, score_repos
+from ._local_lm import LocalCausalLM
+from ._train import TrainConfig, Trained, train_gpt2
 
 __all__ = [
     "CANDIDATE_PACKAGES",
@@ -22,5 +22,4 @@ __all__ = [
     "run_membership",
     "score_repos",
     "train_gpt2",
-    "train_tokenizer",
 ]

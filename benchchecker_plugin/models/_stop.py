@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["cut_at_stop"]
-
 
 def cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
     """``text`` up to (not including) the earliest stop string, and whether one was found."""

@@ -9,39 +9,54 @@ that merge), ``result`` (per-item measures and flags), ``audit`` (items against 
 flags out, per benchmark).
 """
 
-from .audit import OverlapAudit, audit_corpus
-from .corpus import Shard, ShardError, iter_documents, shards_of
-from .index import (
-                    MANIFEST,
-                    CorpusIndex,
-                    Hit,
-                    IndexManifest,
-                    build_index,
-                    index_results,
-                    normalizer_fingerprint,
-                    query_terms,
+from typing import TYPE_CHECKING
+
+from ..lazy_names import lazy_names
+from ._audit import OverlapAudit, audit_corpus
+from ._corpus import Shard, ShardError, iter_documents, shards_of
+from ._index import (
+    MANIFEST,
+    CorpusIndex,
+    Hit,
+    IndexManifest,
+    build_index,
+    index_results,
+    normalizer_fingerprint,
+    query_terms,
 )
-from .index_parts import PARTS, PartedIndex, build_parted_index, local_map, open_index, partition, ray_map
-from .items import OverlapItem, bug_queries, load_overlap_items, mc_queries
-from .metrics import (
-                    DEFAULT_METRICS,
-                    DEFAULT_RULE,
-                    AnyNgram,
-                    Coverage,
-                    ItemWindows,
-                    LongestMatch,
-                    Measure,
-                    Metric,
-                    Retrieval,
-                    TokenLevel,
-                    covered_tokens,
-                    get_metric,
-                    metric_names,
+from ._index_parts import PARTS, PartedIndex, build_parted_index, local_map, open_index, partition, ray_map
+from ._items import OverlapItem, bug_queries, load_overlap_items, mc_queries
+from ._metrics import (
+    DEFAULT_METRICS,
+    DEFAULT_RULE,
+    AnyNgram,
+    Coverage,
+    ItemWindows,
+    LongestMatch,
+    Measure,
+    Metric,
+    Retrieval,
+    TokenLevel,
+    covered_tokens,
+    get_metric,
+    metric_names,
 )
-from .normalize import ngram_key, normalize, token_hash, tokens
-from .partial import ScanPartial, apply, combine, combine_all, scan_shard, table_fingerprint
-from .result import METHOD, ItemResult, item_results, overlap_flags
-from .scan import BenchmarkTable, Location, ScanStats, build_table, scan_corpus, scan_documents, scan_texts
+from ._normalize import ngram_key, normalize, token_hash, tokens
+from ._partial import ScanPartial, apply, combine, combine_all, scan_shard, table_fingerprint
+from ._remote import ray_runner
+from ._result import METHOD, ItemResult, item_results, overlap_flags
+from ._resume import scan_shards
+from ._scan import BenchmarkTable, Location, ScanStats, build_table, scan_corpus, scan_documents, scan_texts
+
+if TYPE_CHECKING:
+    from ._controlled import DEMO, FULL, QUICK, format_table, run_overlap_eval
+
+#: The controlled evaluation's names, loaded on first use (it reads the scorer, and pandas with it;
+#: a corpus scan, here or on a Ray worker, never needs them)
+_LAZY = dict.fromkeys(("DEMO", "FULL", "QUICK", "format_table", "run_overlap_eval"), "._controlled")
+
+__getattr__ = lazy_names(__name__, _LAZY)
+
 
 __all__ = [
     "AnyNgram",
@@ -50,6 +65,8 @@ __all__ = [
     "Coverage",
     "DEFAULT_METRICS",
     "DEFAULT_RULE",
+    "DEMO",
+    "FULL",
     "Hit",
     "IndexManifest",
     "ItemResult",
@@ -64,6 +81,7 @@ __all__ = [
     "OverlapItem",
     "PARTS",
     "PartedIndex",
+    "QUICK",
     "Retrieval",
     "ScanPartial",
     "ScanStats",
@@ -79,6 +97,7 @@ __all__ = [
     "combine",
     "combine_all",
     "covered_tokens",
+    "format_table",
     "get_metric",
     "index_results",
     "item_results",
@@ -95,9 +114,12 @@ __all__ = [
     "partition",
     "query_terms",
     "ray_map",
+    "ray_runner",
+    "run_overlap_eval",
     "scan_corpus",
     "scan_documents",
     "scan_shard",
+    "scan_shards",
     "scan_texts",
     "shards_of",
     "table_fingerprint",

@@ -1,7 +1,7 @@
 """Private numba kernels of the overlap scan: plain contiguous arrays in, arrays out, no validation.
 
-Called through :mod:`.scan` and :mod:`.metrics` only. The token stream and the n-gram keys are those of
-:mod:`.normalize` (its pure-Python functions are the reference these kernels are tested against):
+Called through :mod:`._scan` and :mod:`._metrics` only. The token stream and the n-gram keys are those of
+:mod:`._normalize` (its pure-Python functions are the reference these kernels are tested against):
 
 - :func:`tokenize`: token hashes (FNV-1a 64 of the lower-cased token bytes), byte offsets and
   polynomial prefix hashes (so any window's key is O(1)) of every document of a batch, in one pass;
@@ -11,7 +11,7 @@ Called through :mod:`.scan` and :mod:`.metrics` only. The token stream and the n
 - :func:`scan`: every window of every registered length at every token of a batch, behind two
   Bloom gates (windows shorter than the smallest metric size, and the rest), marking hits per table entry (distinct documents counted,
   the first hit's location kept);
-- :func:`best_window_lcs`: Deng's retrieval score of one retrieved document (:mod:`.metrics`).
+- :func:`best_window_lcs`: Deng's retrieval score of one retrieved document (:mod:`._metrics`).
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """Reports: CSV / Markdown tables, inline-SVG plots, and a reusable self-contained HTML page."""
 
-from .cells import csv_escape, csv_unescape, markdown_cell
-from .html import HtmlPage
-from .leaderboard import describe_flags, write_leaderboard_report
-from .plots import drop_by_tier_svg, drop_over_time_svg, figure_to_svg, pyplot
-from .tables import (
+from ._cells import csv_escape, csv_unescape, markdown_cell
+from ._html import HtmlPage
+from ._leaderboard import describe_flags, write_leaderboard_report
+from ._plots import drop_by_tier_svg, drop_over_time_svg, figure_to_svg, pyplot
+from ._tables import (
     display_drops,
     drop_text,
     main_table,
+    pct,
     read_csv,
     summary_display,
     to_markdown,
@@ -27,6 +28,7 @@ __all__ = [
     "figure_to_svg",
     "main_table",
     "markdown_cell",
+    "pct",
     "pyplot",
     "read_csv",
     "summary_display",

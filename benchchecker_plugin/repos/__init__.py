@@ -6,30 +6,55 @@ made from a package index's sdists (:func:`fetch_releases`), and where a fix lan
 This package is the only place that talks to git; stage I and stage II share :class:`Snapshot`.
 """
 
-from .clones import find_repo
-from .fetch import DEFAULT_SOURCE, FetchResult, FetchStatus, fetch_repos, repo_dir_name, source_url
-from .fixes import FixCommit, fix_landed
-from .git import BlobReader, apply_diff, export_tree, is_shallow, resolve_commit
-from .index import PackageIndex, ReleaseFile, SimpleIndex
-from .language import EXTENSIONS, detect_language
-from .releases import Release, ReleaseFetch, ReleaseHistory, fetch_releases, find_releases, releases_dir_name
-from .snapshot import Snapshot, default_ref, parse_cutoff
+from ._archive import ExtractLimits
+from ._clones import find_repo
+from ._fetch import DEFAULT_SOURCE, FetchResult, FetchStatus, fetch_repos, repo_dir_name, source_url
+from ._fixes import (
+    FixCommit,
+    added_lines,
+    first_holding,
+    first_landing,
+    first_unapplying,
+    fix_landed,
+    holds_line,
+    unapplies,
+)
+from ._git import BlobReader, apply_diff, export_tree, git, is_shallow, resolve_commit
+from ._index import PackageIndex, ReleaseFile, SimpleIndex
+from ._language import EXTENSIONS, detect_language
+from ._release_plan import plan_releases
+from ._releases import (
+    RELEASES_MARKER,
+    Release,
+    ReleaseFetch,
+    ReleaseHistory,
+    base_candidates,
+    fetch_releases,
+    find_releases,
+    is_release_repo,
+    releases_dir_name,
+)
+from ._snapshot import Snapshot, default_ref, parse_cutoff
 
 __all__ = [
     "BlobReader",
     "DEFAULT_SOURCE",
     "EXTENSIONS",
+    "ExtractLimits",
     "FetchResult",
     "FetchStatus",
     "FixCommit",
     "PackageIndex",
+    "RELEASES_MARKER",
     "Release",
     "ReleaseFetch",
     "ReleaseFile",
     "ReleaseHistory",
     "SimpleIndex",
     "Snapshot",
+    "added_lines",
     "apply_diff",
+    "base_candidates",
     "default_ref",
     "detect_language",
     "export_tree",
@@ -37,11 +62,19 @@ __all__ = [
     "fetch_repos",
     "find_releases",
     "find_repo",
+    "first_holding",
+    "first_landing",
+    "first_unapplying",
     "fix_landed",
+    "git",
+    "holds_line",
+    "is_release_repo",
     "is_shallow",
     "parse_cutoff",
+    "plan_releases",
     "releases_dir_name",
     "repo_dir_name",
     "resolve_commit",
     "source_url",
+    "unapplies",
 ]

@@ -2,23 +2,22 @@
 and pooled tier-stratified drops over groups of submissions."""
 
 from ..rescore_options import MIN_CLEAN, MIN_RESOLVED_CLEAN, RescoreOptions
-from .bootstrap import BootstrapInterval, DetectionMetrics, bootstrap_auc, detection_metrics
-from .flag_scores import read_labels, score_flags
-from .pooled import POOLED_COLUMNS, mantel_haenszel_ratio
-from .power import MDE_SENTENCE, MdeConfig, minimum_detectable_drop
-from .rates import (
-    ALL_TIER,
-    HARD_TIER,
+from ..tier_schemes import ALL_TIER, HARD_TIER, MULTI_SWE_BENCH_TIERS, SWE_BENCH_VERIFIED_TIERS
+from ._bootstrap import BootstrapInterval, DetectionMetrics, bootstrap_auc, detection_metrics, wilson_interval
+from ._flag_scores import read_labels, score_flags
+from ._pooled import POOLED_COLUMNS, mantel_haenszel_ratio
+from ._power import MDE_SENTENCE, MdeConfig, minimum_detectable_drop
+from ._rates import (
     LEADERBOARD_COLUMNS,
-    MULTI_SWE_BENCH_TIERS,
-    SWE_BENCH_VERIFIED_TIERS,
+    TOO_FEW_CLEAN,
     ResolvedMatrix,
+    bootstrap_draws,
     pooled_summary,
     rate_and_pool,
     rate_table,
     rescore,
 )
-from .roc import (
+from ._roc import (
     Rates,
     RocCurve,
     UndefinedMetricWarning,
@@ -27,10 +26,14 @@ from .roc import (
     roc_curve,
     tpr_at_fpr,
 )
+from ._strata import BootstrapDraws
+from ._verdict_codes import NO_VERDICT, CodedVerdicts
 
 __all__ = [
     "ALL_TIER",
+    "BootstrapDraws",
     "BootstrapInterval",
+    "CodedVerdicts",
     "DetectionMetrics",
     "HARD_TIER",
     "LEADERBOARD_COLUMNS",
@@ -39,14 +42,17 @@ __all__ = [
     "MIN_RESOLVED_CLEAN",
     "MULTI_SWE_BENCH_TIERS",
     "MdeConfig",
+    "NO_VERDICT",
     "POOLED_COLUMNS",
     "Rates",
     "RescoreOptions",
     "ResolvedMatrix",
     "RocCurve",
     "SWE_BENCH_VERIFIED_TIERS",
+    "TOO_FEW_CLEAN",
     "UndefinedMetricWarning",
     "bootstrap_auc",
+    "bootstrap_draws",
     "detection_metrics",
     "mantel_haenszel_ratio",
     "minimum_detectable_drop",
@@ -60,4 +66,5 @@ __all__ = [
     "roc_curve",
     "score_flags",
     "tpr_at_fpr",
+    "wilson_interval",
 ]

@@ -1,7 +1,7 @@
 """Private numba kernels of the scorer: plain, contiguous arrays in, arrays out, no validation.
 
-Everything here is called through the validated functions of :mod:`.roc`, :mod:`.bootstrap` and
-:mod:`.rates`; do not call these directly.
+Everything here is called through the validated functions of :mod:`._roc`, :mod:`._bootstrap` and
+:mod:`._rates`; do not call these directly.
 
 Sorting: scores are mapped to unsigned 64-bit keys whose ascending order is the *descending* order
 of the scores (the IEEE-754 bit trick: flip the sign bit of non-negative numbers, all bits of

@@ -1,12 +1,12 @@
 """Stage I of BenchChecker: was a model trained on a repository? (text outputs only).
 
-Mine recurring patterns (:mod:`.mining`), instantiate query–target pairs (:mod:`.queries`), rank
-targets by a reference model's entropy (:mod:`.entropy`), probe the model (:mod:`.probe`), and test
-the hit count against chance (:mod:`.test`). :func:`repo_presence` runs it all.
+Mine recurring patterns (:mod:`.mining`), instantiate query–target pairs (:mod:`._queries`), rank
+targets by a reference model's entropy (:mod:`._entropy`), probe the model (:mod:`._probe`), and test
+the hit count against chance (:mod:`._test`). :func:`repo_presence` runs it all.
 """
 
-from .entropy import max_subtoken_loss, score_entropy
-from .presence import (
+from ._entropy import max_subtoken_loss, score_entropy
+from ._presence import (
                        METHOD,
                        MiningConfig,
                        PresenceResult,
@@ -15,8 +15,8 @@ from .presence import (
                        presence_flags,
                        repo_presence,
 )
-from .probe import ProbeResult, probe
-from .queries import (
+from ._probe import ProbeResult, probe
+from ._queries import (
                        Query,
                        drop_near_duplicates,
                        instantiate_queries,
@@ -26,8 +26,8 @@ from .queries import (
                        is_repetitive,
                        select_queries,
 )
-from .sources import LANGUAGE_EXTENSIONS, SourceFile, read_sources
-from .test import (
+from ._sources import LANGUAGE_EXTENSIONS, SourceFile, read_sources
+from ._test import (
                        DEFAULT_P0,
                        Calibration,
                        TestResult,

@@ -1,23 +1,24 @@
 """BenchChecker stage II: was an instance's gold patch in the repository at the training cutoff?
 
-Pipeline: :mod:`.patch` (diff -> logical-line blocks) -> :mod:`.normalize` (both sides) ->
-:mod:`.localize` (same name, moved, GumTree-style subtree match; line alignment with a pluggable
-:mod:`.similarity`) -> :mod:`.decide` -> optional tests of the spliced patch (:mod:`.splice`, run
-by :mod:`benchchecker_plugin.testrun`); :mod:`.judge` judges one instance against one snapshot, and
-:mod:`.engine`, the one driver, runs instances x {model: cutoff} on an executor (one task per
-repository; :mod:`.presence` is it at one cutoff).
+Pipeline: :mod:`._patch` (diff -> logical-line blocks) -> :mod:`._normalize` (both sides) ->
+:mod:`._localize` (same name, moved, GumTree-style subtree match; line alignment with a pluggable
+:mod:`._similarity`) -> :mod:`._decide` -> optional tests of the spliced patch (:mod:`._splice`, run
+by :mod:`benchchecker_plugin.testrun`); :mod:`._judge` judges one instance against one snapshot, and
+:mod:`._engine`, the one driver, runs instances x {model: cutoff} on an executor (one task per
+repository; :mod:`._presence` is it at one cutoff).
 
 The test runners live in :mod:`benchchecker_plugin.testrun`.
 """
 
-from .decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
-from .engine import GridRun, patch_presence_grid, run_grid, run_stage2
-from .languages import LanguageSpec, get_language, language_names, register_language
-from .localize import LineMatch, Location, SnapshotIndex, align, localize
-from .normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
-from .patch import PatchBlock, parse_patch
-from .presence import METHOD, PresenceConfig, patch_presence, summary_line
-from .similarity import (
+from ._config import METHOD, PresenceConfig
+from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
+from ._engine import GridRun, patch_presence_grid, run_grid, run_stage2
+from ._languages import LanguageSpec, get_language, language_names, register_language
+from ._localize import LineMatch, Location, SnapshotIndex, align, localize
+from ._normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
+from ._patch import PatchBlock, parse_patch
+from ._presence import patch_presence, summary_line
+from ._similarity import (
                          EmbeddingSimilarity,
                          ExactSimilarity,
                          LexicalSimilarity,
@@ -25,8 +26,9 @@ from .similarity import (
                          Similarity,
                          get_similarity,
 )
-from .splice import SpliceError, modified_patch
-from .why_clean import CleanKind, why_clean
+from ._splice import SpliceError, modified_patch
+from ._synthetic import build_history
+from ._why_clean import CleanKind, why_clean
 
 __all__ = [
     "BlockResult",
@@ -51,6 +53,7 @@ __all__ = [
     "SnapshotIndex",
     "SpliceError",
     "align",
+    "build_history",
     "decide",
     "get_language",
     "get_similarity",

@@ -9,42 +9,52 @@ what its task shows the model), ``scoring`` (EM, Rouge-L and thresholds), ``prob
 -> flag) and ``guess`` (:func:`ts_guess` through the model layer).
 """
 
-from .choices import answer_index, mc_item, option_texts
-from .controlled import ControlledResult, controlled_check, train_tiny_lm
-from .data import BENCHMARKS, MMLU_HUB, TRUTHFULQA_HUB, BenchmarkItem, load_items, load_mmlu, load_truthfulqa
-from .filters import (
-                   MEANINGLESS_CATEGORIES,
-                   MIN_QUESTION_WORDS,
-                   SIMILARITY_THRESHOLD,
-                   DropReason,
-                   option_filter,
-                   option_in_question,
-                   question_filter,
-                   similar,
+from ._choices import answer_index, mc_item, option_texts
+from ._controlled import ControlledResult, controlled_check, train_tiny_lm
+from ._data import (
+    BENCHMARKS,
+    MMLU_HUB,
+    TRUTHFULQA_HUB,
+    BenchmarkItem,
+    load_items,
+    load_mmlu,
+    load_truthfulqa,
+    text_sha1,
 )
-from .guess import DEFAULT_PARAMS, MAX_TOKENS, TSGuessResult, generation_params, run_probes, ts_guess
-from .masking import (
-                   MASK,
-                   MaskedOption,
-                   MaskedWord,
-                   content_key,
-                   content_words,
-                   mask_option,
-                   mask_word,
-                   select_options,
-                   stop_words,
+from ._filters import (
+    MEANINGLESS_CATEGORIES,
+    MIN_QUESTION_WORDS,
+    SIMILARITY_THRESHOLD,
+    DropReason,
+    option_filter,
+    option_in_question,
+    question_filter,
+    similar,
 )
-from .probes import Preparation, Probe, prepare_probes, probe_flag
-from .prompts import LETTERS, Mode, benchmark_hint, multichoice_prompt, question_prompt
-from .rules import TaskRules, task_rules
-from .scoring import (
-                   MULTICHOICE_THRESHOLD,
-                   GuessScore,
-                   clean_answer,
-                   exact_match,
-                   normalize,
-                   rouge_l_f1,
-                   score_guess,
+from ._guess import DEFAULT_PARAMS, MAX_TOKENS, TSGuessResult, generation_params, run_probes, ts_guess
+from ._masking import (
+    MASK,
+    MaskedOption,
+    MaskedWord,
+    content_key,
+    content_words,
+    mask_option,
+    mask_word,
+    select_options,
+    stop_words,
+)
+from ._probes import Preparation, Probe, prepare_probes, probe_flag
+from ._prompts import LETTERS, Mode, benchmark_hint, multichoice_prompt, question_prompt
+from ._rules import TaskRules, task_rules
+from ._sandbox import render_budgeted, sandboxed_environment
+from ._scoring import (
+    MULTICHOICE_THRESHOLD,
+    GuessScore,
+    clean_answer,
+    exact_match,
+    normalize,
+    rouge_l_f1,
+    score_guess,
 )
 
 __all__ = [
@@ -94,13 +104,16 @@ __all__ = [
     "probe_flag",
     "question_filter",
     "question_prompt",
+    "render_budgeted",
     "rouge_l_f1",
     "run_probes",
+    "sandboxed_environment",
     "score_guess",
     "select_options",
     "similar",
     "stop_words",
     "task_rules",
+    "text_sha1",
     "train_tiny_lm",
     "ts_guess",
 ]

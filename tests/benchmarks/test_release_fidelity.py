@@ -9,9 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.repos.git import git
-from benchchecker_plugin.repos.index import SimpleIndex
-from benchchecker_plugin.repos.releases import fetch_releases
+from benchchecker_plugin.repos import SimpleIndex, fetch_releases, git
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, commit_all
 from tests.helpers.local_index import LocalIndex
 

@@ -25,7 +25,7 @@ needs_data = needs_shared_data("mmlu")
 def _bug_slice(tmp_path: Path) -> tuple[Path, Path, list]:
     import rich
 
-    from benchchecker_plugin.stage2.synthetic import build_history
+    from benchchecker_plugin.stage2 import build_history
 
     repos = tmp_path / "repos"
     cases = build_history(Path(rich.__file__).parent, repos / "synthetic__history",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchchecker_plugin.check.page import id_order
+from benchchecker_plugin.check._page import id_order
 
 
 def test_ids_sort_with_their_numbers_as_numbers() -> None:

@@ -17,7 +17,7 @@ from tests.helpers import SHARED_DATA, ScriptedModel, needs_shared_data
 
 
 def _run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> tuple[Result, Path]:
-    from benchchecker_plugin.cli.options import ModelOptions
+    from benchchecker_plugin.cli._options import ModelOptions
 
     # the model is not under test: a scripted one answers instead of loading weights
     monkeypatch.setattr(ModelOptions, "build", lambda self, **kw: ScriptedModel(lambda p, params: "x"))

@@ -11,7 +11,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from benchchecker_plugin.check import STAGE1_INCONCLUSIVE, CheckConfig, parse_limits, run_check
-from benchchecker_plugin.check.pipeline import _stage1_inconclusive
+from benchchecker_plugin.check._pipeline import _stage1_inconclusive
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import ContaminationFlag, Verdict
 from tests.helpers import SHARED_DATA, ScriptedModel, needs_shared_data
@@ -42,7 +42,7 @@ def test_check_samples_every_subject_and_gives_one_verdict_per_item() -> None:
 
 @needs_shared_data("mmlu")
 def test_check_writes_summary_md_and_json_with_exact_rates(tmp_path: Path, monkeypatch) -> None:
-    from benchchecker_plugin.cli.options import ModelOptions
+    from benchchecker_plugin.cli._options import ModelOptions
 
     # the model is not under test: a scripted one answers instead of loading weights
     monkeypatch.setattr(ModelOptions, "build", lambda self, **kw: ScriptedModel(lambda p, params: "x"))

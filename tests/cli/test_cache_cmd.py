@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.cli.options import ModelOptions, dry_run_summary, model_options
+from benchchecker_plugin.cli._options import ModelOptions, dry_run_summary, model_options
 from benchchecker_plugin.models import CachedModel, GenerationParams, ResponseCache
 from tests.helpers import ScriptedModel
 

@@ -82,7 +82,7 @@ def test_inspect_eval_short_help_is_inspects() -> None:
     pytest.importorskip("inspect_ai")
     from inspect_ai._cli.eval import eval_command
 
-    from harness_adapters.inspect.cli import _EVAL_HELP, inspect_group
+    from harness_adapters.inspect._cli import _EVAL_HELP, inspect_group
 
     assert _EVAL_HELP == eval_command.get_short_help_str(limit=10**6)
     assert inspect_group.get_command(click.Context(inspect_group), "eval") is not None
@@ -90,7 +90,7 @@ def test_inspect_eval_short_help_is_inspects() -> None:
 
 def test_ts_guess_option_copies_match_tsguessing() -> None:
     from benchchecker_plugin import tsguessing
-    from benchchecker_plugin.cli import tsguess_cmd
+    from benchchecker_plugin.cli import _tsguess_cmd as tsguess_cmd
 
     assert tsguess_cmd.BENCHMARKS == tsguessing.BENCHMARKS
     assert tsguess_cmd.MODES == tuple(m.value for m in tsguessing.Mode)
@@ -99,7 +99,7 @@ def test_ts_guess_option_copies_match_tsguessing() -> None:
 
 def test_listing_equals_clicks_own() -> None:
     """The listing written from the given short help is the one click writes after importing."""
-    from benchchecker_plugin.cli.lazy import LazyGroup
+    from benchchecker_plugin.cli import LazyGroup
 
     def listing(render) -> str:  # type: ignore[no-untyped-def]
         group = LazyGroup("benchchecker", lazy_commands=_COMMANDS, lazy_help=_SHORT_HELP)

@@ -1,4 +1,4 @@
-"""The model options are declared once (``cli/options.py``): every command that builds a model has
+"""The model options are declared once (``cli/_options.py``): every command that builds a model has
 the same options with the defaults of ``ModelOptions``, and ``--max-tokens`` keeps each command's
 own default."""
 
@@ -8,7 +8,7 @@ import click
 import pytest
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.cli.options import ModelOptions, max_tokens_option, model_options
+from benchchecker_plugin.cli._options import ModelOptions, max_tokens_option, model_options
 
 MODEL_COMMANDS = (("ts-guess",), ("check",), ("repo-presence",), ("repo-presence", "calibrate"),
                   ("baselines",))

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.cli.options import threads_option
+from benchchecker_plugin.cli._options import threads_option
 
 
 @click.command()

@@ -37,7 +37,7 @@ def test_task_option_errors(args: tuple, line: str, tmp_path: Path) -> None:
 
 @pytest.mark.slow   # lm-eval import and task loading (~10 s)
 def test_task_items_are_found_with_ts_guess_ids(tmp_path: Path) -> None:
-    from harness_adapters.lm_eval.detect import probes_for_tasks
+    from harness_adapters.lm_eval._detect import probes_for_tasks
 
     tasks = write_lm_eval_tasks(tmp_path / "tasks")
     planted = ARC[3]

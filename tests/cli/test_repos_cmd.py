@@ -17,7 +17,7 @@ from click.testing import CliRunner, Result
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import read_flags
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import git
 
 BODY = "".join(f"def helper_{i}(x):\n    return x * {i} + 1\n\n\n" for i in range(6))
 

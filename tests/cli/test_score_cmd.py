@@ -113,8 +113,7 @@ def test_rescore_text_json_and_csv_agree(tmp_path):
     text = _run(base)
     assert text.exit_code == 0 and "<15 min fix" in text.stdout and "drop [95% CI]" in text.stdout
     # the terminal table is compact (the files hold every column) and says what the files say
-    from benchchecker_plugin.report import drop_text
-    from benchchecker_plugin.report.tables import pct
+    from benchchecker_plugin.report import drop_text, pct
 
     assert max(len(line) for line in text.stdout.splitlines()) <= 200
     all_row = next(line for line in text.stdout.splitlines() if " all " in line)

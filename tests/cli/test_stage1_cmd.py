@@ -41,7 +41,7 @@ def load_order(store, order_id):
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> str:
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     folder = tmp_path_factory.mktemp("gpt2")
     tok = train_tokenizer([CODE], 300)

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import read_flags
-from benchchecker_plugin.stage2.synthetic import build_history
+from benchchecker_plugin.stage2 import build_history
 
 
 @pytest.fixture(scope="module")

@@ -77,7 +77,7 @@ def test_leaderboard_step_rescores_the_real_submissions(tmp_path: Path, whole: b
 def test_leaderboard_step_without_the_bundle_says_why_every_cell_is_too_few(tmp_path: Path) -> None:
     """An installed wheel has no published/ folder: the step runs on patch dates and says why its
     cells cannot be estimated, instead of a page of "too few" with no reason."""
-    from benchchecker_plugin.demo.steps import leaderboard_step
+    from benchchecker_plugin.demo._steps import leaderboard_step
 
     ctx = DemoContext(out_dir=tmp_path / "o", data_dir=_sampled_data(tmp_path / "data"), quick=True)
     result = run_step(leaderboard_step, ctx, "leaderboard", "t")
@@ -88,7 +88,7 @@ def test_leaderboard_step_without_the_bundle_says_why_every_cell_is_too_few(tmp_
 
 
 def test_republished_flags_read_each_verdict(tmp_path: Path) -> None:
-    from benchchecker_plugin.demo.steps import republished_flags
+    from benchchecker_plugin.demo._steps import republished_flags
     from benchchecker_plugin.flags import Verdict
 
     (tmp_path / "flags.csv").write_text("instance_id,model,contaminated,score,category\n"
@@ -106,7 +106,7 @@ def test_republished_flags_read_each_verdict(tmp_path: Path) -> None:
 def test_steps_without_data_are_skipped_not_passed(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("BENCHCHECKER_DATA_DIR", str(tmp_path / "none"))
     monkeypatch.chdir(tmp_path)
-    from benchchecker_plugin.demo.steps import leaderboard_step
+    from benchchecker_plugin.demo._steps import leaderboard_step
 
     ctx = DemoContext(out_dir=tmp_path / "o", data_dir=None, quick=True)
     result = run_step(leaderboard_step, ctx, "leaderboard", "t")
@@ -130,7 +130,7 @@ def test_unknown_step_is_a_usage_error(tmp_path: Path) -> None:
 
 def test_tsguessing_table_counts_flagged_items() -> None:
     """Issue 13, item 13: the "flagged" column is a count, like "items" beside it."""
-    from benchchecker_plugin.demo.steps import tsguessing_table
+    from benchchecker_plugin.demo._steps import tsguessing_table
     from benchchecker_plugin.tsguessing import ControlledResult
 
     r = ControlledResult(flags=(), labels=(True,) * 50 + (False,) * 50, em_contaminated=0.9,

@@ -12,6 +12,7 @@ import pytest
 
 from benchchecker_plugin.errors import DataError, FlagsFormatError, InputError
 from benchchecker_plugin.flags import (
+    ABSENT,
     ANY_MODEL,
     ContaminationFlag,
     Verdict,
@@ -22,7 +23,6 @@ from benchchecker_plugin.flags import (
     verdicts_for,
     write_flags,
 )
-from benchchecker_plugin.flags.columns import ABSENT
 
 CODE = {Verdict.CLEAN: 0, Verdict.CONTAMINATED: 1, Verdict.UNDECIDED: 2}
 
@@ -131,7 +131,7 @@ def test_a_repeat_and_a_bad_record_are_met_in_read_flags_order(tmp_path: Path, d
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """read_flags checks each chunk, then its keys: the columns reader finds repeats at the end,
     but says the same error as read_flags whichever comes first in the file."""
-    import benchchecker_plugin.flags.io as io
+    import benchchecker_plugin.flags._io as io
 
     monkeypatch.setattr(io, "_CHUNK", 1500)   # a few records a chunk
     lines = write_flags(tmp_path / "f.jsonl", _random_flags(9)[:60]).read_text().splitlines()

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchchecker_plugin.flags.io import _fast_valid, _validator
+from benchchecker_plugin.flags._io import _fast_valid, _validator
 
 VALID = {"schema_version": 1, "benchmark": "swe-bench-verified", "instance_id": "a__b-1",
          "model": "*", "method": "benchchecker.stage2", "contaminated": True, "score": 0.5,
@@ -70,7 +70,7 @@ def test_valid_records_agree(contaminated: Any, score: float, p: Any, iid: str, 
 def _fast_read(lines: list[str]) -> list[Any] | None:
     import operator
 
-    from benchchecker_plugin.flags.io import _patterns_hold, _typed_decoder
+    from benchchecker_plugin.flags._io import _patterns_hold, _typed_decoder
 
     decoder, failures = _typed_decoder()
     try:
@@ -122,7 +122,8 @@ def test_a_bad_line_deep_in_a_big_file_is_named_with_its_line(tmp_path) -> None:
     import pytest
 
     from benchchecker_plugin.errors import FlagsFormatError
-    from benchchecker_plugin.flags import io, read_flags
+    from benchchecker_plugin.flags import _io as io
+    from benchchecker_plugin.flags import read_flags
 
     lines = [json.dumps({**VALID, "instance_id": f"i-{n}"}) for n in range(3000)]
     lines[2500] = json.dumps({**VALID, "instance_id": "bad", "method": "Bad Method"})

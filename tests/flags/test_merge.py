@@ -157,8 +157,8 @@ def test_benchchecker_policy_truth_table(stage1, stage2, assume) -> None:
 
 
 def test_benchchecker_method_names_match_the_stages() -> None:
-    from benchchecker_plugin.stage1.presence import METHOD as STAGE1
-    from benchchecker_plugin.stage2.presence import METHOD as STAGE2
+    from benchchecker_plugin.stage1 import METHOD as STAGE1
+    from benchchecker_plugin.stage2 import METHOD as STAGE2
 
     assert (STAGE1_METHOD, STAGE2_METHOD) == (STAGE1, STAGE2)
 

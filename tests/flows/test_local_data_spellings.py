@@ -89,7 +89,7 @@ def test_a_wrong_spelling_is_one_line_naming_the_right_one(args: list[str], line
 @pytest.mark.slow   # Inspect's import and the task's dataset (~4 s)
 def test_inspect_reads_the_same_samples_either_way() -> None:
     require_shared_data("truthfulqa")
-    from benchchecker_plugin.inspect_tasks.tasks import ts_guessing_task
+    from benchchecker_plugin.inspect_tasks import ts_guessing_task
 
     bare = ts_guessing_task("truthfulqa", "multichoice", data=str(TQA))
     named = ts_guessing_task("truthfulqa", "multichoice", data=f"truthfulqa={TQA}")

@@ -42,9 +42,9 @@ def test_each_harness_hides_the_same_option_of_each_question(mmlu: Path, tmp_pat
     from inspect_ai.dataset import MemoryDataset, Sample
     from lm_eval.tasks import TaskManager
 
-    from harness_adapters.inspect.detect import Reference
-    from harness_adapters.inspect.detect import probes_for_run as inspect_probes
-    from harness_adapters.lm_eval.detect import probes_for_run as lm_eval_probes
+    from harness_adapters.inspect._detect import Reference
+    from harness_adapters.inspect._detect import probes_for_run as inspect_probes
+    from harness_adapters.lm_eval._detect import probes_for_run as lm_eval_probes
 
     items = load_mmlu(mmlu, subjects=[SUBJECT])[:N]
     want = _hidden(prepare_probes(items, "multichoice").probes)

@@ -32,7 +32,7 @@ def mmlu_rows() -> list[dict[str, str]]:
 def build_tiny_lm(folder: Path, texts: list[str]) -> Path:
     """A 2-layer GPT-2 built from config, with a byte-level BPE tokenizer trained on ``texts``
     (and a plain chat template), saved as a Hugging Face model folder."""
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     fast = train_tokenizer(list(texts) + ["user: assistant: Answer:"], 400,
                            roles=("eos", "bos", "unk", "pad"))

@@ -47,7 +47,7 @@ def test_option_errors_are_one_line(values: dict, line: str) -> None:
 
 
 def test_bare_detect_is_ts_guess_and_a_task_after_it_is_no_value() -> None:
-    from harness_adapters.inspect.cli import bare_detect_option
+    from harness_adapters.inspect._cli import bare_detect_option
 
     assert DetectOptions.from_values("ts-guess").method == "ts-guess"
     opts = DetectOptions.from_values("overlap", corpus=("a", "b"))
@@ -62,8 +62,8 @@ def test_bare_detect_is_ts_guess_and_a_task_after_it_is_no_value() -> None:
 def test_lm_eval_overlap_on_the_evaluated_docs(tmp_path: Path) -> None:
     from lm_eval.tasks import TaskManager
 
-    from harness_adapters.lm_eval.overlap import overlap_in_run
-    from harness_adapters.lm_eval.plan import plan_filtered_run
+    from harness_adapters.lm_eval._overlap import overlap_in_run
+    from harness_adapters.lm_eval._plan import plan_filtered_run
 
     folder = write_lm_eval_tasks(tmp_path / "tasks")
     manager = TaskManager(include_path=str(folder), include_defaults=False)
@@ -94,7 +94,7 @@ def test_lm_eval_overlap_on_the_evaluated_docs(tmp_path: Path) -> None:
 def test_lm_eval_overlap_with_a_failed_shard_goes_on_undecided(tmp_path: Path) -> None:
     from lm_eval.tasks import TaskManager
 
-    from harness_adapters.lm_eval.overlap import overlap_in_run
+    from harness_adapters.lm_eval._overlap import overlap_in_run
 
     folder = write_lm_eval_tasks(tmp_path / "tasks")
     tasks = TaskManager(include_path=str(folder), include_defaults=False).load(["arc_local"])["tasks"]
@@ -111,7 +111,7 @@ def test_lm_eval_overlap_with_a_failed_shard_goes_on_undecided(tmp_path: Path) -
 
 @pytest.mark.slow   # Inspect import (~5 s)
 def test_inspect_overlap_on_the_evaluated_samples(tmp_path: Path) -> None:
-    from harness_adapters.inspect.cli import _overlap
+    from harness_adapters.inspect._cli import _overlap
     from tests.helpers.mc_tasks import inspect_task
 
     task = inspect_task("my_arc", ARC)

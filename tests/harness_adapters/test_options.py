@@ -99,7 +99,7 @@ def test_mode_without_flags_is_an_error_either_way() -> None:
 
 
 def test_swebench_lists_the_same_option_help() -> None:
-    from harness_adapters.swebench.cli import OPTION_HELP
+    from harness_adapters.swebench._cli import OPTION_HELP
 
     rows = dict(OPTION_HELP)
     assert [rows[o.usage] for o in FILTER_OPTIONS] == [o.help for o in FILTER_OPTIONS]

@@ -1,5 +1,5 @@
 """The bootstrap's draw counts made in one piece: the slow, obviously-correct reference the block
-draws of ``benchchecker_plugin.scoring.strata`` are checked against."""
+draws of ``benchchecker_plugin.scoring._strata`` are checked against."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import git
 
 __all__ = ["BUGGY", "FIXED", "PATCH", "REFACTORED", "calc_repo", "commit_all", "history"]
 

@@ -1,6 +1,6 @@
 """``ScriptedModel``: a stand-in text model that answers from a script and records what it was asked.
 
-It satisfies the ``TextModel`` Protocol (``benchchecker_plugin.models.base``): a ``spec`` and
+It satisfies the ``TextModel`` Protocol (``benchchecker_plugin.models._base``): a ``spec`` and
 ``generate(prompts, params) -> list[Completion]``, one completion per prompt, in order. It has no
 ``token_scores``, so it is not a ``LogprobModel``.
 """

@@ -1,5 +1,5 @@
 """Test helper: a tiny GPT-2 (built from config, byte-level BPE trained on the texts, both by
-``benchchecker_plugin.models.tiny_gpt2``), optionally trained to memorise some texts, saved as a
+``benchchecker_plugin.models._tiny_gpt2``), optionally trained to memorise some texts, saved as a
 Hugging Face folder; and a TextModel over it.
 
 Imported as ``tests.helpers.tiny_lm`` (torch loads only when a model is built).
@@ -17,7 +17,7 @@ def build_tiny_lm(folder: Path, vocab_texts: Sequence[str], memorise: Sequence[s
     reproduces those texts' continuations)."""
     import torch
 
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     torch.set_num_threads(1)  # 2 threads on a busy 2-core machine are ~10x slower here
     fast = train_tokenizer(vocab_texts, 600, roles=("eos", "bos", "unk", "pad"))

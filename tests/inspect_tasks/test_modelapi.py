@@ -87,7 +87,7 @@ def test_epochs_sample_independently_and_the_cache_is_per_epoch(tiny: Path, tmp_
 
 def test_bad_threads_is_one_clear_error() -> None:
     from benchchecker_plugin.errors import InputError
-    from benchchecker_plugin.inspect_tasks.modelapi import build_model
+    from benchchecker_plugin.inspect_tasks._modelapi import build_model
 
     with pytest.raises(InputError, match="threads must be >= 1, got 0"):
         build_model("hf/unused", {"threads": 0})

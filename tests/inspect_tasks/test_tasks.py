@@ -42,8 +42,7 @@ def test_ts_guessing_task_runs_greedy_under_inspects_hf_provider(tiny: Path, tmp
 
 
 def test_detection_asks_inspects_hf_provider_greedily(tiny: Path) -> None:
-    from benchchecker_plugin.models import GenerationParams
-    from benchchecker_plugin.models.inspect_api import InspectModel, greedy_fields
+    from benchchecker_plugin.models import GenerationParams, InspectModel, greedy_fields
 
     assert greedy_fields("hf/gpt2") == {"temperature": None, "top_k": 1}
     assert greedy_fields("openai/gpt-4o") == greedy_fields("benchchecker/hf/x") == {"temperature": 0.0}

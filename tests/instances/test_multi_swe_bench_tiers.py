@@ -8,7 +8,7 @@ import pytest
 
 from benchchecker_plugin.errors import DataError, InputError
 from benchchecker_plugin.instances import load_instances, load_multi_swe_bench_tiers
-from benchchecker_plugin.instances.multi_swe_bench_tiers import tier_of_label
+from benchchecker_plugin.instances._multi_swe_bench_tiers import tier_of_label
 from tests.helpers import SHARED_DATA, needs_shared_data
 
 openpyxl = pytest.importorskip("openpyxl")

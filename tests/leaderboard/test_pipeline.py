@@ -20,7 +20,7 @@ from benchchecker_plugin.leaderboard import (
     rescore_run,
     write_leaderboard,
 )
-from benchchecker_plugin.leaderboard.pipeline import RUN_INSTANCES
+from benchchecker_plugin.leaderboard._pipeline import RUN_INSTANCES
 from benchchecker_plugin.scoring import LEADERBOARD_COLUMNS
 
 IDS = [f"o__r-{k}" for k in range(30)]
@@ -214,7 +214,7 @@ def _slow_strata_sums(resolved, codes, tier_idx, n_tiers, *, n_boot, seed, draws
     submission summed over the explicit resamples."""
     import numpy as np
 
-    from benchchecker_plugin.scoring.pooled import StrataSums
+    from benchchecker_plugin.scoring._pooled import StrataSums
     from tests.helpers.bootstrap import resample_counts
 
     draws = resample_counts(tier_idx, n_tiers, n_boot, seed)
@@ -231,7 +231,7 @@ def test_the_leaderboard_equals_the_slow_reference_file_for_file(tmp_path: Path,
     sums the bootstrap per distinct verdict row; its tables and files are those of the plain path:
     every flag read as a record, verdicts merged per submission in dicts (verdicts_by_submission),
     the strata summed over the explicit whole draw."""
-    import benchchecker_plugin.scoring.rates as rates
+    import benchchecker_plugin.scoring._rates as rates
     from benchchecker_plugin.flags import read_flags
     from benchchecker_plugin.leaderboard import (
         load_instance_ids,

@@ -11,7 +11,7 @@ TEXT = "def add(a, b):\n    return a + b\n\nclass Box:\n    size = 3\n" * 4
 
 @pytest.fixture(scope="module")
 def lm():
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     tok = train_tokenizer([TEXT], 280)
     model = tiny_gpt2(tok, n_positions=16, n_embd=32, n_layer=1, n_head=2, eos_in_config=False, seed=0)

@@ -3,7 +3,7 @@ from dataclasses import replace
 import pytest
 
 from benchchecker_plugin.membership import TrainConfig, train_gpt2
-from benchchecker_plugin.membership.train import lr_factor
+from benchchecker_plugin.membership._train import lr_factor
 
 pytestmark = pytest.mark.model
 

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from benchchecker_plugin.models import (
+    DB_NAME,
     CachedLogprobModel,
     CachedModel,
     Completion,
@@ -29,7 +30,6 @@ from benchchecker_plugin.models import (
     TokenScores,
     with_cache,
 )
-from benchchecker_plugin.models.cache import DB_NAME
 from tests.helpers import ScriptedModel
 
 PARAMS = GenerationParams(max_tokens=5)
@@ -249,7 +249,7 @@ def test_api_key_never_reaches_the_cache(tmp_path: Path, echo_server: str,
 def test_generate_samples_share_cache_entries_with_per_seed_requests(tmp_path: Path) -> None:
     pytest.importorskip("torch")
     from benchchecker_plugin.membership import LocalCausalLM
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     tok = train_tokenizer(["def add(a, b):\n    return a + b\n"] * 8, 280)
     lm = LocalCausalLM(tiny_gpt2(tok, n_positions=32, n_embd=16, n_layer=1, n_head=2, eos_in_config=False,

@@ -15,7 +15,7 @@ if TYPE_CHECKING:   # torch and transformers are imported by the tests, not at c
 
 @pytest.fixture(scope="module")
 def tiny() -> tuple[GPT2LMHeadModel, object]:
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     texts = ["def add(a, b):\n    return a + b\n", "class Point:\n    x: int = 0\n    y: int = 0\n",
              "for i in range(10):\n    print(i * i)\n"] * 20
@@ -28,7 +28,7 @@ ROWS = [[5, 6, 7], [8, 9, 10, 11, 12, 13, 14], [20], [30, 31, 32, 33]]
 
 
 def _gen(model, tok, rows, params, seeds, prefill=None):
-    from benchchecker_plugin.models.decoding import generate_ids
+    from benchchecker_plugin.models._decoding import generate_ids
 
     return generate_ids(model, tok, rows, params, seeds=seeds, pad_token_id=tok.pad_token_id or 0,
                         prefill=prefill)
@@ -36,7 +36,7 @@ def _gen(model, tok, rows, params, seeds, prefill=None):
 
 @pytest.mark.parametrize("temperature", [0.0, 1.0])
 def test_output_does_not_depend_on_batching_or_prefill_reuse(tiny, temperature) -> None:
-    from benchchecker_plugin.models.decoding import PrefillCache
+    from benchchecker_plugin.models._decoding import PrefillCache
 
     model, tok = tiny
     params = GenerationParams(max_tokens=10, temperature=temperature, seed=3)
@@ -54,7 +54,7 @@ def test_greedy_equals_transformers_own_generate(tiny) -> None:
     """Our KV cache (grown in place, prefill computed apart, rows repeated) changes no token."""
     import torch
 
-    from benchchecker_plugin.models.decoding import PrefillCache, generate_ids
+    from benchchecker_plugin.models._decoding import PrefillCache, generate_ids
 
     model, tok = tiny
     pad = tok.pad_token_id or 0
@@ -70,7 +70,7 @@ def test_greedy_equals_transformers_own_generate(tiny) -> None:
 
 
 def test_samples_differ_by_seed_and_repeat_by_seed(tiny) -> None:
-    from benchchecker_plugin.models.decoding import PrefillCache
+    from benchchecker_plugin.models._decoding import PrefillCache
 
     model, tok = tiny
     params = GenerationParams(max_tokens=8, temperature=1.0)
@@ -85,7 +85,7 @@ def test_samples_differ_by_seed_and_repeat_by_seed(tiny) -> None:
 def test_row_sampler_draws_each_row_from_its_own_generator() -> None:
     import torch
 
-    from benchchecker_plugin.models.decoding import RowSampler
+    from benchchecker_plugin.models._decoding import RowSampler
 
     torch.manual_seed(0)
     scores = torch.randn(3, 50)
@@ -100,7 +100,7 @@ def test_row_sampler_draws_each_row_from_its_own_generator() -> None:
 def test_row_sampler_matches_the_softmax_distribution() -> None:
     import torch
 
-    from benchchecker_plugin.models.decoding import RowSampler
+    from benchchecker_plugin.models._decoding import RowSampler
 
     scores = torch.tensor([[2.0, 1.0, 0.0, -1.0]])
     n = 4000
@@ -116,7 +116,7 @@ def test_row_sampler_matches_the_softmax_distribution() -> None:
 def test_top_p_keeps_only_the_nucleus() -> None:
     import torch
 
-    from benchchecker_plugin.models.decoding import RowSampler
+    from benchchecker_plugin.models._decoding import RowSampler
 
     scores = torch.log(torch.tensor([[0.5, 0.3, 0.15, 0.05]]))
     seen = {int(RowSampler([s], 1.0, top_p=0.7)(None, scores).argmax()) for s in range(300)}
@@ -127,7 +127,7 @@ def test_top_p_keeps_only_the_nucleus() -> None:
 def test_zero_probability_tokens_are_never_drawn() -> None:
     import torch
 
-    from benchchecker_plugin.models.decoding import RowSampler
+    from benchchecker_plugin.models._decoding import RowSampler
 
     scores = torch.tensor([[float("-inf"), 0.0, float("-inf"), 0.0, float("-inf")]])
     assert {int(RowSampler([s], 1.0)(None, scores).argmax()) for s in range(200)} == {1, 3}
@@ -136,7 +136,7 @@ def test_zero_probability_tokens_are_never_drawn() -> None:
 def test_row_sampler_validates() -> None:
     import torch
 
-    from benchchecker_plugin.models.decoding import RowSampler
+    from benchchecker_plugin.models._decoding import RowSampler
 
     with pytest.raises(ValueError, match="temperature > 0"):
         RowSampler([1], 0.0)
@@ -147,7 +147,7 @@ def test_row_sampler_validates() -> None:
 
 
 def test_prefill_cache_is_lru_within_its_byte_budget(tiny) -> None:
-    from benchchecker_plugin.models.decoding import PrefillCache
+    from benchchecker_plugin.models._decoding import PrefillCache
 
     model, tok = tiny
     params = GenerationParams(max_tokens=2)
@@ -168,7 +168,7 @@ def test_prefill_cache_is_lru_within_its_byte_budget(tiny) -> None:
 
 
 def test_generate_ids_validates(tiny) -> None:
-    from benchchecker_plugin.models.decoding import PrefillCache, generate_ids
+    from benchchecker_plugin.models._decoding import PrefillCache, generate_ids
 
     model, tok = tiny
     with pytest.raises(ValueError, match="at least one token"):
@@ -181,7 +181,7 @@ def test_generate_ids_validates(tiny) -> None:
 
 
 def test_sample_seeds_are_stable_per_prompt_or_random_without_a_seed() -> None:
-    from benchchecker_plugin.models.decoding import sample_seeds
+    from benchchecker_plugin.models._decoding import sample_seeds
 
     fixed = GenerationParams(temperature=1.0, seed=4)
     assert sample_seeds("a", fixed, 3) == sample_seeds("a", fixed, 3)

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.models.gguf import EXPORT_MARKER, is_current_export
+from benchchecker_plugin.models._gguf import EXPORT_MARKER, is_current_export
 
 pytestmark = pytest.mark.model
 

@@ -11,11 +11,11 @@ import pytest
 
 from benchchecker_plugin.errors import ModelSpecError
 from benchchecker_plugin.models import GenerationParams, get_model
-from benchchecker_plugin.models import gguf as gguf_module
-from benchchecker_plugin.models.gguf import export_dir_for, shipped_gguf_path
+from benchchecker_plugin.models import _gguf as gguf_module
+from benchchecker_plugin.models._gguf import export_dir_for, shipped_gguf_path
 
 if TYPE_CHECKING:   # the hf backend imports torch and transformers: not at collection
-    from benchchecker_plugin.models.hf import HFModel
+    from benchchecker_plugin.models import HFModel
 
 
 def test_missing_package_is_named(monkeypatch: pytest.MonkeyPatch) -> None:

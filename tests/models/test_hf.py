@@ -10,7 +10,7 @@ import pytest
 from benchchecker_plugin.models import GenerationParams
 
 if TYPE_CHECKING:   # the hf backend imports torch and transformers: not at collection
-    from benchchecker_plugin.models.hf import HFModel
+    from benchchecker_plugin.models import HFModel
 
 pytestmark = pytest.mark.model
 
@@ -42,7 +42,7 @@ def test_stop_string_ends_the_answer(smollm2_model: HFModel) -> None:
 
 
 def test_sampling_is_seeded_per_prompt(smollm2_model: HFModel) -> None:
-    from benchchecker_plugin.models.hf import prompt_seed
+    from benchchecker_plugin.models._decoding import prompt_seed
 
     params = GenerationParams(max_tokens=6, temperature=1.0, seed=7)
     first = smollm2_model.generate(["Tell me a joke", "Name a color"], params)
@@ -97,8 +97,8 @@ def test_token_scores_follow_the_token_budget_and_chunks(smollm2_model: HFModel,
     """Regression: scoring padded every batch to its longest file and kept batch x length x
     vocabulary scores in memory (20 GB on six 6,000-token files). Batches now respect a token
     budget and statistics are computed in chunks of positions; neither changes a score."""
-    import benchchecker_plugin.models.hf as hf
-    from benchchecker_plugin.models.hf import HFModel
+    import benchchecker_plugin.models._hf as hf
+    from benchchecker_plugin.models import HFModel
 
     texts = ["def f(x):\n    return x * 2\n" * k for k in (1, 3, 9, 2)]
     reference = smollm2_model.token_scores(texts)
@@ -123,8 +123,7 @@ def test_prompt_longer_than_the_context_keeps_its_end(tmp_path, smollm2_folder) 
     embeddings; the prompt is now cut from the left, as the continuation depends on its end."""
     from transformers import AutoTokenizer
 
-    from benchchecker_plugin.models.hf import HFModel
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2
+    from benchchecker_plugin.models import HFModel, tiny_gpt2
 
     tok = AutoTokenizer.from_pretrained(smollm2_folder)
     tiny = tiny_gpt2(tok, n_positions=32, n_embd=16, n_layer=1, n_head=2, eos_in_config=False, seed=0)
@@ -151,8 +150,7 @@ def test_loading_prints_no_transformers_progress_bar(tmp_path, smollm2_folder, c
     from transformers import AutoTokenizer
     from transformers.utils import logging as hf_logging
 
-    from benchchecker_plugin.models.hf import HFModel
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2
+    from benchchecker_plugin.models import HFModel, tiny_gpt2
 
     tok = AutoTokenizer.from_pretrained(smollm2_folder)
     tiny_gpt2(tok, n_positions=32, n_embd=16, n_layer=1, n_head=2, seed=0).save_pretrained(tmp_path)

@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from benchchecker_plugin.errors import ModelSpecError
-from benchchecker_plugin.models import GenerationParams, get_model
-from benchchecker_plugin.models.inspect_api import InspectModel
+from benchchecker_plugin.models import GenerationParams, InspectModel, get_model
 
 if TYPE_CHECKING:   # the hf backend imports torch and transformers: not at collection
-    from benchchecker_plugin.models.hf import HFModel
+    from benchchecker_plugin.models import HFModel
 
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 

@@ -19,7 +19,7 @@ from benchchecker_plugin.models import GenerationParams, ResponseCache, get_mode
 from tests.helpers import require_shared_data
 
 if TYPE_CHECKING:   # the hf backend imports torch and transformers: not at collection
-    from benchchecker_plugin.models.hf import HFModel
+    from benchchecker_plugin.models import HFModel
 
 pytestmark = [pytest.mark.server, pytest.mark.model]
 

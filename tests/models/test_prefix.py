@@ -11,7 +11,7 @@ import pytest
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.models import GenerationParams
-from benchchecker_plugin.models.prefix import PrefixPlan, shared_prefixes
+from benchchecker_plugin.models._prefix import PrefixPlan, shared_prefixes
 
 if TYPE_CHECKING:   # torch and transformers are imported by the tests, not at collection
     from transformers import GPT2LMHeadModel
@@ -77,7 +77,7 @@ def test_plan_matches_a_brute_force_reference(seed: int) -> None:
 
 @pytest.fixture(scope="module")
 def tiny() -> tuple[GPT2LMHeadModel, object]:
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     texts = ["def add(a, b):\n    return a + b\n", "class Point:\n    x: int = 0\n    y: int = 0\n",
              "Below is a question from a published benchmark. Write the hidden option.\n"] * 20
@@ -93,7 +93,7 @@ PROMPTS = [HEAD + "Question: def add(a, b)", "class Point:", HEAD + "Question: c
 
 
 def _models(tiny, batch_size: int):   # type: ignore[no-untyped-def]
-    from benchchecker_plugin.models.hf import HFModel
+    from benchchecker_plugin.models import HFModel
 
     model, tok = tiny
     plain = HFModel.from_model(model, tok, "hf/tiny", batch_size=batch_size, prefix_cache_mb=0,
@@ -123,8 +123,8 @@ def _to_eos(ids: list[int], tok) -> list[int]:   # type: ignore[no-untyped-def]
 
 def test_token_ids_equal_in_a_mixed_batch(tiny) -> None:
     """Rows of one batch with different prefixes (and none), pads before and after the prefixes."""
-    from benchchecker_plugin.models.decoding import generate_ids
-    from benchchecker_plugin.models.prefix import PrefixStore
+    from benchchecker_plugin.models._decoding import generate_ids
+    from benchchecker_plugin.models._prefix import PrefixStore
 
     model, tok = tiny
     a, b = list(range(40, 60)), list(range(70, 95))
@@ -145,7 +145,7 @@ def test_token_ids_equal_in_a_mixed_batch(tiny) -> None:
 
 
 def test_prefix_store_is_lru_within_its_budget(tiny) -> None:
-    from benchchecker_plugin.models.prefix import PrefixStore
+    from benchchecker_plugin.models._prefix import PrefixStore
 
     model, _ = tiny
     one = PrefixStore().get(model, tuple(range(30)))
@@ -172,7 +172,7 @@ def test_mmlu_probes_on_smollm2_equal_with_and_without_shared_prefixes(smollm2_m
     plain = copy.copy(smollm2_model)
     plain.prefixes, plain.prefill = None, None
     shared = copy.copy(smollm2_model)
-    from benchchecker_plugin.models.prefix import PrefixStore
+    from benchchecker_plugin.models._prefix import PrefixStore
 
     shared.prefixes = PrefixStore()
     assert [c.text for c in shared.generate(prompts, DEFAULT_PARAMS)] == \

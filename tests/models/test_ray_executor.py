@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import MissingExtraError
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.models.executor import ItemResult, LocalExecutor
+from benchchecker_plugin.models import ItemResult, LocalExecutor
 from benchchecker_plugin.stage2 import PresenceConfig, run_grid
 from tests.helpers.flags import untimed_flags
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, REFACTORED, history
@@ -70,7 +70,7 @@ def _maybe_fail(x: int) -> int:
 
 @pytest.mark.slow
 def test_results_equal_local_in_order_with_errors_recorded(cluster) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.models import RayExecutor
 
     items = list(range(9))
     got = RayExecutor().map(_maybe_fail, items, desc="squares")
@@ -82,7 +82,7 @@ def test_results_equal_local_in_order_with_errors_recorded(cluster) -> None:  # 
 
 @pytest.mark.slow
 def test_killed_worker_is_retried_nothing_lost_or_duplicated(cluster, tmp_path: Path) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.models import RayExecutor
 
     marker, log = tmp_path / "killed", tmp_path / "done.log"
 
@@ -102,7 +102,7 @@ def test_killed_worker_is_retried_nothing_lost_or_duplicated(cluster, tmp_path: 
 
 @pytest.mark.slow
 def test_worker_dying_past_its_retries_is_an_error_not_success(cluster) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.models import RayExecutor
 
     def work(x: int) -> int:
         if x == 1:
@@ -116,7 +116,7 @@ def test_worker_dying_past_its_retries_is_an_error_not_success(cluster) -> None:
 
 @pytest.mark.slow
 def test_grid_on_ray_gives_the_local_flags_in_order(cluster, grid) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.models import RayExecutor
 
     root, insts = grid
     local = run_grid(insts, root, CUTOFFS, config=CONFIG)
@@ -133,7 +133,7 @@ def test_grid_on_ray_gives_the_local_flags_in_order(cluster, grid) -> None:  # n
 
 @pytest.mark.slow
 def test_worker_that_cannot_see_the_repositories_names_the_folder(cluster, grid, tmp_path: Path) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.models import RayExecutor
 
     _, insts = grid
     gone = tmp_path / "not-mounted"
@@ -174,7 +174,7 @@ def test_ray_address_needs_executor_ray(tmp_path: Path) -> None:
 
 
 def test_without_ray_the_extra_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.models import RayExecutor
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
     with pytest.raises(MissingExtraError, match=r"pip install 'benchchecker_plugin\[ray\]'"):
@@ -233,7 +233,7 @@ def test_head_and_worker_started_with_ray_start(grid, tmp_path: Path) -> None:  
         driver = (
             "import json, sys, time, ray\n"
             "from benchchecker_plugin.instances import BugInstance\n"
-            "from benchchecker_plugin.models.ray_executor import RayExecutor\n"
+            "from benchchecker_plugin.models._ray_executor import RayExecutor\n"
             "from benchchecker_plugin.stage2 import PresenceConfig, run_grid\n"
             "root, insts, cutoffs = sys.argv[1], [BugInstance(**d) for d in json.loads(sys.argv[2])], "
             "json.loads(sys.argv[3])\n"
@@ -268,7 +268,7 @@ def test_calibrate_mines_each_repository_on_ray_as_locally(cluster, tmp_path: Pa
     import functools
 
     import benchchecker_plugin
-    from benchchecker_plugin.models.ray_executor import RayExecutor
+    from benchchecker_plugin.models import RayExecutor
     from benchchecker_plugin.stage1 import mine_repository
 
     src = Path(benchchecker_plugin.__file__).parent

@@ -21,10 +21,8 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import ExecutionError
-from benchchecker_plugin.models import GenerationParams, LocalExecutor
-from benchchecker_plugin.models.executor import ItemResult
-from benchchecker_plugin.models.remote import LocalSlots, ModelRecipe, RemoteModel, _SlotsActor
-from benchchecker_plugin.models.spec import get_model
+from benchchecker_plugin.models import GenerationParams, ItemResult, LocalExecutor, get_model
+from benchchecker_plugin.models._remote import LocalSlots, ModelRecipe, RemoteModel, _SlotsActor
 from tests.helpers import comparable_flags
 
 
@@ -181,7 +179,7 @@ def test_baselines_on_ray_equal_local(cluster, tmp_path: Path) -> None:  # noqa:
     import shutil
 
     import benchchecker_plugin
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     src = Path(benchchecker_plugin.__file__).parent
     repos = []

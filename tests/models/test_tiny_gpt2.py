@@ -1,10 +1,10 @@
-"""The one small-GPT-2 builder (``models/tiny_gpt2.py``): tokenizer roles, config options, seeding."""
+"""The one small-GPT-2 builder (``models/_tiny_gpt2.py``): tokenizer roles, config options, seeding."""
 
 from __future__ import annotations
 
 import pytest
 
-from benchchecker_plugin.models.tiny_gpt2 import EOS, tiny_gpt2, train_tokenizer
+from benchchecker_plugin.models._tiny_gpt2 import EOS, tiny_gpt2, train_tokenizer
 
 TEXTS = ["def add(a, b):\n    return a + b\n", "class Box:\n    size = 3\n"] * 4
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from benchchecker_plugin.overlap.background import (
+from benchchecker_plugin.overlap._background import (
     DOC_CHARS,
     SOURCES,
     BackgroundStats,

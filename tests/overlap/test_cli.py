@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from benchchecker_plugin.cli import main, overlap_cmd
+from benchchecker_plugin.cli import _overlap_cmd as overlap_cmd
+from benchchecker_plugin.cli import main
 from benchchecker_plugin.overlap import DEFAULT_RULE, metric_names
 from tests.helpers.shared_data import SHARED_DATA
 

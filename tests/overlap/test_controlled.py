@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.overlap import OverlapItem, build_table, item_results, scan_texts
-from benchchecker_plugin.overlap.controlled import (
+from benchchecker_plugin.overlap._controlled import (
     BASELINE,
     EVAL_METRICS,
     OverlapEvalConfig,
@@ -21,8 +21,8 @@ from benchchecker_plugin.overlap.controlled import (
     flag_items,
     run_overlap_eval,
 )
-from benchchecker_plugin.overlap.planting import Form
-from benchchecker_plugin.tsguessing.data import BenchmarkItem
+from benchchecker_plugin.overlap._planting import Form
+from benchchecker_plugin.tsguessing import BenchmarkItem
 from tests.helpers import SHARED_DATA, needs_shared_data
 
 N_PER = 14   # items per benchmark: 14 // (6 forms + 1) = 2 planted per form
@@ -136,7 +136,7 @@ def test_eval_overlap_quick_end_to_end(tmp_path: Path) -> None:
 @needs_shared_data("truthfulqa", "TruthfulQA.csv")
 def test_demo_step(tmp_path: Path) -> None:
     from benchchecker_plugin.demo import DemoContext, run_step
-    from benchchecker_plugin.demo.steps import overlap_step
+    from benchchecker_plugin.demo._steps import overlap_step
 
     result = run_step(overlap_step, DemoContext(tmp_path, SHARED_DATA, True), "overlap", "t")
     assert result.status == "ok", result.note

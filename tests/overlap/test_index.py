@@ -152,7 +152,7 @@ def test_documents_tied_at_the_kth_score_come_in_corpus_order(tmp_path: Path) ->
     in the order ord 2, 0, 1 come back as 0, 1 (top 2), and as 0, 1, 2 (top 5)."""
     import tantivy
 
-    from benchchecker_plugin.overlap.index import IndexManifest, _schema
+    from benchchecker_plugin.overlap._index import IndexManifest, _schema
 
     index = tantivy.Index(_schema(), path=str(tmp_path))
     writer = index.writer(heap_size=16 << 20, num_threads=1)

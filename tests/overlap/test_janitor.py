@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from benchchecker_plugin.overlap.janitor import Janitor
+from benchchecker_plugin.overlap._janitor import Janitor
 
 LONG = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
 

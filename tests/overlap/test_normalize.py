@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchchecker_plugin.overlap import _kernels as K
-from benchchecker_plugin.overlap.normalize import ngram_key, normalize, token_hash, tokens
-from benchchecker_plugin.overlap.scan import _powers, _tokenize
+from benchchecker_plugin.overlap import ngram_key, normalize, token_hash, tokens
+from benchchecker_plugin.overlap._scan import _powers, _tokenize
 
 
 def test_normalisation_hand_cases() -> None:
@@ -43,7 +43,7 @@ def test_kernel_tokens_and_keys_equal_reference(texts: list[str]) -> None:
 def test_alnum_table_is_the_regex_on_every_code_point() -> None:
     import re
 
-    from benchchecker_plugin.overlap.normalize import alnum_bits
+    from benchchecker_plugin.overlap._normalize import alnum_bits
 
     bits = np.unpackbits(alnum_bits().view(np.uint8), bitorder="little").astype(bool)
     keep = re.compile(r"[\W_]")

@@ -24,8 +24,8 @@ from benchchecker_plugin.overlap import (
     scan_corpus,
     shards_of,
 )
-from benchchecker_plugin.overlap import scan as scan_mod
-from benchchecker_plugin.overlap.partial import (
+from benchchecker_plugin.overlap import _scan as scan_mod
+from benchchecker_plugin.overlap._partial import (
     COMPLETE,
     FULL,
     apply,

@@ -8,8 +8,8 @@ import io
 import numpy as np
 
 from benchchecker_plugin.overlap import tokens
-from benchchecker_plugin.overlap.planting import Form, perturb, plant, render
-from benchchecker_plugin.tsguessing.data import BenchmarkItem
+from benchchecker_plugin.overlap._planting import Form, perturb, plant, render
+from benchchecker_plugin.tsguessing import BenchmarkItem
 
 MMLU = BenchmarkItem("mmlu", "astronomy/3", "Which planet has the shortest year of all?",
                      ("Venus", "Earth", "Mercury", "Mars"), 2)

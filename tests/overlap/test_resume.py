@@ -21,8 +21,8 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.overlap import DEFAULT_METRICS, build_table, scan_corpus, shards_of
-from benchchecker_plugin.overlap import scan as scan_mod
-from benchchecker_plugin.overlap.resume import ScanState, scan_shards
+from benchchecker_plugin.overlap import _scan as scan_mod
+from benchchecker_plugin.overlap._resume import ScanState, scan_shards
 from tests.overlap.test_partial import _flags, _items, corpus
 
 ROOT = Path(__file__).resolve().parents[2]

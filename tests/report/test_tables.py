@@ -72,7 +72,7 @@ def test_rate_columns_display_as_percents() -> None:
     percents; every rate, interval and drop column is now a percent."""
     import pandas as pd
 
-    from benchchecker_plugin.report.tables import pct, rate_formats
+    from benchchecker_plugin.report._tables import pct, rate_formats
 
     frame = pd.DataFrame({"submission": ["s"], "n_clean": [3], "original_rate": [0.25],
                           "clean_ci_low": [0.014], "relative_drop": ["too few (n=3)"],

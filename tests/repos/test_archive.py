@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.repos.archive import _extract_checked, extract_tar
+from benchchecker_plugin.repos._archive import _extract_checked, extract_tar
 
 Extract = Callable[[tarfile.TarFile, Path], None]
 BOTH = [pytest.param(extract_tar, id="extract_tar"), pytest.param(_extract_checked, id="fallback")]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import RepositoryError
-from benchchecker_plugin.instances.bug import BugInstance
+from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import find_repo
 
 

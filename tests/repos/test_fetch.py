@@ -11,9 +11,8 @@ from typing import Any
 import pytest
 
 from benchchecker_plugin.errors import InputError, RepositoryError
-from benchchecker_plugin.repos import FetchStatus, Snapshot, fetch_repos, repo_dir_name, source_url
-from benchchecker_plugin.repos.fetch import MARKER
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import FetchStatus, Snapshot, fetch_repos, git, repo_dir_name, source_url
+from benchchecker_plugin.repos._fetch import MARKER
 
 
 def commit(work: Path, when: str, files: dict[str, str]) -> str:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchchecker_plugin.repos.fixes import fix_landed
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import fix_landed, git
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, commit_all
 
 
@@ -42,7 +41,7 @@ def test_a_branch_commit_lands_with_its_merge(tmp_path: Path) -> None:
 def test_first_unapplying_gallops_then_bisects_to_the_first_commit_holding_the_fix(tmp_path: Path) -> None:
     """A line of 40 first-parent commits, the fix at the 23rd: the search finds exactly it, and
     agrees with a linear scan (the obviously-correct reference) for every landing position."""
-    from benchchecker_plugin.repos.fixes import first_unapplying, unapplies
+    from benchchecker_plugin.repos import first_unapplying, unapplies
     from tests.helpers.git_history import BUGGY, FIXED, PATCH
 
     repo = tmp_path / "r"
@@ -75,7 +74,7 @@ def test_first_holding_finds_a_fix_that_landed_in_another_form(tmp_path: Path) -
     the fix with other context, or by another pull request), yet the fix's lines landed. The first
     first-parent commit holding its most distinctive added line is found; one that only names
     the line in another file, or removes it again, is not taken."""
-    from benchchecker_plugin.repos.fixes import added_lines, first_holding, first_unapplying
+    from benchchecker_plugin.repos import added_lines, first_holding, first_unapplying
 
     assert added_lines(PATCH) == [("calc.py", "if x is None:")]
     assert added_lines(PATCH, min_chars=20) == []

@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import RepositoryError
-from benchchecker_plugin.repos import BlobReader, Snapshot
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import BlobReader, Snapshot, git
 
 
 def build(path: Path) -> dict[str, str]:

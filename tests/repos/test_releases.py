@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import DataError, InputError, RepositoryError
-from benchchecker_plugin.repos.index import SimpleIndex
-from benchchecker_plugin.repos.releases import ReleaseHistory, base_candidates, fetch_releases
+from benchchecker_plugin.repos import ReleaseHistory, SimpleIndex, base_candidates, fetch_releases
 from tests.helpers.git_history import BUGGY, FIXED
 from tests.helpers.local_index import LocalIndex, serve
 
@@ -168,7 +167,7 @@ def test_cli_fetch_from_releases_then_patch_presence(tmp_path: Path) -> None:
 
 
 def test_the_index_pip_reads(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from benchchecker_plugin.repos.index import default_index_url
+    from benchchecker_plugin.repos._index import default_index_url
 
     conf = tmp_path / "pip.conf"
     conf.write_text("[global]\nindex-url = https://mirror.example/simple\n")

@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import DataError, InputError, RepositoryError
-from benchchecker_plugin.repos import Snapshot, apply_diff, detect_language, export_tree, parse_cutoff
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import Snapshot, apply_diff, detect_language, export_tree, git, parse_cutoff
 
 
 def commit(repo: Path, when: str, message: str) -> str:
@@ -172,14 +171,14 @@ def test_implausible_cutoffs_are_refused(cutoff: str) -> None:
     """Issue 14, item 2: ``--cutoff 0202-06-01`` (a typo for 2022) silently used today's HEAD
     and gave ``contaminated: true``."""
     from benchchecker_plugin.errors import InputError
-    from benchchecker_plugin.repos.snapshot import parse_cutoff
+    from benchchecker_plugin.repos import parse_cutoff
 
     with pytest.raises(InputError, match=f"cutoff '{cutoff}' is implausible"):
         parse_cutoff(cutoff)
 
 
 def test_plausible_cutoffs_parse() -> None:
-    from benchchecker_plugin.repos.snapshot import parse_cutoff
+    from benchchecker_plugin.repos import parse_cutoff
 
     assert parse_cutoff("2022-06-01").isoformat() == "2022-06-01T23:59:59+00:00"
     assert parse_cutoff("1990").year == 1990

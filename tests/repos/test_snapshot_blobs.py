@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from benchchecker_plugin.repos import Snapshot
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import Snapshot, git
 
 BODY = "".join(f"def f{k}(x):\n    return x + {k}\n\n\n" for k in range(12))
 

@@ -144,7 +144,7 @@ def test_a_nul_in_the_swebench_model_or_run_id(tmp_path: Path, model: str, run_i
     import argparse
 
     from benchchecker_plugin.errors import InputError
-    from harness_adapters.swebench.cli import read_run
+    from harness_adapters.swebench._cli import read_run
 
     preds = tmp_path / "preds.jsonl"
     preds.write_text(json.dumps({"instance_id": "a__b-1", "model_name_or_path": model, "model_patch": "d"}) + "\n")

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from benchchecker_plugin.tsguessing.scoring import ROUGE_MAX_TOKENS, rouge_l_f1, score_guess
+from benchchecker_plugin.tsguessing._scoring import ROUGE_MAX_TOKENS, rouge_l_f1, score_guess
 
 
 def test_two_megabyte_options_are_compared_in_bounded_time() -> None:

@@ -272,7 +272,7 @@ CASES: dict[str, Case] = {
     "rescore: lm-eval samples of garbage": err(
         {"samples_x.jsonl": "garbage\n"}, rescore("{tmp}/samples_x.jsonl"), "samples_x.jsonl",
         ":1: malformed JSON"),
-    # documented (leaderboard/swebench.py): a malformed per-instance report.json is an error of
+    # documented (leaderboard/_swebench.py): a malformed per-instance report.json is an error of
     # that instance, counted unresolved and noted, never resolved
     "rescore: malformed report.json in the instance logs": outcome(
         {"logs/a__b-1/report.json": "{", "logs/a__b-2/report.json": '{"a__b-2": {"resolved": true}}'},

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.repos.git import git
-from benchchecker_plugin.testrun.sandbox import confinement
+from benchchecker_plugin.repos import git
+from benchchecker_plugin.testrun import confinement
 from tests.helpers.calc_package import BUGGY, PATCH, PYPROJECT, REFACTORED
 from tests.helpers.git_history import commit_all
 

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
-from benchchecker_plugin.report.html import write_text_atomic
+from benchchecker_plugin.report._html import write_text_atomic
 
 
 def test_fifo_and_devnull_stay_what_they_are(tmp_path: Path) -> None:

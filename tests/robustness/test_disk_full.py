@@ -19,7 +19,7 @@ from benchchecker_plugin import atomic
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
-from benchchecker_plugin.models.cache import ResponseCache
+from benchchecker_plugin.models import ResponseCache
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 
@@ -74,7 +74,7 @@ def test_a_full_disk_in_the_cache_says_so_and_never_advises_removing_it(tmp_path
 
 
 def test_a_full_disk_while_storing_answers_is_one_line(tmp_path: Path) -> None:
-    from benchchecker_plugin.models.base import Completion, GenerationParams
+    from benchchecker_plugin.models import Completion, GenerationParams
     cache = ResponseCache(tmp_path)
     cache._conn.execute("PRAGMA max_page_count = 1")   # the database can grow no more: SQLITE_FULL
     with pytest.raises(InputError, match=r"cache file .*responses\.sqlite3: the disk is full \(database or disk "

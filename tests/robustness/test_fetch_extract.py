@@ -15,10 +15,8 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import DataError, InputError
-from benchchecker_plugin.repos.archive import ExtractLimits, extract_sdist
-from benchchecker_plugin.repos.git import git
-from benchchecker_plugin.repos.index import SimpleIndex
-from benchchecker_plugin.repos.releases import ReleaseHistory, fetch_releases
+from benchchecker_plugin.repos import ReleaseHistory, SimpleIndex, fetch_releases, git
+from benchchecker_plugin.repos._archive import ExtractLimits, extract_sdist
 from tests.helpers.local_index import LocalIndex
 
 

@@ -19,9 +19,8 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import DataError, InputError, RepositoryError
-from benchchecker_plugin.repos.http import UrlPolicy
-from benchchecker_plugin.repos.index import SimpleIndex
-from benchchecker_plugin.repos.releases import fetch_releases
+from benchchecker_plugin.repos import SimpleIndex, fetch_releases
+from benchchecker_plugin.repos._http import UrlPolicy
 from tests.helpers.local_index import LocalIndex
 
 _JSON = "application/vnd.pypi.simple.v1+json"

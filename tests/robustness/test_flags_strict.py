@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import FlagsFormatError
 from benchchecker_plugin.flags import ContaminationFlag, read_flags, write_flags
-from benchchecker_plugin.flags.strict_json import count_keys, keys_may_repeat
+from benchchecker_plugin.flags._strict_json import count_keys, keys_may_repeat
 
 GOOD = ('{"schema_version": 1, "benchmark": "b", "instance_id": "i%d", "model": "m", '
         '"method": "t", "contaminated": true, "score": 1.0, "p_value": null, '

@@ -17,7 +17,7 @@ from benchchecker_plugin.atomic import atomic_file_set
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
 from benchchecker_plugin.leaderboard import load_submissions
-from benchchecker_plugin.report.html import HtmlPage
+from benchchecker_plugin.report import HtmlPage
 
 IDS = [f"a__b-{i}" for i in range(30)]
 
@@ -110,8 +110,8 @@ def test_out_holding_inputs_it_does_not_overwrite_is_fine(board: dict[str, Path]
 
 
 def test_the_cli_declares_every_file_the_report_writes() -> None:
-    from benchchecker_plugin.cli.score_cmd import _LEADERBOARD_FILES
-    from benchchecker_plugin.report.leaderboard import LEADERBOARD_FILES
+    from benchchecker_plugin.cli._score_cmd import _LEADERBOARD_FILES
+    from benchchecker_plugin.report._leaderboard import LEADERBOARD_FILES
 
     assert _LEADERBOARD_FILES == LEADERBOARD_FILES
 

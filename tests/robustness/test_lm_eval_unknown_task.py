@@ -30,7 +30,7 @@ class _Config:
 
 def test_the_task_lookup_names_an_unknown_task() -> None:
     pytest.importorskip("lm_eval")
-    from harness_adapters.lm_eval.cli import _task_manager
+    from harness_adapters.lm_eval._cli import _task_manager
 
     with pytest.raises(InputError) as err:
         _task_manager(_Config())

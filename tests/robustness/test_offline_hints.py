@@ -69,8 +69,7 @@ def test_lm_eval_tasks_name_metadata() -> None:
 
 
 def test_inspect_tasks_name_task_data() -> None:
-    from benchchecker_plugin.inspect_tasks import ts_guessing_task
-    from benchchecker_plugin.inspect_tasks.mmlu import mmlu_local
+    from benchchecker_plugin.inspect_tasks import mmlu_local, ts_guessing_task
 
     for build in (lambda: ts_guessing_task("mmlu", "multichoice"), lambda: mmlu_local()):
         with pytest.raises(HubUnavailableError) as err:

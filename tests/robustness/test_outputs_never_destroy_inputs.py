@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.cli.outputs import OUTPUT_PARAMS
+from benchchecker_plugin.cli._outputs import OUTPUT_PARAMS
 from benchchecker_plugin.flags import ContaminationFlag, write_flags
 
 

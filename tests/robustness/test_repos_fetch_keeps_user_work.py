@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.repos import FetchStatus, fetch_repos, source_url
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import FetchStatus, fetch_repos, git, source_url
 
 
 def _source(tmp_path: Path) -> str:

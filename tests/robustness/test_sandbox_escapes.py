@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.stage1.sources import read_sources
-from benchchecker_plugin.testrun.envs import EnvBuilder, EnvUnavailable, declared_requirements, tree_files
-from benchchecker_plugin.testrun.sandbox import OUTPUT_KEEP, Step, confinement, run_steps
-from benchchecker_plugin.testrun.venv import copy_regular
+from benchchecker_plugin.stage1 import read_sources
+from benchchecker_plugin.testrun._envs import EnvBuilder, EnvUnavailable, declared_requirements, tree_files
+from benchchecker_plugin.testrun._sandbox import OUTPUT_KEEP, Step, confinement, run_steps
+from benchchecker_plugin.testrun._venv import copy_regular
 
 needs_namespaces = pytest.mark.skipif(confinement() != "namespaces", reason="user namespaces not available")
 
@@ -56,7 +56,7 @@ def test_unsandboxed_step_cannot_read_the_parents_environment(tmp_path: Path) ->
              "data = open(f'/proc/{os.getppid()}/environ', 'rb').read()\n"
              "print('LEAK' if b'sk-parent-secret' in data else 'CLEAN', len(data))\n")
     driver = ("import sys\n"
-              "from benchchecker_plugin.testrun import sandbox\n"
+              "from benchchecker_plugin.testrun import _sandbox as sandbox\n"
               "sandbox.confinement = lambda: 'none'\n"
               f"how, (run,) = sandbox.run_steps([sandbox.Step((sys.executable, '-c', {probe!r}))], "
               f"{str(tmp_path)!r}, {str(tmp_path)!r}, timeout=60, allow_unsandboxed=True)\n"

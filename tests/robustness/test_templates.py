@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.tsguessing.sandbox import (
+from benchchecker_plugin.tsguessing._sandbox import (
     RENDER_CHARS,
     TemplateBudgetError,
     render_budgeted,
@@ -89,7 +89,7 @@ def test_each_task_that_lm_eval_cannot_load_is_its_one_line(tmp_path: Path) -> N
     pytest.importorskip("lm_eval")
     from lm_eval.tasks import TaskManager
 
-    from harness_adapters.lm_eval.detect import load_each
+    from harness_adapters.lm_eval._detect import load_each
 
     manager = TaskManager(include_path=str(_write(tmp_path)), include_defaults=False)
     names = ["good", *BAD, "self_include"]

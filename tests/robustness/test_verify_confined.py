@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.testrun.sandbox import confinement
+from benchchecker_plugin.testrun import confinement
 from tests.helpers.calc_package import BUGGY, FIXED, PATCH, REFACTORED
 from tests.helpers.git_history import history
 

@@ -10,8 +10,8 @@ from sklearn import metrics as skm
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.scoring import UndefinedMetricWarning, _kernels, bootstrap_auc, detection_metrics
-from benchchecker_plugin.scoring.bootstrap import seed_key
-from benchchecker_plugin.scoring.roc import prepare_scores
+from benchchecker_plugin.scoring._bootstrap import seed_key
+from benchchecker_plugin.scoring._roc import prepare_scores
 
 
 def _data(n=300, seed=0):
@@ -98,7 +98,7 @@ def test_pinned_errors():
 def test_wilson_equals_scipy(k, n, ci):
     from scipy.stats import binomtest
 
-    from benchchecker_plugin.scoring.bootstrap import wilson_interval
+    from benchchecker_plugin.scoring import wilson_interval
 
     want = binomtest(k, n).proportion_ci(confidence_level=ci, method="wilson")
     low, high = wilson_interval(k, n, ci)
@@ -108,7 +108,7 @@ def test_wilson_equals_scipy(k, n, ci):
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 9])
 def test_wilson_never_has_width_zero_on_small_all_equal_samples(n):
     """All-0 and all-1 outcomes on a handful of instances: a bootstrap would give [p, p]."""
-    from benchchecker_plugin.scoring.bootstrap import wilson_interval
+    from benchchecker_plugin.scoring import wilson_interval
 
     z2 = 1.959963984540054 ** 2
     low, high = wilson_interval([0, n], [n, n])
@@ -118,7 +118,7 @@ def test_wilson_never_has_width_zero_on_small_all_equal_samples(n):
 
 
 def test_wilson_edge_cases_and_errors():
-    from benchchecker_plugin.scoring.bootstrap import wilson_interval
+    from benchchecker_plugin.scoring import wilson_interval
 
     low, high = wilson_interval(0, 0)
     assert np.isnan(low) and np.isnan(high)

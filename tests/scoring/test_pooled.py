@@ -113,7 +113,7 @@ def test_cluster_bootstrap_equals_explicit_resamples():
     ids, tiers, v, resolved = _board()
     out = pooled_summary(resolved, ids, v, tiers, groups={"both": ["A", "B"]}, n_boot=50, seed=3,
                          min_clean=0, min_resolved_clean=0)
-    from benchchecker_plugin.scoring.bootstrap import seed_key
+    from benchchecker_plugin.scoring._bootstrap import seed_key
     tier_idx = np.array([0 if tiers[i] == "t1-easy" else 1 for i in ids])
     per_tier = resample_counts(tier_idx, 2, 50, int(seed_key(3) % (2**63)))
     counts = np.zeros((51, len(ids)))

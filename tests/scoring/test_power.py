@@ -83,7 +83,7 @@ def test_per_submission_cells_equal_each_cell_alone() -> None:
     cfg = MdeConfig(n_sims=40, n_boot=60, steps=6, seed=2)
     together = minimum_detectable_drop(res, codes, tier_idx, 2, np.arange(2),
                                        [np.array([0]), np.array([1]), np.array([2])], cfg)
-    from benchchecker_plugin.scoring.power import draw_worlds
+    from benchchecker_plugin.scoring._power import draw_worlds
 
     worlds = draw_worlds(res, tier_idx, 2, cfg)
     alone = [minimum_detectable_drop(res, codes, tier_idx, 2, np.arange(2), [np.array([k])], cfg,

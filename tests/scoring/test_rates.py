@@ -16,7 +16,7 @@ from benchchecker_plugin.scoring import (
     rate_table,
     rescore,
 )
-from benchchecker_plugin.scoring.bootstrap import seed_key
+from benchchecker_plugin.scoring._bootstrap import seed_key
 from tests.helpers.bootstrap import resample_counts
 
 TIERS = ("<15 min fix", "15 min - 1 hour", "1-4 hours", ">4 hours")

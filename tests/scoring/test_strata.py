@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from benchchecker_plugin.errors import InputError
-from benchchecker_plugin.scoring.strata import _Draws, strata_sums
+from benchchecker_plugin.scoring._strata import _Draws, strata_sums
 from tests.helpers.bootstrap import resample_counts
 
 
@@ -55,7 +55,7 @@ def test_strata_sums_of_submissions_sharing_verdicts_equal_the_plain_sums():
 def test_draws_made_ahead_give_the_same_sums_and_others_are_not_taken():
     """The draws started before the inputs are read (BootstrapDraws, in a thread) are the ones
     strata_sums makes itself; draws of another seed or other tier sizes are closed, not used."""
-    from benchchecker_plugin.scoring.strata import BootstrapDraws
+    from benchchecker_plugin.scoring import BootstrapDraws
 
     rng = np.random.default_rng(8)
     tier_idx = rng.integers(0, 3, 90)

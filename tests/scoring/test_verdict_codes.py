@@ -8,7 +8,7 @@ import pytest
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import Verdict
-from benchchecker_plugin.scoring.verdict_codes import NO_VERDICT, CodedVerdicts, verdict_code_rows
+from benchchecker_plugin.scoring._verdict_codes import NO_VERDICT, CodedVerdicts, verdict_code_rows
 
 IDS = tuple(f"i-{k}" for k in range(12))
 

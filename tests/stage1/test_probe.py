@@ -47,7 +47,7 @@ def test_results_keep_query_order_when_batches_are_sorted_by_length():
 
 def test_generate_samples_path_equals_one_call_per_seed() -> None:
     from benchchecker_plugin.membership import LocalCausalLM
-    from benchchecker_plugin.models.tiny_gpt2 import tiny_gpt2, train_tokenizer
+    from benchchecker_plugin.models import tiny_gpt2, train_tokenizer
 
     tok = train_tokenizer(["def alpha_one(x):\n    return beta_two(x)\n"] * 8, 280)
     lm = LocalCausalLM(tiny_gpt2(tok, n_positions=64, n_embd=16, n_layer=1, n_head=2, eos_in_config=False,

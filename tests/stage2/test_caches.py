@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import benchchecker_plugin.stage2.caches as caches
+import benchchecker_plugin.stage2._caches as caches
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
-from benchchecker_plugin.stage2.caches import OnceMap
+from benchchecker_plugin.stage2._caches import OnceMap
 from tests.helpers.flags import untimed_flags
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, history
 

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from benchchecker_plugin.stage2 import Category, decide
-from benchchecker_plugin.stage2.decide import block_result
-from benchchecker_plugin.stage2.localize import LineMatch, Location
-from benchchecker_plugin.stage2.normalize import LogicalLine
-from benchchecker_plugin.stage2.patch import PatchBlock
+from benchchecker_plugin.stage2 import Category, LineMatch, Location, LogicalLine, PatchBlock, decide
+from benchchecker_plugin.stage2._decide import block_result
 
 LINE = LogicalLine(0, 0, "x = 1", "x = 1")
 LOC = Location("a.py", "f", "same-name", (LINE,))
@@ -41,7 +38,7 @@ def test_a_pure_deletion_is_still_there_only_when_most_of_its_weight_is() -> Non
     read pre-patch only because one removed line (its ``def`` beside a look-alike ``def``, a
     ``return value``) resembled a line still there. Now the removed lines still found must hold
     half of the content weight (hand-computed below)."""
-    from benchchecker_plugin.stage2.decide import line_weight, still_share
+    from benchchecker_plugin.stage2._decide import line_weight, still_share
 
     texts = ["def get_prep_value ( self , value ) :",          # get_prep_value value: 2
              "value = super ( ) . get_prep_value ( value )",   # value super get_prep_value value: 4
@@ -80,7 +77,7 @@ def _weighted_block(*texts: str) -> PatchBlock:
 
 
 def test_evidence_weight_counts_content_tokens() -> None:
-    from benchchecker_plugin.stage2.decide import evidence_weight
+    from benchchecker_plugin.stage2._decide import evidence_weight
 
     assert evidence_weight(_weighted_block("return None")) == 1          # no content token: at least 1
     assert evidence_weight(_weighted_block("else :")) == 1
@@ -114,7 +111,7 @@ def test_a_deleted_duplicate_of_a_kept_line_is_not_still_present() -> None:
     from collections import Counter
 
     from benchchecker_plugin.stage2 import ExactSimilarity
-    from benchchecker_plugin.stage2.judge import _removed_found
+    from benchchecker_plugin.stage2._judge import _removed_found
 
     dup = LogicalLine(3, 3, "self . reset ( )", "self.reset()")
     snap = Location("a.py", "f", "same-name", (LogicalLine(0, 0, "a = 1", "a = 1"), dup))

@@ -17,9 +17,15 @@ import rich
 from benchchecker_plugin.cutoff import CutoffPeriod
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.repos.git import git
-from benchchecker_plugin.stage2 import GridRun, PresenceConfig, patch_presence, patch_presence_grid, run_grid
-from benchchecker_plugin.stage2.synthetic import build_history
+from benchchecker_plugin.repos import git
+from benchchecker_plugin.stage2 import (
+    GridRun,
+    PresenceConfig,
+    build_history,
+    patch_presence,
+    patch_presence_grid,
+    run_grid,
+)
 
 CUTOFF = datetime(2024, 1, 1, tzinfo=UTC)
 T0 = CUTOFF - timedelta(days=400)  # build_history's base commit
@@ -203,7 +209,7 @@ def test_identifier_index_moves_between_commits_like_a_fresh_index(history) -> N
     ``SnapshotIndex`` built afresh at that commit does."""
     from benchchecker_plugin.repos import Snapshot
     from benchchecker_plugin.stage2 import SnapshotIndex
-    from benchchecker_plugin.stage2.caches import BlobCache, SharedIndex
+    from benchchecker_plugin.stage2._caches import BlobCache, SharedIndex
 
     root, cases = history
     repo = root / "synthetic__history"

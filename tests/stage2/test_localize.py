@@ -7,9 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchchecker_plugin.repos import Snapshot
-from benchchecker_plugin.stage2 import ExactSimilarity, LexicalSimilarity, align
-from benchchecker_plugin.stage2.localize import Location
-from benchchecker_plugin.stage2.normalize import LogicalLine
+from benchchecker_plugin.stage2 import ExactSimilarity, LexicalSimilarity, Location, LogicalLine, align
 
 
 def lines(*texts: str) -> tuple[LogicalLine, ...]:
@@ -74,8 +72,7 @@ def test_no_candidates() -> None:
 def test_one_name_with_several_bodies_is_searched_whole(tmp_path) -> None:  # noqa: ANN001
     """Regression (real histories): a property's setter shares its getter's qualified name; the
     block must be looked for in both bodies, not only in the first one."""
-    from benchchecker_plugin.stage2 import SnapshotIndex, localize
-    from benchchecker_plugin.stage2.patch import PatchBlock
+    from benchchecker_plugin.stage2 import PatchBlock, SnapshotIndex, localize
 
     src = ("class A:\n    @property\n    def name(self):\n        return self._name\n\n"
            "    @name.setter\n    def name(self, value):\n        self._name = validate(value)\n")
@@ -94,9 +91,8 @@ def test_a_deleted_method_is_looked_for_in_its_class_not_in_a_namesake(tmp_path)
     Module.__init__ was localised to Package.__init__ of the same file, whose lines look alike,
     and read pre-patch only at the very commit holding the fix. A deleted method is looked for
     in its own class: gone from there, the deletion is present."""
-    from benchchecker_plugin.stage2 import SnapshotIndex, localize
-    from benchchecker_plugin.stage2.decide import Category, block_result
-    from benchchecker_plugin.stage2.patch import PatchBlock
+    from benchchecker_plugin.stage2 import PatchBlock, SnapshotIndex, localize
+    from benchchecker_plugin.stage2._decide import Category, block_result
 
     init = ("    def __init__(self, fspath, parent=None):\n"
             "        if fspath.basename == '__init__.py':\n"
@@ -111,7 +107,7 @@ def test_a_deleted_method_is_looked_for_in_its_class_not_in_a_namesake(tmp_path)
     block = PatchBlock("python.py", "python.py", "python", "Module.__init__", "tree", (), removed)
     found = localize(block, SnapshotIndex(snap), base_commit=None)
     # with the post-patch file known to lack Module.__init__: gone from its class, no lines
-    from benchchecker_plugin.stage2.normalize import parse_source
+    from benchchecker_plugin.stage2 import parse_source
     gone = localize(block, SnapshotIndex(snap), base_commit=None, post=parse_source(fixed, "python"))
     snap.close()
     assert gone is not None and (gone.scope, gone.how, gone.lines) == ("Module", "scope-gone", ())
@@ -129,11 +125,9 @@ def test_a_deleted_module_function_is_looked_for_in_its_module(tmp_path) -> None
     namesake in another file. When the post-patch file no longer has the function, it is looked
     for in its own module: gone from there, the deletion is present (no lines compared: a
     look-alike line elsewhere is not the function); still there, pre-patch."""
-    from benchchecker_plugin.stage2 import SnapshotIndex, localize
-    from benchchecker_plugin.stage2.decide import Category, block_result
-    from benchchecker_plugin.stage2.judge import _removed_found
-    from benchchecker_plugin.stage2.normalize import parse_source
-    from benchchecker_plugin.stage2.patch import PatchBlock
+    from benchchecker_plugin.stage2 import PatchBlock, SnapshotIndex, localize, parse_source
+    from benchchecker_plugin.stage2._decide import Category, block_result
+    from benchchecker_plugin.stage2._judge import _removed_found
 
     helper = "def legacy_quote(value):\n    escaped = value.replace('\"', '\\\\\"')\n    return escaped\n"
     kept = "def quote(value):\n    return repr(value)\n"
@@ -166,11 +160,9 @@ def test_a_deleted_method_gone_from_its_class_is_present_despite_look_alike_line
     ``set_paths`` from PathCollection up to Collection. The deleted PathCollection.set_paths was
     compared line by line with the class, whose ``self.stale = True`` and ``def get_paths`` look
     like its lines, and read pre-patch only. Gone from its class, it is present."""
-    from benchchecker_plugin.stage2 import SnapshotIndex, localize
-    from benchchecker_plugin.stage2.decide import Category, block_result
-    from benchchecker_plugin.stage2.judge import _removed_found
-    from benchchecker_plugin.stage2.normalize import parse_source
-    from benchchecker_plugin.stage2.patch import PatchBlock
+    from benchchecker_plugin.stage2 import PatchBlock, SnapshotIndex, localize, parse_source
+    from benchchecker_plugin.stage2._decide import Category, block_result
+    from benchchecker_plugin.stage2._judge import _removed_found
 
     fixed = ("class Collection:\n    def set_paths(self, paths):\n        self._paths = paths\n"
              "        self.stale = True\n\n\nclass PathCollection(Collection):\n"

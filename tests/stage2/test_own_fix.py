@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import git
 from benchchecker_plugin.stage2 import PresenceConfig, run_grid
-from benchchecker_plugin.stage2.own_fix import own_fix_snapshot, pr_dates
+from benchchecker_plugin.stage2._own_fix import own_fix_snapshot, pr_dates
 from tests.helpers.git_history import BUGGY, FIXED, PATCH
 
 
@@ -95,8 +95,7 @@ def test_pr_dates_interpolate_between_known_numbers() -> None:
 def test_release_own_fix_is_the_first_candidate_where_the_gold_patch_unapplies(tmp_path: Path) -> None:
     """A maintenance release of the instance's line (1.0.1) need not hold a fix merged on the
     default branch; the next line's first release (1.1) does."""
-    from benchchecker_plugin.repos.index import SimpleIndex
-    from benchchecker_plugin.repos.releases import fetch_releases
+    from benchchecker_plugin.repos import SimpleIndex, fetch_releases
     from tests.helpers.local_index import LocalIndex
 
     idx = LocalIndex(tmp_path / "index")
@@ -132,8 +131,7 @@ def test_release_own_fix_takes_a_backport_when_the_line_rewrote_the_fix(tmp_path
     """Regression (scikit-learn__scikit-learn-14087, and Django fixes read present in 4.2.x months
     before 5.0a1): the fix was backported into 0.21.3 and already rewritten by 0.22, the first
     release of the instance's own line; the backport, uploaded first, is the own fix release."""
-    from benchchecker_plugin.repos.index import SimpleIndex
-    from benchchecker_plugin.repos.releases import fetch_releases
+    from benchchecker_plugin.repos import SimpleIndex, fetch_releases
     from tests.helpers.git_history import REFACTORED
     from tests.helpers.local_index import LocalIndex
 

@@ -11,7 +11,7 @@ import pytest
 from benchchecker_plugin.errors import DataError
 from benchchecker_plugin.instances import load_instances
 from benchchecker_plugin.stage2 import parse_patch
-from benchchecker_plugin.stage2.patch import apply_patch_to_text
+from benchchecker_plugin.stage2._patch import apply_patch_to_text
 from tests.helpers import SWEEP, sweep
 
 PRE = """import os

@@ -14,7 +14,7 @@ import pytest
 import rich
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import git
 from benchchecker_plugin.scoring import rates_at_threshold, roc_auc_score
 from benchchecker_plugin.stage2 import (
     METHOD,
@@ -25,7 +25,7 @@ from benchchecker_plugin.stage2 import (
     patch_presence,
     summary_line,
 )
-from benchchecker_plugin.stage2.synthetic import SCENARIOS, build_history
+from benchchecker_plugin.stage2._synthetic import SCENARIOS, build_history
 
 CUTOFF = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -140,7 +140,7 @@ def test_named_keeps_the_error_and_its_context() -> None:
     attribute and named once in the message (it was rebuilt from its text before, losing them)."""
     from benchchecker_plugin.errors import FlagsFormatError
     from benchchecker_plugin.instances import BugInstance
-    from benchchecker_plugin.stage2.judge import named
+    from benchchecker_plugin.stage2._judge import named
 
     inst = BugInstance("o__r-1", "swe-bench-verified", "o/r", "0" * 40, "")
 

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import git
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence, summary_line
 
 BODY = "".join(f"def helper_{i}(x):\n    return x * {i} + 1\n\n\n" for i in range(6))

@@ -8,10 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.instances.bug import BugInstance
-from benchchecker_plugin.repos.git import git
-from benchchecker_plugin.repos.index import SimpleIndex
-from benchchecker_plugin.repos.releases import ReleaseHistory, fetch_releases
+from benchchecker_plugin.instances import BugInstance
+from benchchecker_plugin.repos import ReleaseHistory, SimpleIndex, fetch_releases, git
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence, run_grid
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, commit_all
 from tests.helpers.local_index import LocalIndex
@@ -211,7 +209,7 @@ def test_fixed_code_present_before_the_fix_stays_present_and_is_marked(tmp_path:
 def test_two_workers_over_one_repository_index_it_once(releases: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Two threads over instances of one repository: its snapshot at the cutoff is indexed once,
     and the flags are those of one thread."""
-    import benchchecker_plugin.stage2.repository as repository
+    import benchchecker_plugin.stage2._repository as repository
 
     built: list[str] = []
     real = repository.SharedIndex

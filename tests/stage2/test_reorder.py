@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import git
 from benchchecker_plugin.stage2 import PresenceConfig, run_grid
 
 BUGGY = '''def cmd_args(host, port, dbname, parameters):

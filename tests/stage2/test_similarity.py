@@ -15,7 +15,7 @@ from benchchecker_plugin.stage2 import (
     RerankSimilarity,
     get_similarity,
 )
-from benchchecker_plugin.stage2.similarity import minilm_path
+from benchchecker_plugin.stage2._similarity import minilm_path
 
 Q = ["return x + 1", "if a == b :"]
 C = ["return x + 1", "return x - 1", "if a != b :", "pass"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
-from benchchecker_plugin.stage2.splice import whole_statements
+from benchchecker_plugin.stage2._splice import whole_statements
 from benchchecker_plugin.testrun import LocalRunner
 from tests.helpers.git_history import CALC_TEST as TEST
 from tests.helpers.git_history import CALC_TEST_PATCH as TEST_PATCH

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchchecker_plugin.stage2 import parse_source
-from benchchecker_plugin.stage2.subtree import dice, index_node
+from benchchecker_plugin.stage2._subtree import dice, index_node
 
 SRC = """
 def scale(values, factor):

@@ -11,9 +11,9 @@ import pytest
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import ContaminationFlag
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import git
 from benchchecker_plugin.stage2 import PresenceConfig, run_grid
-from benchchecker_plugin.stage2.why_clean import CleanKind, reading, snapshot_id, why_clean
+from benchchecker_plugin.stage2._why_clean import CleanKind, reading, snapshot_id, why_clean
 from tests.helpers.git_history import BUGGY, FIXED, PATCH
 
 CONFIG = PresenceConfig(similarity="difflib")

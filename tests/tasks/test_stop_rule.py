@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.tsguessing import DEFAULT_PARAMS
-from benchchecker_plugin.tsguessing.guess import MAX_TOKENS
+from benchchecker_plugin.tsguessing import DEFAULT_PARAMS, MAX_TOKENS
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ import pytest
 
 from benchchecker_plugin.errors import ExecutionError
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.repos.git import git
+from benchchecker_plugin.repos import git
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
 from benchchecker_plugin.testrun import LocalRunner
 from tests.helpers.git_history import CALC_TEST as TEST

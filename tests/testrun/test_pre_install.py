@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.testrun.pre_install import Edit, apply_edits, parse_step
+from benchchecker_plugin.testrun._pre_install import Edit, apply_edits, parse_step
 
 SPHINX_41 = ("grep -q 'sphinxcontrib-htmlhelp>=2.0.0' setup.py && sed -i "
              "'s/sphinxcontrib-htmlhelp>=2.0.0/sphinxcontrib-htmlhelp>=2.0.0,<=2.0.4/' setup.py || "

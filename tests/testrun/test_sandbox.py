@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import ExecutionError, InputError
-from benchchecker_plugin.testrun import sandbox
-from benchchecker_plugin.testrun.sandbox import Step, confinement, run_steps, split_command
+from benchchecker_plugin.testrun import Step, confinement, run_steps, split_command
+from benchchecker_plugin.testrun import _sandbox as sandbox
 
 needs_namespaces = pytest.mark.skipif(confinement() != "namespaces",
                                       reason="user namespaces (unshare) not available here")

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.testrun.sandbox import Step, StepRun
-from benchchecker_plugin.testrun.testlog import is_command, judge_run, lookup, pytest_statuses, step_summary
+from benchchecker_plugin.testrun import Step, StepRun
+from benchchecker_plugin.testrun._testlog import is_command, judge_run, lookup, pytest_statuses, step_summary
 from tests.helpers import require_shared_data
 
 TESTS = '''import pytest

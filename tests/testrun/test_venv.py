@@ -12,9 +12,7 @@ import pytest
 
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
-from benchchecker_plugin.testrun.envs import find_python, load_env_specs
-from benchchecker_plugin.testrun.sandbox import confinement
-from benchchecker_plugin.testrun.venv import VenvRunner
+from benchchecker_plugin.testrun import VenvRunner, confinement, find_python, load_env_specs
 from tests.helpers.calc_package import BUGGY, FIXED, PATCH, PYPROJECT, REFACTORED, TEST_PATCH
 from tests.helpers.git_history import history
 
@@ -114,7 +112,7 @@ def test_without_a_specs_file_the_shipped_verified_table_is_used() -> None:
     """Issue 29, item 7: --verify venv could not run without a specifications file nothing
     shipped (swebench 5 dropped its table); the Verified repositories' table ships, with its
     source and licence, and covers every (repository, version) of SWE-bench Verified."""
-    from benchchecker_plugin.testrun.envs import SHIPPED_ENV_SPECS
+    from benchchecker_plugin.testrun._envs import SHIPPED_ENV_SPECS
     from tests.helpers import require_shared_data
 
     specs = load_env_specs()
@@ -168,7 +166,7 @@ def test_an_interpreter_linked_to_the_environment_sees_its_packages(tmp_path: Pa
     python, which Python does not treat as the venv; the site hook gives it the venv's packages."""
     import subprocess
 
-    from benchchecker_plugin.testrun.venv import site_hook
+    from benchchecker_plugin.testrun._venv import site_hook
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchchecker_plugin.errors import DataError
-from benchchecker_plugin.tsguessing import prepare_probes
-from benchchecker_plugin.tsguessing.choices import answer_index, mc_item, option_texts
+from benchchecker_plugin.tsguessing import answer_index, mc_item, option_texts, prepare_probes
 
 DOC = {"question": "Which organ pumps blood?  ", "subject": "anatomy",
        "choices": {"text": ["the lungs", "the heart", "the stomach", "the kidneys"],

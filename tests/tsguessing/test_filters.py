@@ -15,13 +15,13 @@ from benchchecker_plugin.tsguessing import (
     SIMILARITY_THRESHOLD,
     BenchmarkItem,
     DropReason,
-    filters,
     normalize,
     option_filter,
     question_filter,
     rouge_l_f1,
     similar,
 )
+from benchchecker_plugin.tsguessing import _filters as filters
 
 CLEAN = ["a protruding mandible", "a recessive maxilla", "an enlarged frontal bone",
          "defective sinus development"]

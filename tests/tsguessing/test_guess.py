@@ -53,8 +53,7 @@ def test_limit_and_empty_summary_is_nan() -> None:
 
 def test_generation_has_no_stop_string() -> None:
     """Issue 6: a newline stop emptied every reply that began with a blank line."""
-    from benchchecker_plugin.tsguessing import DEFAULT_PARAMS, generation_params
-    from benchchecker_plugin.tsguessing.guess import MAX_TOKENS
+    from benchchecker_plugin.tsguessing import DEFAULT_PARAMS, MAX_TOKENS, generation_params
 
     assert DEFAULT_PARAMS.stop == () and DEFAULT_PARAMS.temperature == 0.0
     assert DEFAULT_PARAMS.max_tokens == MAX_TOKENS

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from benchchecker_plugin.tsguessing import BenchmarkItem, benchmark_hint
-from benchchecker_plugin.tsguessing.rules import task_rules
+from benchchecker_plugin.tsguessing import BenchmarkItem, benchmark_hint, task_rules
 
 
 def test_published_setting_for_mmlu_and_truthfulqa_default_for_others() -> None:

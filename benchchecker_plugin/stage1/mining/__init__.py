@@ -1,10 +1,10 @@
 """Pattern miners of Stage I: clones, near-duplicate text, co-occurrence, and their templates."""
 
-from .clones import find_clones
-from .cooccurrence import find_cooccurrences
-from .fragments import Cluster, Fragment, PatternKind
-from .simhash import find_near_duplicates, hamming, simhash
-from .templates import SLOT, Template, code_tokens, extract_template
+from ._clones import find_clones
+from ._cooccurrence import find_cooccurrences
+from ._fragments import Cluster, Fragment, PatternKind
+from ._simhash import find_near_duplicates, hamming, simhash
+from ._templates import SLOT, Template, code_tokens, extract_template
 
 __all__ = [
     "Cluster",

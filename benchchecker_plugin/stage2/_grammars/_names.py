@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["field", "text"]
-
 
 def text(node: Any) -> str:
     """The source text of ``node`` with whitespace removed (UTF-8, undecodable bytes replaced)."""

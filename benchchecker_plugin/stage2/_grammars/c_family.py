@@ -5,7 +5,7 @@ reference declarators; C++ ``a::B<T>::c`` becomes the dotted name ``a.B.c``. Str
 enums and C++ classes with a body are class scopes (an anonymous ``typedef struct {...} T`` is
 named ``T``); namespaces, ``extern "C"`` and preprocessor conditionals are searched, not scopes.
 
-``.h`` files are C by extension (:mod:`benchchecker_plugin.repos.language`); the C spec falls
+``.h`` files are C by extension (:mod:`benchchecker_plugin.repos._language`); the C spec falls
 back to the C++ grammar when that parses the text with fewer errors, so a C++ header is read as
 C++.
 """
@@ -14,10 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..language_spec import LanguageSpec, register_language
+from .._language_spec import LanguageSpec, register_language
 from ._names import field, text
-
-__all__ = ["C", "CPP"]
 
 _NAME_LEAVES = frozenset({"identifier", "field_identifier", "type_identifier", "operator_name",
                           "destructor_name", "namespace_identifier", "primitive_type"})

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..language_spec import LanguageSpec, register_language
+from .._language_spec import LanguageSpec, register_language
 from ._names import field, text
-
-__all__ = ["GO"]
 
 
 def _receiver_type(node: Any) -> str | None:

@@ -11,10 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ..language_spec import LanguageSpec, register_language
+from .._language_spec import LanguageSpec, register_language
 from ._names import field, text
-
-__all__ = ["JAVASCRIPT", "TSX", "TYPESCRIPT"]
 
 _EXPRESSIONS = frozenset({"function", "generator_function", "arrow_function", "class"})
 

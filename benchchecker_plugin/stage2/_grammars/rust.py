@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..language_spec import LanguageSpec, register_language
+from .._language_spec import LanguageSpec, register_language
 from ._names import field, text
-
-__all__ = ["RUST"]
 
 
 def _type_name(node: Any) -> str | None:

@@ -1,4 +1,4 @@
-"""Inspect's private APIs, reached only through :mod:`harness_adapters.inspect.compat`: the
+"""Inspect's private APIs, reached only through :mod:`harness_adapters.inspect._compat`: the
 installed inspect-ai has every one; a release without one stops with one line naming inspect-ai,
 the installed version and the supported range (the harness is changed here, never our code)."""
 
@@ -14,7 +14,7 @@ import click
 import pytest
 
 from benchchecker_plugin.errors import MissingExtraError
-from harness_adapters.inspect import compat
+from harness_adapters.inspect import _compat as compat
 from tests.helpers import has_module, needs_module
 
 pytestmark = needs_module("inspect_ai")
@@ -107,7 +107,7 @@ def test_inspect_prerequisite_error_becomes_an_input_error() -> None:
     from inspect_ai.dataset import MemoryDataset, Sample
 
     from benchchecker_plugin.errors import InputError
-    from harness_adapters.inspect.detect import evaluated_samples
+    from harness_adapters.inspect._detect import evaluated_samples
 
     class Task:
         name = "t"

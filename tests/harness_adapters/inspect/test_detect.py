@@ -83,7 +83,7 @@ def _task(samples: list[Any], name: str, dataset: str) -> Any:
 def test_inspect_evals_mmlu_samples_become_the_ts_guess_items() -> None:
     """Shuffled, id-less samples are numbered by their row in the real test split."""
     from benchchecker_plugin.tsguessing import load_mmlu
-    from harness_adapters.inspect.detect import Reference, TaskIds, plan_task
+    from harness_adapters.inspect._detect import Reference, TaskIds, plan_task
 
     rows = {"astronomy": [5, 0, 17], "anatomy": [3, 100]}
     samples = [mmlu_record_to_sample(r) for s, idx in rows.items() for r in _mmlu_records(s, idx)]
@@ -107,7 +107,7 @@ def test_inspect_evals_mmlu_samples_become_the_ts_guess_items() -> None:
 @pytest.mark.parametrize("target", ["mc1", "mc2"])
 def test_inspect_evals_truthfulqa_samples_become_the_ts_guess_items(target: str) -> None:
     from benchchecker_plugin.tsguessing import load_truthfulqa
-    from harness_adapters.inspect.detect import Reference, TaskIds, benchmark_of_task, plan_task
+    from harness_adapters.inspect._detect import Reference, TaskIds, benchmark_of_task, plan_task
 
     rows = [12, 0, 816, 400]
     samples = [truthfulqa_record_to_sample(r, target) for r in _truthfulqa_records(rows)]
@@ -124,7 +124,7 @@ def test_benchmark_is_recognised_from_the_samples() -> None:
     from inspect_ai.dataset import Sample
 
     from benchchecker_plugin.inspect_tasks import ts_guessing_mmlu_multichoice
-    from harness_adapters.inspect.detect import benchmark_of_task
+    from harness_adapters.inspect._detect import benchmark_of_task
 
     samples = [mmlu_record_to_sample(r) for r in _mmlu_records(SUBJECT, [0, 1])]
     assert benchmark_of_task(_task(samples, "mmlu_0_shot", "cais/mmlu"), samples) == "mmlu"
@@ -145,7 +145,12 @@ def test_probes_only_for_the_evaluated_samples() -> None:
     from inspect_ai.dataset import Sample
 
     from harness_adapters.common import ContaminationFilterWarning
-    from harness_adapters.inspect.detect import NOT_IN_REFERENCE, Reference, evaluated_samples, probes_for_run
+    from harness_adapters.inspect._detect import (
+        NOT_IN_REFERENCE,
+        Reference,
+        evaluated_samples,
+        probes_for_run,
+    )
 
     samples = [mmlu_record_to_sample(r) for r in _mmlu_records(SUBJECT, ROWS)]
     samples.append(mmlu_record_to_sample({**_mmlu_records(SUBJECT, [4])[0], "question": "?"}))
@@ -178,7 +183,7 @@ def test_probes_only_for_the_evaluated_samples() -> None:
 
 
 def test_flags_env_takes_several_paths(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from harness_adapters.inspect.hook import ENV_FLAGS, flag_paths_from_env, options_from_env
+    from harness_adapters.inspect._hook import ENV_FLAGS, flag_paths_from_env, options_from_env
 
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     monkeypatch.setenv(ENV_FLAGS, os.pathsep.join([str(a), str(b), ""]))
@@ -193,7 +198,7 @@ def test_flags_env_takes_several_paths(monkeypatch: pytest.MonkeyPatch, tmp_path
 
 def test_data_option_is_checked() -> None:
     from benchchecker_plugin.errors import InputError
-    from harness_adapters.inspect.detect import parse_data_option
+    from harness_adapters.inspect._detect import parse_data_option
 
     assert parse_data_option([f"mmlu={require_shared_data('mmlu')}"]) == {"mmlu": require_shared_data("mmlu")}
     for bad, message in (("mmlu", "expected BENCHMARK=PATH"), ("gsm8k=/x", "expected BENCHMARK"),

@@ -123,7 +123,7 @@ def test_hook_alone_annotates_a_plain_inspect_eval(task_file: Path, tiny_lm: Pat
     """With BENCHCHECKER_FLAGS set, Inspect's own eval() (no wrapper) gets annotated logs."""
     from inspect_ai import eval as inspect_eval
 
-    import harness_adapters.inspect.hook  # noqa: F401  (what the entry point loads)
+    import harness_adapters.inspect._hook  # noqa: F401  (what the entry point loads)
 
     flags = make_flags(tmp_path / "flags.jsonl", "mmlu", FLAGGED)
     monkeypatch.setenv("BENCHCHECKER_FLAGS", str(flags))
@@ -138,7 +138,7 @@ def test_hook_alone_annotates_a_plain_inspect_eval(task_file: Path, tiny_lm: Pat
     # A mode the log does not match is refused, and the log is left as it was.
     from benchchecker_plugin.errors import ExecutionError
     from harness_adapters.common import FilterOptions, Mode
-    from harness_adapters.inspect.hook import annotate_log
+    from harness_adapters.inspect._hook import annotate_log
 
     before = path.read_bytes()
     with pytest.raises(ExecutionError, match=r"BENCHCHECKER_CONTAMINATION_MODE=clean but the log "
@@ -150,7 +150,7 @@ def test_hook_alone_annotates_a_plain_inspect_eval(task_file: Path, tiny_lm: Pat
 def test_hook_is_registered_through_the_entry_point() -> None:
     values = [ep.value for ep in entry_points(group="inspect_ai")]
     if not any(v.startswith("harness_adapters.inspect") for v in values):
-        pytest.skip("entry point for harness_adapters.inspect.hook not installed yet "
+        pytest.skip("entry point for harness_adapters.inspect._hook not installed yet "
                     f"(inspect_ai entry points: {values})")
     from inspect_ai._util.entrypoints import ensure_entry_points
     from inspect_ai.hooks._hooks import get_all_hooks
@@ -190,7 +190,7 @@ def test_malformed_flags(cli, eval_args, error_line, tmp_path: Path) -> None:
 def test_sample_ids_are_escaped_for_inspects_fnmatch() -> None:
     from fnmatch import fnmatch
 
-    from harness_adapters.inspect.cli import sample_id_pattern
+    from harness_adapters.inspect._cli import sample_id_pattern
 
     for sid in ("a/1", "x[1]", "q*?", 7):
         pattern = sample_id_pattern(sid)
@@ -211,7 +211,7 @@ def test_grouped_scores_are_labelled_by_inspects_metric() -> None:
 
     from inspect_ai.log import EvalMetric, EvalResults, EvalScore
 
-    from harness_adapters.inspect.hook import metric_labels
+    from harness_adapters.inspect._hook import metric_labels
 
     def score(name: str, *metrics: str) -> EvalScore:
         return EvalScore(name=name, scorer=name,

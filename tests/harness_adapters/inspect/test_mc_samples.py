@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness_adapters.inspect.mc_samples import read_mc_samples, task_benchmark
+from harness_adapters.inspect._mc_samples import read_mc_samples, task_benchmark
 from tests.helpers.mc_tasks import ARC, MMLU_PRO, inspect_task
 
 
@@ -16,7 +16,7 @@ def _task(samples, name="mine"):  # type: ignore[no-untyped-def]
 
 
 def test_choices_samples_become_items_in_the_lm_eval_shape() -> None:
-    from harness_adapters.inspect.detect import Reference, probes_for_run
+    from harness_adapters.inspect._detect import Reference, probes_for_run
 
     task = inspect_task("arc_local", ARC)
     benchmark, items, why = read_mc_samples(task, list(task.dataset))
@@ -55,7 +55,7 @@ def test_ten_choices_text_target_and_declared_benchmark() -> None:
 def test_bad_samples_are_one_line(change: dict, line: str) -> None:
     from inspect_ai.dataset import Sample
 
-    from harness_adapters.inspect.detect import Reference, probes_for_run
+    from harness_adapters.inspect._detect import Reference, probes_for_run
 
     samples = [Sample(input=r["question"], choices=r["choices"]["text"], target=r["answerKey"],
                       id=n) for n, r in enumerate(ARC)]

@@ -1,4 +1,4 @@
-"""lm-eval's private APIs, reached only through :mod:`harness_adapters.lm_eval.compat`: the
+"""lm-eval's private APIs, reached only through :mod:`harness_adapters.lm_eval._compat`: the
 installed lm-eval has them; a release without them stops with one line naming lm-eval, the
 installed version and the supported range (the harness is changed here, never our code)."""
 
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from benchchecker_plugin.errors import InputError, MissingExtraError
-from harness_adapters.lm_eval import compat
+from harness_adapters.lm_eval import _compat as compat
 from harness_adapters.private_api import Harness
 from tests.helpers import has_module, needs_module
 

@@ -21,7 +21,7 @@ import pytest
 
 from benchchecker_plugin.flags import read_flags
 from benchchecker_plugin.tsguessing import load_mmlu, load_truthfulqa, prepare_probes
-from harness_adapters.lm_eval.detect import benchmark_of_task, item_of, probes_for_run
+from harness_adapters.lm_eval._detect import benchmark_of_task, item_of, probes_for_run
 from tests.helpers import comparable_flags, require_shared_data, tiny_lm
 
 REPO = Path(__file__).resolve().parents[3]

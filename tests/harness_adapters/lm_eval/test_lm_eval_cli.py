@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.leaderboard.harness_logs import load_lm_eval_samples
+from benchchecker_plugin.leaderboard import load_lm_eval_samples
 from tests.helpers import require_shared_data
 from tests.helpers.mc_tasks import write_mc_task
 
@@ -143,7 +143,7 @@ def test_help_is_lm_evals_with_our_options(cli) -> None:
 @pytest.mark.parametrize("spelling", ["_", "-"])
 def test_options_take_lm_evals_underscores_and_the_hyphens(spelling: str, tmp_path: Path) -> None:
     """Issue 29: lm-eval spells --output_path, --log_samples; --contamination_filter was refused."""
-    from harness_adapters.lm_eval.cli import parse
+    from harness_adapters.lm_eval._cli import parse
 
     flags = tmp_path / "f.jsonl"
     args = ["--model", "hf", "--tasks", "x", f"--contamination{spelling}filter", str(flags),
@@ -193,7 +193,7 @@ def test_the_limit_warning_is_lm_evals_alone(task_dir: Path, tmp_path: Path,
 
     from harness_adapters.common import pop_filter_options
     from harness_adapters.detection import pop_detect_options
-    from harness_adapters.lm_eval.cli import _load_tasks, parse
+    from harness_adapters.lm_eval._cli import _load_tasks, parse
 
     _, namespace = parse(["--model", "hf", "--include_path", str(task_dir), "--tasks", TASK,
                           "--limit", "2", "--output_path", str(tmp_path / "out")])

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.tsguessing import prepare_probes
-from harness_adapters.lm_eval.detect import probes_for_run
-from harness_adapters.lm_eval.mc_task import read_mc_task, shared_context
+from harness_adapters.lm_eval._detect import probes_for_run
+from harness_adapters.lm_eval._mc_task import read_mc_task, shared_context
 from tests.helpers import require_shared_data
 from tests.helpers.mc_tasks import ARC, HELLASWAG, MMLU_PRO, write_lm_eval_tasks
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness_adapters.lm_eval.detect import OFFLINE_HINT, load_each
+from harness_adapters.lm_eval._detect import OFFLINE_HINT, load_each
 
 
 class _Manager:

@@ -12,7 +12,7 @@ from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import ContaminationFlag
 from harness_adapters.common import FilterOptions, Group, Mode
 from harness_adapters.detection import Detection
-from harness_adapters.lm_eval.plan import (
+from harness_adapters.lm_eval._plan import (
     FilteredRunPlan,
     evaluated_indices,
     instance_id_of,
@@ -126,6 +126,6 @@ def test_model_candidates_of_model_args() -> None:
 def test_planning_imports_no_lm_eval() -> None:
     import subprocess
 
-    code = ("import sys, harness_adapters.lm_eval.plan, harness_adapters.lm_eval.cli\n"
+    code = ("import sys, harness_adapters.lm_eval._plan, harness_adapters.lm_eval._cli\n"
             "assert 'lm_eval' not in sys.modules, 'lm_eval imported'")
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_adapters.lm_eval.yaml_includes import include_cycle
+from harness_adapters.lm_eval._yaml_includes import include_cycle
 
 
 def test_a_self_including_yaml_is_named(tmp_path: Path) -> None:

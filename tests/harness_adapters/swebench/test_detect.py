@@ -156,8 +156,8 @@ def test_rescoring_from_logs_with_the_detected_flags(tiny: dict, cli, read_jsonl
     from swebench.harness.constants import LOG_REPORT, RUN_EVALUATION_LOG_DIR
     from swebench.harness.reporting import make_run_report
 
-    from harness_adapters.swebench.cli import finish_run, plan_run
-    from harness_adapters.swebench.detect import DetectRequest, detect_run
+    from harness_adapters.swebench._cli import finish_run, plan_run
+    from harness_adapters.swebench._detect import DetectRequest, detect_run
 
     ids = ["acme__tiny-1", "acme__tiny-2"]
     tiers = tiny["root"] / "tiers.jsonl"         # the run's two instances: one denominator
@@ -222,8 +222,8 @@ def test_rescoring_from_logs_with_the_detected_flags(tiny: dict, cli, read_jsonl
 def test_detected_flags_merge_with_filter_flags(tiny: dict, make_flags) -> None:
     """Stage II says tiny-2 is clean, a --contamination-filter file says contaminated: merged
     per instance (any method), both are in the contaminated subset passed to the harness."""
-    from harness_adapters.swebench.cli import plan_run
-    from harness_adapters.swebench.detect import DetectRequest, detect_run
+    from harness_adapters.swebench._cli import plan_run
+    from harness_adapters.swebench._detect import DetectRequest, detect_run
 
     ids = ["acme__tiny-1", "acme__tiny-2"]
     made = detect_run(DetectRequest(tiny["clones"], CUTOFF), dataset=str(tiny["instances"]),

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_adapters.swebench.cli import harness_argv, plan_run
+from harness_adapters.swebench._cli import harness_argv, plan_run
 from tests.helpers import require_shared_data
 
 VERIFIED = ("swebench_verified", "swebench_verified_composite.jsonl")

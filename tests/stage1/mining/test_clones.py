@@ -1,5 +1,5 @@
+from benchchecker_plugin.stage1 import SourceFile
 from benchchecker_plugin.stage1.mining import PatternKind, find_clones
-from benchchecker_plugin.stage1.sources import SourceFile
 
 A = '''import os
 

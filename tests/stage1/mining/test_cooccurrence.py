@@ -1,5 +1,5 @@
+from benchchecker_plugin.stage1 import SourceFile
 from benchchecker_plugin.stage1.mining import find_cooccurrences
-from benchchecker_plugin.stage1.sources import SourceFile
 
 TEXT = '''resp = client.get("/a")
 assert_status(resp.status_code, 200)

@@ -1,7 +1,7 @@
 import random
 
+from benchchecker_plugin.stage1 import SourceFile
 from benchchecker_plugin.stage1.mining import find_near_duplicates, hamming, simhash
-from benchchecker_plugin.stage1.sources import SourceFile
 
 BLOCK = '''parser.add_argument("--input", type=str, default="data/train.csv", help="input file")
 parser.add_argument("--epochs", type=int, default=10, help="number of epochs to train")
@@ -46,7 +46,7 @@ def test_banding_finds_every_pair_within_distance():
     for i in range(12):
         base = " ".join(rng.choice(words) for _ in range(16))
         files.append(SourceFile(f"f{i}.py", "\n".join([base[:20], base[20:40], base[40:], "x y z w"])))
-    from benchchecker_plugin.stage1.mining.simhash import _windows
+    from benchchecker_plugin.stage1.mining._simhash import _windows
     frags = [w for f in files for w in _windows(f, 4)]
     clusters = find_near_duplicates(files, window=4, max_distance=10, min_tokens=1)
     member = {(f.path, f.start): i for i, c in enumerate(clusters) for f in c.fragments}

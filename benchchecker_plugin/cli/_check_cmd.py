@@ -1,0 +1,122 @@
+"""``benchchecker check``: the pre-release contamination check for model teams."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import click
+
+from ..models import ModelOptions
+from ._executor_options import ExecutorOptions, executor_options, remote_batch
+from ._options import dry_run_summary, model_options
+
+
+@click.command("check")
+@model_options
+@click.option("--cutoff", required=True, metavar="DATE",
+              help="The model's training-data cutoff (YYYY-MM-DD, YYYY-MM or YYYY): Stage I and II read "
+                   "each repository as it was then.")
+@click.option("--benchmarks", default="swe-bench-verified,mmlu,truthfulqa", show_default=True,
+              help="Comma-separated: swe-bench-verified, bugsinpy, defects4j (Stage I + II), mmlu, "
+                   "truthfulqa (TS-Guessing).")
+@click.option("--repos-dir", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="Local clones of the bug-fixing benchmarks' repositories (owner__name/ or name/). "
+                   "Without it, Stage I and II are skipped and the report says so.")
+@click.option("--data", "data", multiple=True, metavar="BENCHMARK=PATH",
+              help="Local data instead of the hub, repeatable: mmlu=../shared/data/mmlu, "
+                   "truthfulqa=.../TruthfulQA.csv, swe-bench-verified=instances.jsonl (PATH alone "
+                   "with one benchmark).")
+@click.option("--limit", default=None, metavar="N|BENCHMARK=N,...",
+              help="A quick look: probe a stratified sample of N items per benchmark (taken in turn "
+                   "from every MMLU subject, TruthfulQA category, repository; the same --seed gives "
+                   "the same sample), or one limit per benchmark: --limit mmlu=200,truthfulqa=100.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the --limit sample and of the masked options.")
+@click.option("--n-queries", type=click.IntRange(min=1), default=50, show_default=True,
+              help="Stage I probes per repository.")
+@click.option("--ts-modes", default="multichoice", show_default=True,
+              help="TS-Guessing modes, comma-separated: multichoice, question.")
+@click.option("--corpus", "corpora", multiple=True, metavar="PATH",
+              help="Repeatable: the model's training corpus (as `benchchecker overlap --corpus`: "
+                   ".jsonl[.gz|.zst], .parquet, .txt, a folder, hf:NAME). The checked items are also "
+                   "looked for there (benchchecker.overlap, scan engine, rule coverage) and the "
+                   "report gains a corpus overlap section.")
+@click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("benchchecker-report"), show_default=True,
+              help="Report folder: flags.jsonl (merged), flags/<stage>.jsonl, index.html, summary.md "
+                   "and summary.json (rates with exact 95% intervals, to paste in a model card).")
+@executor_options
+def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Path | None,
+          data: tuple[str, ...], limit: str | None, seed: int, n_queries: int, ts_modes: str,
+          corpora: tuple[str, ...], out_dir: Path, executor_opts: ExecutorOptions) -> None:
+    """Check a model before release: which benchmark instances has it probably seen?
+
+    Runs Stage I (repository presence) per repository and Stage II (patch presence at --cutoff) per
+    instance of the bug-fixing benchmarks, and TS-Guessing per item of MMLU / TruthfulQA, with one
+    progress bar per stage. With --corpus (you have the training data), the same items are also
+    looked for in it (corpus overlap: one flag per item, flags/overlap.jsonl, a report section). Model answers are cached: a run stopped half-way and started again
+    repeats no finished call. --dry-run prints the number of model calls and stops. With
+    --executor ray the model is asked from the cluster's workers (an API model under one shared
+    --max-concurrency limit); the cache and the report stay here.
+
+    \b
+    Example (offline, on local data):
+      benchchecker check --model hf/smollm2-135m --cutoff 2024-06 \\
+          --benchmarks mmlu,truthfulqa --data mmlu=../shared/data/mmlu \\
+          --data truthfulqa=../shared/data/truthfulqa/TruthfulQA.csv --limit 200 -o report/
+    """
+    from ..check import (
+        CheckConfig,
+        parse_data_options,
+        parse_limits,
+        run_check,
+        write_check_report,
+        write_check_summary,
+    )
+    from ..repos import parse_cutoff
+
+    parse_cutoff(cutoff)  # validate early: a bad date is a one-line error before any model loads
+    names = tuple(b.strip() for b in benchmarks.split(",") if b.strip())
+    config = CheckConfig(
+        benchmarks=names, cutoff=cutoff,
+        repos_dir=repos_dir, data=parse_data_options(data, names), limits=parse_limits(limit), seed=seed,
+        n_queries=n_queries,
+        ts_modes=tuple(m.strip() for m in ts_modes.split(",") if m.strip()))
+    if corpora and model_opts.dry_run:   # model calls only: the corpus is checked, not scanned
+        from ..overlap import shards_of
+
+        shards = [s for c in corpora for s in shards_of(c)]
+        click.echo(f"dry run: the corpus overlap scan ({len(shards)} shard(s), "
+                   f"{sum(s.size for s in shards) / 1e6:.1f} MB) is not run", err=True)
+    elif corpora:
+        config = dataclasses.replace(config, corpora=corpora)
+    model = model_opts.build(executor=executor_opts.build())
+    config = dataclasses.replace(config, batch_size=remote_batch(model, config.batch_size, executor_opts))
+    result = run_check(model, config, model_name=model_opts.spec,
+                       on_stage=lambda msg: click.echo(f"-> {msg}", err=True))
+    if model_opts.dry_run:
+        for note in result.notes:
+            click.echo(f"note: {note}", err=True)
+        click.echo(dry_run_summary(model))
+        return
+    paths = result.write(out_dir)
+    page = write_check_report(result, out_dir / "index.html")
+    summaries = write_check_summary(result, out_dir)
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
+    counts = {v: sum(1 for f in result.merged if f.verdict.value == v)
+              for v in ("contaminated", "clean", "undecided")}
+    click.echo(f"{len(result.merged)} merged verdicts: {counts['contaminated']} contaminated, "
+               f"{counts['clean']} clean, {counts['undecided']} undecided")
+    if result.overlap is not None:
+        o = result.overlap
+        click.echo(f"corpus overlap ({o.rule}): {o.counts()['contaminated']} contaminated, "
+                   f"{o.counts()['clean']} clean, {o.counts()['undecided']} undecided in "
+                   f"{o.documents} documents ({o.shards} shard(s), {len(o.failed)} failed)")
+    click.echo(f"flags: {paths['merged']}")
+    click.echo(f"report: {page} (summary.md, summary.json beside it)")
+    for row in json.loads(summaries["json"].read_text())["methods"]:
+        click.echo(f"{row['benchmark']} {row['method']}: {row['statement']}"
+                   + (f" (dropped {row['dropped']} of {row['sampled']} sampled)" if row["dropped"] else ""))

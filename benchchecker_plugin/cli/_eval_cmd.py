@@ -1,0 +1,153 @@
+"""``benchchecker eval``: controlled evaluations of the detectors (``eval membership``,
+``eval overlap``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import click
+
+
+@click.group("eval")
+def eval_group() -> None:
+    """Controlled evaluations: how well do the detectors separate known members from non-members?
+
+    \b
+    Examples:
+      benchchecker eval membership --out results/membership --quick
+      benchchecker eval overlap --out results/overlap --quick
+    """
+
+
+@eval_group.command("membership")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for membership.json and membership_flags.jsonl (created).")
+@click.option("--quick", is_flag=True,
+              help="Reduced form (5+5 repositories of 4 KB, a 0.5M-parameter GPT-2, 400 steps; "
+                   "what CI runs, about a minute). Default: 6+6 of 6 KB, 600 steps of twice the batch, "
+                   "learning rate decayed after the weak checkpoint (about 4 minutes on 2 CPU cores).")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the corpus split, training and sampling.")
+@click.option("--steps", type=click.IntRange(min=2), default=None,
+              help="Override the training steps (the weak checkpoint stays at the same step).")
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
+              show_default=True, help="Stage I significance level.")
+def membership(out_dir: Path, quick: bool, seed: int, steps: int | None, alpha: float) -> None:
+    """Stage I vs the four logit baselines on a GPT-2 trained here, from scratch.
+
+    Members and non-members are disjoint sets of installed packages' source trees (equal size);
+    a GPT-2 and its tokenizer are trained on the members only; the final model is the "strong"
+    memorisation regime, an early checkpoint the "weak" one. Stage I (binomial test at --alpha,
+    p0 = 0.08) and loss / zlib / Min-K% / Min-K%++ score every repository; the scorer reports AUC,
+    TPR, FPR and TPR at 5% FPR per method and regime.
+
+    Writes OUT/membership.json:
+    {"runs": [{"regime": "strong", "methods": {"stage1": {"auc", "tpr", "fpr", ...},
+    "loss": {...}, "zlib": {...}, "min_k": {...}, "min_k_pp": {...}}}, {"regime": "weak", ...}],
+    "setup": {members, nonmembers, training record (config, steps, seed, timings)}}
+    and OUT/membership_flags.jsonl (every flag that was scored; benchmark "repo").
+
+    \b
+    Example:
+      benchchecker eval membership --out results/membership --quick
+    """
+    from ..membership import FULL, QUICK, run_membership
+
+    config = dataclasses.replace(QUICK if quick else FULL, seed=seed)
+    train = dataclasses.replace(config.train, seed=seed)
+    if steps is not None:
+        train = dataclasses.replace(train, steps=steps, weak_step=min(train.weak_step, steps))
+    config = dataclasses.replace(config, train=train)
+    doc = run_membership(out_dir, config=config, alpha=alpha)
+    for run in doc["runs"]:
+        parts = []
+        for name, m in run["methods"].items():
+            auc = "n/a" if m["auc"] is None else f"{m['auc']:.3f}"
+            parts.append(f"{name} AUC {auc}")
+        click.echo(f"{run['regime']}: " + ", ".join(parts))
+    click.echo(f"wrote {os.fspath(out_dir / 'membership.json')} "
+               f"({doc['total_seconds']:.0f} s)", err=True)
+
+
+def _data_dir(explicit: Path | None) -> Path:
+    from ._demo_cmd import find_data_dir
+
+    if explicit is not None:
+        return explicit
+    env = os.environ.get("BENCHCHECKER_DATA_DIR")
+    found = Path(env) if env else find_data_dir(None)
+    if found is None:
+        raise click.UsageError("no benchmark data folder found: give --data-dir (a folder holding "
+                               "mmlu/ and truthfulqa/TruthfulQA.csv)")
+    return found
+
+
+@eval_group.command("overlap")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for overlap_eval.json (created).")
+@click.option("--quick", is_flag=True,
+              help="Reduced form: 25 planted items per form per benchmark, 4 MB of background "
+                   "(what CI runs; about 10 CPU-seconds). Default: 100 per form, 48 MB.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the item draw, host documents, positions and perturbations.")
+@click.option("--items", type=click.IntRange(min=1), default=None,
+              help="Planted items per form per benchmark (capped so that some items stay clean).")
+@click.option("--background-mb", type=click.FloatRange(min=0, min_open=True), default=None,
+              help="Characters of background text to stream, in millions.")
+@click.option("--data-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder holding mmlu/ and truthfulqa/TruthfulQA.csv "
+                   "[default: $BENCHCHECKER_DATA_DIR or ../shared/data].")
+def overlap(out_dir: Path, quick: bool, seed: int, items: int | None, background_mb: float | None,
+            data_dir: Path | None) -> None:
+    """Plant benchmark items into real text and measure what every overlap rule finds.
+
+    \b
+    1. Background: real text read offline, one document from each source in turn:
+       Python's standard library sources (always), and when installed the Debian packages
+       python3.11-doc, linux-doc-6.1, dict-gcide, wordnet-base
+       (apt-get install python3.11-doc linux-doc-6.1 dict-gcide wordnet-base).
+    2. Every MMLU test and TruthfulQA item goes into one benchmark table (template masking
+       sees the whole benchmark). Per benchmark and form, --items items are planted into copies
+       of background documents, as they appear on the web:
+         verbatim       question and answer as their own paragraph
+         mid_paragraph  question and answer spliced into a paragraph
+         perturbed      5% of words dropped, swapped or substituted (at least one)
+         question_only  the question alone
+         quiz_page      "Question 7: ..." then "A) ... B) ..." and "Answer: C"
+         csv_row        a row of the benchmark's own CSV file
+       Every other item is clean: any flag on it is a false positive.
+    3. One scan; per form and metric the recall, on the clean items the false-positive rate
+       (n and 95% Wilson interval each), against lm-eval's 13-gram rule (its Janitor:
+       any 13-gram, no masking, items under 13 words invisible) run on the same text.
+       Metrics: any_ngram (GPT-3, any 13-gram), any_8gram (the same at n = 8), coverage
+       (PaLM, >= 70% of 8-grams), token_level (Llama 2, the dirty bucket), longest (ConTAM,
+       longest match >= 50% of the item); items shorter than n by the whole-item rule.
+
+    Writes OUT/overlap_eval.json: {"results": {FORM: {"metrics": {METRIC: {"flagged", "n",
+    "rate", "ci", "by_benchmark"}}}, ..., "verbatim_short", "clean"}, "best_rule", "goals",
+    "masking" (template windows removed; clean rates without masking), "clean_examples",
+    "setup" (sizes, sources used and missing), "timing"}; prints the table.
+
+    \b
+    Example:
+      benchchecker eval overlap --out results/overlap --quick
+    """
+    import dataclasses
+
+    from ..overlap import FULL, QUICK, format_table, run_overlap_eval
+
+    config = dataclasses.replace(QUICK if quick else FULL, seed=seed)
+    if items is not None:
+        config = dataclasses.replace(config, items_per_form=items)
+    if background_mb is not None:
+        config = dataclasses.replace(config, background_bytes=background_mb * 1e6)
+    doc = run_overlap_eval(out_dir, _data_dir(data_dir), config)
+    click.echo(format_table(doc))
+    bg = doc["setup"]["background"]
+    used = ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in bg["chars"].items())
+    missing = f"; not installed: {', '.join(bg['missing'])}" if bg["missing"] else ""
+    click.echo(f"background: {used}{missing}")
+    click.echo(f"wrote {os.fspath(out_dir / 'overlap_eval.json')} "
+               f"({doc['timing']['total_seconds']:.0f} s)", err=True)

@@ -1,0 +1,204 @@
+"""The index engine in partitions: one BM25 index per contiguous run of corpus shards, built and
+queried here one after another or as Ray tasks, each item's top-k merged across partitions.
+
+Layout: ``DIR/part-000``, ``DIR/part-001``, ... are ordinary indexes (:mod:`._index`, each with its
+own manifest over its shards) and :data:`PARTS` (written last) lists them with the shard ranges
+and document counts. A document's corpus order is its partition's offset plus its order there,
+so the union of retrieved documents is read in the same corpus order as from one index.
+
+Merging: each partition answers an item's top-k; the item's top-k is the best k of those by BM25
+score, ties by corpus order. BM25's statistics (document frequencies, average length) are each
+partition's own, as in Elasticsearch's default query-then-fetch: where a query term is much rarer
+in one partition than in the corpus, its documents score higher than one index would rank them.
+With one partition this is :mod:`._index` exactly; the n-gram metrics read the merged top-k's
+union as they read one index's. The local and the Ray runs give the same flags (same partitions,
+same per-partition answers, same merge).
+
+On a cluster of several machines ``DIR`` must be a folder every worker reaches (a shared
+filesystem); a partition whose task dies past its retries has its shards recorded as failed.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..errors import InputError
+from ._corpus import Shard
+from ._index import CorpusIndex, Hit, IndexManifest, SearchIndex, build_index, read_manifest, write_manifest
+from ._items import OverlapItem
+from ._scan import ScanStats
+
+PARTS = "benchchecker-index-parts.json"
+PARTS_FORMAT = "benchchecker.overlap.index-parts/1"
+T = TypeVar("T")
+# runs ``fn(*args)`` for each args tuple, results in order (an exception instance for a lost task)
+MapFn = Callable[[Callable[..., Any], Sequence[tuple[Any, ...]]], list[Any]]
+
+
+def partition(shards: Sequence[Shard], parts: int) -> list[tuple[int, int]]:
+    """``parts`` contiguous ``[start, stop)`` runs of ``shards``, balanced by size (at most one
+    partition per shard; every partition non-empty)."""
+    if parts < 1:
+        raise InputError(f"--index-partitions must be >= 1, got {parts}")
+    if not shards:
+        raise InputError("the index needs at least one corpus shard")
+    parts = min(parts, len(shards))
+    sizes = [max(int(s.size), 1) for s in shards]
+    total = sum(sizes)
+    cuts = [0]
+    acc = 0
+    for i, size in enumerate(sizes[:-1]):
+        acc += size
+        to_open = parts - len(cuts)          # partitions still to start after this one
+        if to_open and (len(shards) - i - 1 == to_open or acc * parts >= len(cuts) * total):
+            cuts.append(i + 1)
+    cuts.append(len(shards))
+    return list(zip(cuts[:-1], cuts[1:]))
+
+
+@dataclass(frozen=True)
+class PartsManifest:
+    """What a partitioned index holds: per partition its folder, shard range and documents."""
+
+    parts: tuple[tuple[str, int, int, int], ...]     # (folder, shard start, shard stop, documents)
+    failed: tuple[tuple[str, str], ...] = ()          # (shard, why) of partitions lost on a cluster
+    seconds: float = 0.0
+    format: str = PARTS_FORMAT
+
+    def write(self, path: Path) -> None:
+        write_manifest(self, path)
+
+    @classmethod
+    def read(cls, index_dir: Path) -> PartsManifest:
+        return read_manifest(index_dir, PARTS, PARTS_FORMAT, lambda raw: cls(
+            tuple((str(d), int(a), int(b), int(n)) for d, a, b, n in raw["parts"]),
+            tuple((str(s), str(w)) for s, w in raw.get("failed", ())), float(raw["seconds"])))
+
+
+def local_map(fn: Callable[..., T], args: Sequence[tuple[Any, ...]]) -> list[T]:
+    """One call after another in this process."""
+    return [fn(*a) for a in args]
+
+
+def ray_map(address: str | None = None, retries: int = 3) -> MapFn:
+    """A :data:`MapFn` running each call as a Ray task (one CPU) on the cluster at ``address``; a
+    task lost past its retries gives its exception in place of a result."""
+    def run(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]]) -> list[Any]:
+        from ..models import RayExecutor
+
+        executor = RayExecutor(address, max_retries=retries)
+        executor.connect()
+        ray = executor.ray
+        task = ray.remote(fn).options(num_cpus=1, max_retries=retries, retry_exceptions=False)
+        refs = [task.remote(*a) for a in args]
+        out: list[Any] = []
+        for r in refs:
+            try:
+                out.append(ray.get(r))
+            except ray.exceptions.RayError as exc:
+                out.append(exc)
+        return out
+    return run
+
+
+def _build_part(shards: Sequence[Shard], folder: str, text_field: str, id_field: str) -> IndexManifest:
+    return build_index(shards, folder, text_field=text_field, id_field=id_field)
+
+
+def build_parted_index(shards: Sequence[Shard], index_dir: str | Path, parts: int, *,
+                       text_field: str = "text", id_field: str = "id",
+                       map_fn: MapFn = local_map) -> PartsManifest:
+    """Index ``shards`` into ``parts`` partitions under the new or empty ``index_dir``."""
+    path = Path(index_dir)
+    if path.is_dir() and any(path.iterdir()):
+        raise InputError(f"--index {path}: a folder that is not empty and holds no index; give a new "
+                         "or empty folder")
+    path.mkdir(parents=True, exist_ok=True)
+    start = time.perf_counter()
+    ranges = partition(shards, parts)
+    folders = [f"part-{p:03d}" for p in range(len(ranges))]
+    got = map_fn(_build_part, [(list(shards[a:b]), str(path / f), text_field, id_field)
+                               for f, (a, b) in zip(folders, ranges)])
+    rows, failed = [], []
+    for f, (a, b), m in zip(folders, ranges, got):
+        if isinstance(m, BaseException):
+            why = str(m).strip().splitlines()
+            failed += [(s.name, f"{s.name}: partition {f} lost on the Ray cluster ({type(m).__name__}: "
+                                f"{why[0] if why else ''})") for s in shards[a:b]]
+            rows.append((f, a, b, 0))
+        else:
+            rows.append((f, a, b, m.documents))
+    manifest = PartsManifest(tuple(rows), tuple(failed), round(time.perf_counter() - start, 3))
+    manifest.write(path / PARTS)
+    return manifest
+
+
+def _search_part(folder: str, shards: Sequence[Shard], texts: Sequence[str], k: int, text_field: str,
+                 id_field: str) -> list[list[Hit]]:
+    index = CorpusIndex.open(folder, shards, text_field=text_field, id_field=id_field)
+    return index.search([OverlapItem("", str(i), t) for i, t in enumerate(texts)], k, threads=1)
+
+
+class PartedIndex:
+    """An opened partitioned index: :meth:`search` and :meth:`stats` as :class:`._index.CorpusIndex`."""
+
+    def __init__(self, path: Path, manifest: PartsManifest, shards: Sequence[Shard], text_field: str,
+                 id_field: str, map_fn: MapFn) -> None:
+        self.path, self.manifest, self.shards = path, manifest, list(shards)
+        self.text_field, self.id_field, self.map_fn = text_field, id_field, map_fn
+        failed = {s for s, _ in manifest.failed}   # shards of partitions lost on a cluster
+        self.parts = [None if any(s.name in failed for s in self.shards[a:b]) else
+                      CorpusIndex.open(path / f, self.shards[a:b], text_field=text_field, id_field=id_field)
+                      for f, a, b, _ in manifest.parts]
+
+    @classmethod
+    def open(cls, index_dir: str | Path, shards: Sequence[Shard], *, text_field: str = "text",
+             id_field: str = "id", map_fn: MapFn = local_map) -> PartedIndex:
+        path = Path(index_dir)
+        manifest = PartsManifest.read(path)
+        stop = manifest.parts[-1][2] if manifest.parts else 0
+        if stop != len(shards):
+            raise InputError(f"--index {path}: built from {stop} corpus shard(s), this --corpus gives "
+                             f"{len(shards)}; rebuild it into a new folder")
+        return cls(path, manifest, shards, text_field, id_field, map_fn)
+
+    def search(self, items: Sequence[OverlapItem], k: int = 10, *, threads: int | None = None) -> list[list[Hit]]:
+        """Each item's top ``k`` documents over every partition, best first (see the module)."""
+        if k < 1:
+            raise InputError(f"--top-k must be >= 1, got {k}")
+        texts = [i.text for i in items]
+        live = [p for p, part in enumerate(self.parts) if part is not None]
+        answers = self.map_fn(_search_part, [(str(self.path / f), self.shards[a:b], texts, k, self.text_field,
+                                              self.id_field) for f, a, b, _ in (self.manifest.parts[p] for p in live)])
+        offsets = [0, *itertools.accumulate(n for *_, n in self.manifest.parts)]   # documents before each
+        merged: list[list[Hit]] = [[] for _ in items]
+        for p, got in zip(live, answers):
+            if isinstance(got, BaseException):
+                raise InputError(f"--index {self.path}: searching partition {self.manifest.parts[p][0]} "
+                                 f"failed on the cluster ({type(got).__name__}: {got})")
+            for row, hits in zip(merged, got):
+                row.extend(Hit(h.score, h.ord + offsets[p], h.shard, h.doc, h.text) for h in hits)
+        return [sorted(row, key=lambda h: (-h.score, h.ord))[:k] for row in merged]
+
+    def stats(self) -> ScanStats:
+        out = ScanStats(len(self.shards), sum(n for *_, n in self.manifest.parts), 0, 0.0,
+                        dict(self.manifest.failed))
+        for index in self.parts:
+            if index is not None:
+                s = index.stats()
+                out.bytes += s.bytes
+                out.failed.update(s.failed)
+        return out
+
+
+def open_index(index_dir: str | Path, shards: Sequence[Shard], *, text_field: str = "text",
+               id_field: str = "id", map_fn: MapFn = local_map) -> SearchIndex:
+    """The index in ``index_dir``: partitioned (:data:`PARTS`) or one (:mod:`._index`)."""
+    if (Path(index_dir) / PARTS).is_file():
+        return PartedIndex.open(index_dir, shards, text_field=text_field, id_field=id_field, map_fn=map_fn)
+    return CorpusIndex.open(index_dir, shards, text_field=text_field, id_field=id_field)

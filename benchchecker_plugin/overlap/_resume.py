@@ -1,0 +1,144 @@
+"""A scan that resumes: each finished shard's partial kept in a state folder, reused on the rerun.
+
+``benchchecker overlap ... --state DIR`` writes the partial of every shard that finished
+(:mod:`._partial`) to ``DIR/<key>.npz`` atomically (:mod:`..atomic`: a killed run leaves whole
+files or none). The key digests the shard's name as given, its size and modification time (ns),
+the text and id fields, and the benchmark table's fingerprint: a changed shard, another benchmark
+or other fields is scanned again, never confused. A rerun loads the finished shards and scans the
+others only; the partials are merged in shard order, so the flags equal one uninterrupted scan's.
+
+Not kept: a shard that failed (it is read again next time) and ``hf:`` datasets (no size or time
+to key on). A state file that cannot be read is scanned again, with a warning.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+import warnings
+import zipfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..atomic import atomic_path
+from ..errors import BenchcheckerError
+from ._corpus import Shard
+from ._partial import ScanPartial, apply, combine_all, scan_shard, table_fingerprint
+from ._scan import BenchmarkTable, Location, ScanStats
+
+#: runs pending shards, yielding ``(index into the list, partial)`` as each finishes
+Runner = Callable[[BenchmarkTable, Sequence[Shard]], Iterable[tuple[int, ScanPartial]]]
+
+
+def save_partial(path: Path, partial: ScanPartial, key: str) -> None:
+    """Write ``partial`` to ``path`` (``.npz``) atomically, under ``key``."""
+    meta = {"key": key, "shards": list(partial.shards), "documents": partial.documents,
+            "bytes": partial.bytes, "seconds": partial.seconds, "failed": [list(f) for f in partial.failed],
+            "quotes": partial.quotes,
+            "locations": [[x.corpus, x.doc, x.start, x.end, x.text] for x in partial.locations]}
+    with atomic_path(path) as tmp:
+        with open(tmp, "wb") as fh:
+            np.savez(fh, entries=partial.entries, counts=partial.counts, loc_entries=partial.loc_entries,
+                     meta=np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8))
+
+
+def load_partial(path: Path, key: str) -> ScanPartial:
+    """The partial saved at ``path`` under ``key`` (``ValueError`` if it is another one's)."""
+    with np.load(path, allow_pickle=False) as z:
+        meta = json.loads(z["meta"].tobytes().decode("utf-8"))
+        if meta.get("key") != key:
+            raise ValueError(f"{path}: holds another shard's partial")
+        return ScanPartial(tuple(meta["shards"]), z["entries"].astype(np.int64),
+                           z["counts"].astype(np.int64), z["loc_entries"].astype(np.int64),
+                           tuple(Location(*x) for x in meta["locations"]), int(meta["documents"]),
+                           int(meta["bytes"]), float(meta["seconds"]),
+                           tuple((a, b) for a, b in meta["failed"]), str(meta["quotes"]))
+
+
+class ScanState:
+    """The state folder of one benchmark table scanned with given text and id fields."""
+
+    def __init__(self, folder: str | os.PathLike[str], table: BenchmarkTable, *, text_field: str = "text",
+                 id_field: str = "id", fingerprint: str | None = None) -> None:
+        self.folder = Path(folder)
+        self.fingerprint = fingerprint or table_fingerprint(table)
+        self.fields = (text_field, id_field)
+
+    def key(self, shard: Shard) -> str | None:
+        """The shard's key, or ``None`` where it is never kept (see the module)."""
+        if shard.kind == "hf":
+            return None
+        try:
+            st = os.stat(shard.name)
+        except OSError:
+            return None
+        spec = ["overlap-state/1", shard.name, st.st_size, st.st_mtime_ns, *self.fields, self.fingerprint]
+        return hashlib.sha256(json.dumps(spec).encode("utf-8")).hexdigest()
+
+    def path(self, key: str) -> Path:
+        return self.folder / f"{key[:40]}.npz"
+
+    def load(self, shard: Shard) -> ScanPartial | None:
+        """The finished partial of ``shard``, if kept and still current."""
+        key = self.key(shard)
+        if key is None or not self.path(key).is_file():
+            return None
+        try:
+            return load_partial(self.path(key), key)
+        except (OSError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as exc:
+            warnings.warn(f"{self.path(key)}: unreadable state of {shard.name} ({exc}); scanning it "
+                          "again", RuntimeWarning, stacklevel=2)
+            return None
+
+    def save(self, shard: Shard, partial: ScanPartial) -> bool:
+        """Keep ``partial`` if the shard finished (did not fail) and can be keyed."""
+        key = self.key(shard)
+        if key is None or partial.failed:
+            return False
+        save_partial(self.path(key), partial, key)
+        return True
+
+
+def local_runner(text_field: str, id_field: str,
+                 on_bytes: Callable[[int], None] | None = None) -> Runner:
+    """Shards one after another in this process (one scanner for all)."""
+    def run(table: BenchmarkTable, shards: Sequence[Shard]) -> Iterator[tuple[int, ScanPartial]]:
+        fp = table_fingerprint(table)
+        for i, shard in enumerate(shards):
+            yield i, scan_shard(table, shard, text_field=text_field, id_field=id_field,
+                                on_bytes=on_bytes, fingerprint=fp)
+    return run
+
+
+def scan_shards(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: str = "text",
+                id_field: str = "id", state: str | os.PathLike[str] | None = None,
+                runner: Runner | None = None,
+                on_bytes: Callable[[int], None] | None = None) -> tuple[ScanStats, int]:
+    """Scan ``shards`` into ``table`` as :func:`~.scan.scan_corpus` does, shard by shard through
+    ``runner`` (default: this process), skipping those finished in ``state`` and keeping each newly
+    finished one there. Returns the stats (``seconds``: this run's wall time) and how many shards
+    came from the state."""
+    start = time.perf_counter()
+    keeper = ScanState(state, table, text_field=text_field, id_field=id_field) if state else None
+    parts: list[ScanPartial | None] = [keeper.load(s) if keeper else None for s in shards]
+    resumed = sum(p is not None for p in parts)
+    if on_bytes is not None:
+        for p in parts:
+            if p is not None:
+                on_bytes(p.bytes)
+    todo = [i for i, p in enumerate(parts) if p is None]
+    run = runner or local_runner(text_field, id_field, on_bytes)
+    for j, partial in run(table, [shards[i] for i in todo]):
+        parts[todo[j]] = partial
+        if keeper is not None:
+            keeper.save(shards[todo[j]], partial)
+    missing = [shards[i].name for i, p in enumerate(parts) if p is None]
+    if missing:
+        raise BenchcheckerError(f"the runner left {len(missing)} shard(s) unscanned: {missing[0]}, ...")
+    stats = apply(table, combine_all([p for p in parts if p is not None]))
+    stats.seconds = time.perf_counter() - start
+    return stats, resumed

@@ -1,0 +1,38 @@
+"""Lazily exported names: a package face stays light to import, and the name still resolves."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import types
+
+import pytest
+
+from benchchecker_plugin.lazy_names import lazy_names
+
+
+def test_a_lazy_name_is_imported_on_first_use_and_kept() -> None:
+    package = types.ModuleType("fake_pkg")
+    sys.modules["fake_pkg"] = package
+    try:
+        package.__getattr__ = lazy_names("fake_pkg", {"dumps": "json"})  # type: ignore[attr-defined]
+        import json
+
+        assert package.dumps is json.dumps
+        assert package.__dict__["dumps"] is json.dumps   # kept: the next read is a plain one
+        with pytest.raises(AttributeError, match="module 'fake_pkg' has no attribute 'loads'"):
+            package.loads  # noqa: B018
+    finally:
+        del sys.modules["fake_pkg"]
+
+
+def test_the_models_and_overlap_faces_load_no_torch_or_pandas_until_asked() -> None:
+    code = ("import sys\n"
+            "import benchchecker_plugin.models, benchchecker_plugin.overlap\n"
+            "heavy = [m for m in ('torch', 'transformers', 'pandas') if m in sys.modules]\n"
+            "assert not heavy, heavy\n"
+            "from benchchecker_plugin.models import HFModel\n"
+            "from benchchecker_plugin.overlap import run_overlap_eval\n"
+            "assert 'torch' in sys.modules and HFModel.__name__ == 'HFModel'\n"
+            "assert run_overlap_eval.__module__ == 'benchchecker_plugin.overlap._controlled'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
