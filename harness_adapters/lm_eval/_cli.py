@@ -118,10 +118,36 @@ def run(args: tuple[str, ...]) -> None:
     detect = pop_detect_options(namespace.__dict__)
     options = pop_filter_options(namespace.__dict__, detect=detect.enabled)
     if not options.enabled:
-        cli.execute(namespace)
+        run_unfiltered(cli, namespace)
         return
     with echo_warnings():
         execute_filtered(cli, namespace, options, detect)
+
+
+#: what a run that stopped on the unreachable hub is told (its tasks' data or its model need it)
+HUB_HINT = ("the Hugging Face hub is unreachable here: read local copies (a task: --include_path DIR "
+            "with a task YAML whose dataset_path is a local folder, or the shipped tasks/lm_eval "
+            "*_local tasks with --metadata '{\"data\": PATH}'; a model: --model_args "
+            "pretrained=LOCAL_FOLDER)")
+
+
+def run_unfiltered(cli: Any, namespace: argparse.Namespace) -> None:
+    """lm-eval's own run, as ``lm-eval run`` would do it, but with the hub asked once (out of
+    reach, offline mode is on: no retries) and a run that stops on the hub being unreachable told
+    so in one line naming the local-copy options, not by a 70-line traceback."""
+    from benchchecker_plugin.hub_reach import offline_unless_reachable
+
+    from ._detect import hub_unreachable
+
+    offline_unless_reachable()
+    try:
+        cli.execute(namespace)
+    except Exception as exc:
+        if not hub_unreachable(exc):
+            raise
+        text = " ".join(str(exc).split())
+        text = text if len(text) <= 200 else text[:197] + "..."
+        raise InputError(f"lm-eval run stopped ({type(exc).__name__}: {text}); {HUB_HINT}") from None
 
 
 def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:

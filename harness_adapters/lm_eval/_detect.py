@@ -242,7 +242,7 @@ OFFLINE_HINT = ("; its dataset is on the Hugging Face hub, unreachable here: rea
                 "tasks/lm_eval *_local tasks take --metadata '{\"data\": PATH}')")
 
 
-def _hub_unreachable(exc: BaseException) -> bool:
+def hub_unreachable(exc: BaseException) -> bool:
     """Whether ``exc`` (or an exception it was raised from) is the hub being out of reach."""
     seen: BaseException | None = exc
     for _ in range(8):
@@ -278,7 +278,7 @@ def load_each(manager: Any, names: Sequence[str]) -> tuple[dict[str, Any], dict[
             text = " ".join(str(exc).split())
             text = text if len(text) <= 200 else text[:197] + "..."
             failed[name] = f"lm-eval cannot load it ({type(exc).__name__}: {text})" + \
-                (OFFLINE_HINT if _hub_unreachable(exc) else "")
+                (OFFLINE_HINT if hub_unreachable(exc) else "")
         else:
             tasks.update(loaded["tasks"])
     return tasks, failed

@@ -48,3 +48,19 @@ def test_a_hub_task_offline_is_one_line_naming_the_local_copy(tmp_path: Path, op
     assert lines[-1].startswith(LINE), lines
     assert "Traceback" not in proc.stderr and "runs unfiltered" not in proc.stderr, lines
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.slow
+def test_a_plain_run_offline_is_one_line_too(tmp_path: Path) -> None:
+    """Without any contamination option the wrapper hands the run to lm-eval as it is; a run that
+    stops on the unreachable hub was lm-eval's 70-line traceback, and is one line naming the
+    local-copy options (for a task and for a model), exit 2."""
+    proc = subprocess.run(["benchchecker", "lm-eval", "run", "--model", "dummy", "--tasks", "mmlu_anatomy",
+                           "--limit", "2"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, **OFFLINE))
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert lines[-1].startswith("Error: lm-eval run stopped (ConnectionError: Couldn't reach 'cais/mmlu' "
+                                "on the Hub"), lines
+    assert "--include_path DIR" in lines[-1] and "pretrained=LOCAL_FOLDER" in lines[-1]
+    assert "Traceback" not in proc.stderr
