@@ -11,6 +11,7 @@ from typing import Any
 
 from ..benchmarks import benchmark_of_source
 from ..errors import DataError, HubUnavailableError, InputError
+from ..hub_reach import offline_unless_reachable
 from ..repos import detect_language
 from ..safe_io import is_input_file, read_input_text
 from ._bug import BugInstance
@@ -135,6 +136,7 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
             raise InputError(f"{source}: instances file not found (nor a dataset name)")
         import datasets  # lazy: heavy
 
+        offline_unless_reachable()   # out of reach: fail at once, not after the hub client's retries
         try:
             ds = datasets.load_dataset(str(source), split=split)
         except Exception as exc:  # datasets raises many types; re-raised as ours with the name

@@ -64,3 +64,24 @@ def test_a_plain_run_offline_is_one_line_too(tmp_path: Path) -> None:
                                 "on the Hub"), lines
     assert "--include_path DIR" in lines[-1] and "pretrained=LOCAL_FOLDER" in lines[-1]
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", [["ts-guess", "--benchmark", "mmlu", "--limit", "2", "--dry-run", "-o", "f.jsonl"],
+                                     ["ts-guess", "--benchmark", "truthfulqa", "--limit", "2", "--dry-run",
+                                      "-o", "f.jsonl"]],
+                         ids=["mmlu", "truthfulqa"])
+def test_a_hub_benchmark_without_offline_flags_is_not_retried(tmp_path: Path, command: list[str]) -> None:
+    """No offline variable set and a hub that refuses connections: the hub is asked once and the
+    run ends at once with the line naming --data (it took ~24 s of the hub client's retries)."""
+    import time
+
+    env = {k: v for k, v in os.environ.items() if k not in OFFLINE and k != "HF_ENDPOINT"}
+    start = time.perf_counter()
+    proc = subprocess.run(["benchchecker", *command], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600, env=dict(env, HF_ENDPOINT="http://127.0.0.1:9", BENCHCHECKER_PROGRESS="0"))
+    took = time.perf_counter() - start
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert lines[-1].startswith("Error: ") and "offline, pass --data PATH" in lines[-1], lines
+    assert took < 15, f"{took:.1f} s"
