@@ -198,8 +198,17 @@ def run_check(model: TextModel, config: CheckConfig, *, model_name: str | None =
             items = load_items(benchmark, config.data.get(benchmark))
         except HubUnavailableError as exc:
             raise exc.naming(f"--data {benchmark}=PATH") from exc
-        # one sample per benchmark, the same items in every mode: one verdict per item
-        sample = stratified_sample(items, config.limit_of(benchmark), _stratum, seed=config.seed)
+        # one sample per benchmark, the same items in every mode: one verdict per item; a limited
+        # sample is drawn from the items some mode can probe (an item every mode's filters drop
+        # would take a place in the sample and give no verdict)
+        pool = items
+        if config.limit_of(benchmark) is not None and config.ts_modes:
+            pool = probeable(items, config.ts_modes, seed=config.seed)
+            if len(pool) < len(items):
+                notes.append(f"{benchmark}: the --limit sample is drawn from the {len(pool)} of "
+                             f"{len(items)} items TS-Guessing can probe in some mode "
+                             f"({', '.join(config.ts_modes)}); the filters drop the others")
+        sample = stratified_sample(pool, config.limit_of(benchmark), _stratum, seed=config.seed)
         sampled[benchmark] = len(sample)
         checked[benchmark] = sample
         questions.update({(i.benchmark, i.instance_id): i.question for i in sample})
@@ -260,6 +269,16 @@ def _overlap(checked: Mapping[str, list[Any]], config: CheckConfig, model_name: 
                          f"(flags/{OVERLAP_STAGE}.jsonl); the merged verdict is BenchChecker's "
                          "rule on Stage I and Stage II")
     return audit
+
+
+def probeable(items: Sequence[Any], modes: Sequence[str], *, seed: int = 0) -> list[Any]:
+    """The ``items`` at least one TS-Guessing mode of ``modes`` makes a probe of (its filters keep
+    it), in their order: the probes are drawn per item (seeded by its content), so an item probed
+    here is probed the same way in any sample."""
+    from ..tsguessing import prepare_probes
+
+    keep = {p.instance_id for mode in modes for p in prepare_probes(items, mode, seed=seed).probes}
+    return [i for i in items if i.instance_id in keep]
 
 
 def _stratum(item: Any) -> str:

@@ -2,8 +2,9 @@
 
 lm-eval applies ``--limit`` per subtask; the check does the same across a benchmark's strata
 (MMLU subjects, TruthfulQA categories, a bug benchmark's repositories): every stratum gives items
-in turn, each stratum's order shuffled by ``seed``, so ``--limit 200`` on MMLU covers every
-subject instead of the first four alphabetically. The same seed gives the same sample.
+in turn, the strata's turn order and each stratum's own order shuffled by ``seed``, so
+``--limit 200`` on MMLU covers every subject instead of the first four alphabetically, and
+``--limit 8`` takes eight random subjects. The same seed gives the same sample.
 """
 
 from __future__ import annotations
@@ -54,10 +55,14 @@ def limit_for(limits: Limits, benchmark: str) -> int | None:
 
 def stratified_sample(items: Sequence[T], n: int | None, stratum: Callable[[T], str], *,
                       seed: int = 0) -> list[T]:
-    """``n`` of ``items`` taken in turn from each stratum (sorted by name), each stratum in a
-    seeded random order; all items when ``n`` is ``None`` or not below ``len(items)``.
+    """``n`` of ``items`` taken in turn from each stratum, each stratum in a seeded random order;
+    all items when ``n`` is ``None`` or not below ``len(items)``.
 
-    The sample comes back in the input's order, so reports read as the benchmark does.
+    The strata take their turns in a seeded random order too: when ``n`` is smaller than the
+    number of strata (``--limit 8`` over MMLU's 57 subjects), the last round's strata are a random
+    few, not the first ones alphabetically. Every stratum gives ``n // k`` or one more item (``k``
+    strata, while it has items). The sample comes back in the input's order, so reports read as the
+    benchmark does.
     """
     if n is None or n >= len(items):
         return list(items)
@@ -70,6 +75,7 @@ def stratified_sample(items: Sequence[T], n: int | None, stratum: Callable[[T], 
         order = list(groups[name])
         rng.shuffle(order)
         queues.append(order)
+    rng.shuffle(queues)   # the turn order: which strata give first in every round
     chosen: list[int] = []
     depth = 0
     while len(chosen) < n:
