@@ -14,9 +14,10 @@ from __future__ import annotations
 import os
 import socket
 import sys
+from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["hub_endpoint", "hub_reachable", "offline_unless_reachable"]
+__all__ = ["hub_endpoint", "hub_reachable", "load_hub_dataset", "offline_unless_reachable"]
 
 _TRUE = {"1", "ON", "YES", "TRUE"}
 
@@ -56,3 +57,13 @@ def offline_unless_reachable(timeout: float = 3.0) -> bool:
     if config is not None:
         config.HF_HUB_OFFLINE = config.HF_DATASETS_OFFLINE = True   # type: ignore[attr-defined]
     return True
+
+
+def load_hub_dataset(*args: Any, **kwargs: Any) -> Any:
+    """``datasets.load_dataset(*args, **kwargs)`` for a dataset named on the hub, with the hub
+    asked once first (:func:`offline_unless_reachable`): out of reach, it fails at once instead of
+    after the hub client's retries."""
+    import datasets
+
+    offline_unless_reachable()
+    return datasets.load_dataset(*args, **kwargs)

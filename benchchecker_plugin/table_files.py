@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import DataError
-from .hub_reach import offline_unless_reachable
+from .hub_reach import load_hub_dataset
 from .safe_io import is_input_file, open_input, read_input_text
 
 __all__ = ["WORKBOOK", "load_table"]
@@ -49,10 +49,7 @@ def load_table(source: str | Path, *, split: str = "test") -> pd.DataFrame:
         raise DataError(f"{path}: unsupported file type (use one of {', '.join(_SUFFIXES)})")
     if path.suffix.lower() in _SUFFIXES or path.exists():
         raise DataError(f"{path}: {'a folder, not a table file' if path.is_dir() else 'no such file'}")
-    import datasets
-
-    offline_unless_reachable()   # out of reach: fail at once, not after the hub client's retries
     try:
-        return datasets.load_dataset(str(source), split=split).to_pandas()
+        return load_hub_dataset(str(source), split=split).to_pandas()
     except Exception as exc:  # datasets raises many types (offline, unknown name); re-raised as ours
         raise DataError(f"{source}: not a file and not a loadable dataset ({exc})") from exc

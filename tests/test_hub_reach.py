@@ -63,3 +63,25 @@ def test_a_reachable_hub_changes_nothing(clean_env: pytest.MonkeyPatch) -> None:
         clean_env.setenv("HF_ENDPOINT", f"http://127.0.0.1:{server.getsockname()[1]}")
         assert offline_unless_reachable(timeout=2) is False
     assert "HF_HUB_OFFLINE" not in os.environ and "HF_DATASETS_OFFLINE" not in os.environ
+
+
+def test_a_hub_dataset_is_loaded_after_the_question(clean_env: pytest.MonkeyPatch) -> None:
+    """``load_hub_dataset``: offline mode is on by the time ``datasets.load_dataset`` is called
+    (the hub out of reach), and the call gets the arguments as given."""
+    import os
+
+    import datasets
+    import datasets.config
+    import huggingface_hub.constants
+
+    from benchchecker_plugin.hub_reach import load_hub_dataset
+
+    clean_env.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
+    clean_env.setattr(datasets.config, "HF_HUB_OFFLINE", False)
+    clean_env.setattr(datasets.config, "HF_DATASETS_OFFLINE", False)
+    clean_env.setenv("HF_ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
+    seen = []
+    clean_env.setattr(datasets, "load_dataset",
+                      lambda *a, **kw: seen.append((a, kw, os.environ.get("HF_HUB_OFFLINE"))) or "ds")
+    assert load_hub_dataset("cais/mmlu", "all", split="test") == "ds"
+    assert seen == [(("cais/mmlu", "all"), {"split": "test"}, "1")]

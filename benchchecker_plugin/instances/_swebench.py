@@ -11,7 +11,7 @@ from typing import Any
 
 from ..benchmarks import benchmark_of_source
 from ..errors import DataError, HubUnavailableError, InputError
-from ..hub_reach import offline_unless_reachable
+from ..hub_reach import load_hub_dataset
 from ..repos import detect_language
 from ..safe_io import is_input_file, read_input_text
 from ._bug import BugInstance
@@ -134,11 +134,8 @@ def load_swebench(source: str | os.PathLike[str], *, benchmark: str | None = Non
     else:
         if path.suffix in (".jsonl", ".json") or path.is_dir():
             raise InputError(f"{source}: instances file not found (nor a dataset name)")
-        import datasets  # lazy: heavy
-
-        offline_unless_reachable()   # out of reach: fail at once, not after the hub client's retries
         try:
-            ds = datasets.load_dataset(str(source), split=split)
+            ds = load_hub_dataset(str(source), split=split)
         except Exception as exc:  # datasets raises many types; re-raised as ours with the name
             raise HubUnavailableError.of(f"{source} (split {split})", exc) from exc
         rows = [(f"{source}[{i}]", r) for i, r in enumerate(ds)]

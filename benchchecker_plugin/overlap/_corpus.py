@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataError, InputError
-from ..hub_reach import offline_unless_reachable
+from ..hub_reach import load_hub_dataset
 
 _JSONL = (".jsonl", ".json", ".ndjson")
 _SUFFIXES = (*_JSONL, ".gz", ".zst", ".parquet", ".txt")
@@ -145,8 +145,7 @@ def _hf(shard: Shard, text_field: str, id_field: str) -> Iterator[tuple[str, str
             ds = datasets.load_dataset(builder, data_files=str(path), split=split or "train",
                                        streaming=True)
         else:
-            offline_unless_reachable()   # a hub name out of reach: fail at once, not after retries
-            ds = datasets.load_dataset(spec, split=split or "train", streaming=True)
+            ds = load_hub_dataset(spec, split=split or "train", streaming=True)
     except Exception as exc:   # datasets raises many types: this shard failed, with its cause
         raise ShardError(f"{shard.name}: cannot load through datasets ({' '.join(str(exc).split())[:200]})"
                          ) from None

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..errors import DataError, HubUnavailableError
-from ..hub_reach import offline_unless_reachable
+from ..hub_reach import load_hub_dataset
 from ..safe_io import open_input
 
 MMLU_HUB = "cais/mmlu"
@@ -135,11 +135,8 @@ def load_mmlu(path: str | os.PathLike[str] | None = None, *, split: str = "test"
 
 
 def _mmlu_from_hub(split: str, wanted: set[str] | None) -> list[BenchmarkItem]:
-    import datasets
-
-    offline_unless_reachable()   # out of reach: fail at once, not after the hub client's retries
     try:
-        ds = datasets.load_dataset(MMLU_HUB, "all", split=split)
+        ds = load_hub_dataset(MMLU_HUB, "all", split=split)
     except Exception as exc:  # datasets raises many types; re-raised as ours with the cause
         raise HubUnavailableError.of(f"{MMLU_HUB} (split {split})", exc) from exc
     counters: dict[str, int] = defaultdict(int)
@@ -200,11 +197,8 @@ def load_truthfulqa(path: str | os.PathLike[str] | None = None) -> list[Benchmar
 
 
 def _truthfulqa_from_hub() -> list[BenchmarkItem]:
-    import datasets
-
-    offline_unless_reachable()
     try:
-        ds = datasets.load_dataset(TRUTHFULQA_HUB, "generation", split="validation")
+        ds = load_hub_dataset(TRUTHFULQA_HUB, "generation", split="validation")
     except Exception as exc:  # datasets raises many types; re-raised as ours with the cause
         raise HubUnavailableError.of(TRUTHFULQA_HUB, exc) from exc
     return [_tqa_item(i, r["question"], r["best_answer"], r["incorrect_answers"], r["type"],

@@ -137,7 +137,7 @@ def run_unfiltered(cli: Any, namespace: argparse.Namespace) -> None:
     so in one line naming the local-copy options, not by a 70-line traceback."""
     from benchchecker_plugin.hub_reach import offline_unless_reachable
 
-    from ._detect import hub_unreachable
+    from ._detect import exception_line, hub_unreachable
 
     offline_unless_reachable()
     try:
@@ -145,9 +145,8 @@ def run_unfiltered(cli: Any, namespace: argparse.Namespace) -> None:
     except Exception as exc:
         if not hub_unreachable(exc):
             raise
-        text = " ".join(str(exc).split())
-        text = text if len(text) <= 200 else text[:197] + "..."
-        raise InputError(f"lm-eval run stopped ({type(exc).__name__}: {text}); {HUB_HINT}") from None
+        raise InputError(f"lm-eval run stopped ({type(exc).__name__}: {exception_line(exc)}); "
+                         f"{HUB_HINT}") from None
 
 
 def parse(argv: list[str]) -> tuple[Any, argparse.Namespace]:

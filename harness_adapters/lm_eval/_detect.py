@@ -242,6 +242,12 @@ OFFLINE_HINT = ("; its dataset is on the Hugging Face hub, unreachable here: rea
                 "tasks/lm_eval *_local tasks take --metadata '{\"data\": PATH}')")
 
 
+def exception_line(exc: BaseException, limit: int = 200) -> str:
+    """``exc``'s message on one line, cut to ``limit`` characters (``...`` where cut)."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def hub_unreachable(exc: BaseException) -> bool:
     """Whether ``exc`` (or an exception it was raised from) is the hub being out of reach."""
     seen: BaseException | None = exc
@@ -275,9 +281,7 @@ def load_each(manager: Any, names: Sequence[str]) -> tuple[dict[str, Any], dict[
         except RecursionError:
             failed[name] = "lm-eval cannot load it: its YAML includes itself (directly or not)"
         except Exception as exc:   # noqa: BLE001 - lm-eval's own error: recorded as this task's line
-            text = " ".join(str(exc).split())
-            text = text if len(text) <= 200 else text[:197] + "..."
-            failed[name] = f"lm-eval cannot load it ({type(exc).__name__}: {text})" + \
+            failed[name] = f"lm-eval cannot load it ({type(exc).__name__}: {exception_line(exc)})" + \
                 (OFFLINE_HINT if hub_unreachable(exc) else "")
         else:
             tasks.update(loaded["tasks"])
