@@ -63,6 +63,9 @@ DETECT_HELP = ("Make contamination flags in this run: TS-Guessing through the ru
 CORPUS_HELP = ("With --contamination-detect overlap (repeatable): the training corpus, as "
                "`benchchecker overlap --corpus` reads it (.jsonl[.gz|.zst], .parquet, .txt, a "
                "folder, hf:NAME).")
+CORPUS_OPTION_HELP = ("With --contamination-corpus (repeatable): any setting of `benchchecker overlap` "
+                      "by its option's name, KEY=VALUE: rule=coverage, engine=index, index=DIR, "
+                      "top-k=5, text-field=content, id-field=url, state=DIR, template-items=10.")
 DRY_RUN_HELP = ("With --contamination-detect: print how many model calls detection would add "
                 "(and how many are already cached) and run nothing.")
 CACHE_DIR_HELP = ("Response cache for detection answers (a re-run asks nothing twice). "
@@ -83,13 +86,18 @@ class DetectOptions:
     use_cache: bool = True
     method: str = "ts-guess"
     corpora: tuple[str, ...] = ()
+    corpus_options: tuple[str, ...] = ()
 
     @classmethod
     def from_values(cls, detect: bool | str | None, dry_run: bool = False,
                     cache_dir: str | Path | None = None, no_cache: bool = False,
-                    corpus: Sequence[str] | None = None) -> DetectOptions:
+                    corpus: Sequence[str] | None = None,
+                    corpus_option: Sequence[str] | None = None) -> DetectOptions:
         method = detect if isinstance(detect, str) else "ts-guess"
         corpora = tuple(str(c) for c in corpus or ())
+        options = tuple(str(o) for o in corpus_option or ())
+        if options and not corpora:
+            raise InputError("--contamination-corpus-option needs --contamination-corpus")
         if not detect and (dry_run or cache_dir or no_cache):
             given = [n for n, v in (("--dry-run", dry_run), ("--contamination-cache-dir", cache_dir),
                                     ("--contamination-no-cache", no_cache)) if v]
@@ -102,8 +110,12 @@ class DetectOptions:
                              "answer cache, not used by --contamination-detect overlap")
         if cache_dir and no_cache:
             raise InputError("--contamination-cache-dir and --contamination-no-cache exclude each other")
+        if options:   # a bad setting is one line now, before the harness starts
+            from benchchecker_plugin.overlap import overlap_settings
+
+            overlap_settings(corpora, options, spelling="--contamination-corpus-option")
         return cls(bool(detect), bool(dry_run), Path(cache_dir) if cache_dir else None, not no_cache,
-                   method, corpora)
+                   method, corpora, options)
 
     def cache(self) -> Any:
         """The :class:`~benchchecker_plugin.models.ResponseCache` to use, or ``None``."""
@@ -124,6 +136,7 @@ DETECT_OPTIONS: tuple[OptionSpec, ...] = (
                click_type=click.Path(file_okay=False, path_type=Path)),
     OptionSpec("--contamination-no-cache", NO_CACHE_HELP, is_flag=True),
     OptionSpec("--contamination-corpus", CORPUS_HELP, metavar="PATH", multiple=True),
+    OptionSpec("--contamination-corpus-option", CORPUS_OPTION_HELP, metavar="KEY=VALUE", multiple=True),
 )
 
 

@@ -2,8 +2,9 @@
 
 Stage I per repository and Stage II per instance for bug-fixing benchmarks (these need local clones
 in ``repos_dir``), TS-Guessing per item for MMLU and TruthfulQA, and, given training-corpus paths
-(``corpora``), corpus overlap (:func:`benchchecker_plugin.overlap.audit_corpus`: scan engine,
-default rule) on the same checked items and instances. Each stage writes its own flags file; the
+(``corpora``), corpus overlap (:func:`benchchecker_plugin.overlap.run_overlap`, the driver of
+``benchchecker overlap``, with its settings from ``corpus_options``) on the same checked items and
+instances. Each stage writes its own flags file; the
 merged per-instance verdicts go to ``flags.jsonl`` (TS-Guessing and overlap merged by any; for
 bug-fixing benchmarks BenchChecker's rule on Stage I and II, overlap reported beside it).
 """
@@ -49,6 +50,8 @@ class CheckConfig:
     batch_size: int = 16   # TS-Guessing prompts per model call
     #: training-corpus paths (``--corpus``): the checked items are also looked for there
     corpora: tuple[str, ...] = ()
+    #: ``--corpus-option KEY=VALUE``: the overlap run's settings (rule, engine, fields, state, ...)
+    corpus_options: tuple[str, ...] = ()
 
     def limit_of(self, benchmark: str) -> int | None:
         """This benchmark's limit: its own, else the plain ``--limit N``, else none."""
@@ -252,13 +255,14 @@ def _overlap(checked: Mapping[str, list[Any]], config: CheckConfig, model_name: 
              say: Callable[[str], None], notes: list[str]) -> OverlapAudit:
     """The checked items and instances looked for in ``config.corpora`` (scan engine, default
     rule, one flag per item under ``model_name``); failed shards become notes."""
-    from ..overlap import audit_corpus, bug_queries, mc_queries
+    from ..overlap import bug_queries, mc_queries, overlap_settings, run_overlap
 
     queries = [q for b, got in checked.items()
                for q in (bug_queries(got) if b in BUG_BENCHMARKS else mc_queries(got))]
     say(f"corpus overlap: {len(queries)} items of {', '.join(checked)} in "
         f"{', '.join(config.corpora)}")
-    audit = audit_corpus(queries, config.corpora, model=model_name)
+    corpus, run = overlap_settings(config.corpora, config.corpus_options, model=model_name)
+    audit = run_overlap(queries, corpus, run)
     if audit.failed:
         first = next(iter(audit.failed.values()))
         notes.append(f"corpus overlap: {len(audit.failed)} of {audit.shards} corpus shard(s) "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ..errors import InputError
 from ..models import ModelOptions
 from ._executor_options import ExecutorOptions, executor_options, remote_batch
 from ._options import dry_run_summary, model_options
@@ -41,8 +42,12 @@ from ._options import dry_run_summary, model_options
 @click.option("--corpus", "corpora", multiple=True, metavar="PATH",
               help="Repeatable: the model's training corpus (as `benchchecker overlap --corpus`: "
                    ".jsonl[.gz|.zst], .parquet, .txt, a folder, hf:NAME). The checked items are also "
-                   "looked for there (benchchecker.overlap, scan engine, rule coverage) and the "
-                   "report gains a corpus overlap section.")
+                   "looked for there (benchchecker.overlap, the driver of `benchchecker overlap`) "
+                   "and the report gains a corpus overlap section.")
+@click.option("--corpus-option", "corpus_options", multiple=True, metavar="KEY=VALUE",
+              help="Repeatable, with --corpus: any setting of `benchchecker overlap` by its option's "
+                   "name: rule=coverage, engine=index, index=DIR, top-k=5, text-field=content, "
+                   "id-field=url, state=DIR, template-items=10, index-partitions=4.")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("benchchecker-report"), show_default=True,
               help="Report folder: flags.jsonl (merged), flags/<stage>.jsonl, index.html, summary.md "
@@ -50,7 +55,8 @@ from ._options import dry_run_summary, model_options
 @executor_options
 def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Path | None,
           data: tuple[str, ...], limit: str | None, seed: int, n_queries: int, ts_modes: str,
-          corpora: tuple[str, ...], out_dir: Path, executor_opts: ExecutorOptions) -> None:
+          corpora: tuple[str, ...], corpus_options: tuple[str, ...], out_dir: Path,
+          executor_opts: ExecutorOptions) -> None:
     """Check a model before release: which benchmark instances has it probably seen?
 
     Runs Stage I (repository presence) per repository and Stage II (patch presence at --cutoff) per
@@ -84,14 +90,18 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
         repos_dir=repos_dir, data=parse_data_options(data, names), limits=parse_limits(limit), seed=seed,
         n_queries=n_queries,
         ts_modes=tuple(m.strip() for m in ts_modes.split(",") if m.strip()))
-    if corpora and model_opts.dry_run:   # model calls only: the corpus is checked, not scanned
-        from ..overlap import shards_of
+    if corpus_options and not corpora:
+        raise InputError("--corpus-option needs --corpus (the corpus it configures)")
+    if corpora:
+        from ..overlap import overlap_settings
 
-        shards = [s for c in corpora for s in shards_of(c)]
+        corpus, _ = overlap_settings(corpora, corpus_options)   # a bad setting: one line, now
+    if corpora and model_opts.dry_run:   # model calls only: the corpus is checked, not scanned
+        shards = corpus.shards()
         click.echo(f"dry run: the corpus overlap scan ({len(shards)} shard(s), "
                    f"{sum(s.size for s in shards) / 1e6:.1f} MB) is not run", err=True)
     elif corpora:
-        config = dataclasses.replace(config, corpora=corpora)
+        config = dataclasses.replace(config, corpora=corpora, corpus_options=corpus_options)
     model = model_opts.build(executor=executor_opts.build())
     config = dataclasses.replace(config, batch_size=remote_batch(model, config.batch_size, executor_opts))
     result = run_check(model, config, model_name=model_opts.spec,

@@ -50,25 +50,27 @@ def lm_eval_entry(entry: str, task_metadata: str | None, what: str) -> tuple[Any
     return getattr(importlib.import_module(module), attr), metadata
 
 
-def overlap_queries(benchmark: str | None, data: str | None, tasks: str | None,
+def overlap_queries(benchmarks: list[str], data: tuple[str, ...], tasks: str | None,
                     include_path: str | None, task_metadata: str | None,
                     say: Callable[[str], None]) -> tuple[str, list[OverlapItem]]:
-    """The run's name (the benchmark, or the task list) and its queries; a task without items is
-    one line through ``say`` (as ``ts-guess --task`` says it), none at all an error."""
+    """The run's name (the benchmarks, or the task list) and the queries of every benchmark; a
+    task without items is one line through ``say`` (as ``ts-guess --task`` says it), none at all
+    an error."""
     from ..overlap import load_overlap_items
 
-    if (benchmark is None) == (tasks is None):
+    if bool(benchmarks) == (tasks is not None):
         raise InputError("give one of --benchmark or --task")
     if tasks is None:
         if include_path or task_metadata:
             raise InputError("--include_path and --metadata need --task")
-        assert benchmark is not None
-        from ..local_data import local_path
+        from ..local_data import local_data
 
-        return benchmark, load_overlap_items(benchmark, local_path(data, benchmark))
-    if data is not None:
-        raise InputError(f"--data {data}: --task reads its data the lm-eval way: "
-                         f"--metadata '{{\"data\": \"{data}\"}}'")
+        paths = local_data(data, benchmarks, "--data {}", must_exist=True)
+        items = [q for b in benchmarks for q in load_overlap_items(b, paths.get(b))]
+        return ", ".join(benchmarks), items
+    if data:
+        raise InputError(f"--data {data[0]}: --task reads its data the lm-eval way: "
+                         f"--metadata '{{\"data\": \"{data[0]}\"}}'")
     from ..overlap import mc_queries
 
     items_for_tasks, metadata = lm_eval_entry(_TASK_ITEMS, task_metadata,

@@ -1,128 +1,116 @@
 """Corpus overlap: which benchmark items occur in a training corpus you have.
 
-Modules: ``normalize`` (the token stream and its stable hashes), ``items`` (benchmark instances
-as queries), ``metrics`` (GPT-3 any-13-gram, PaLM 8-gram coverage, Llama 2 token level, ConTAM
-longest match, Deng et al.'s retrieval score), ``corpus`` (streamed readers), ``scan`` (the
-hash-table engine), ``index`` (the BM25 index engine), ``index_parts`` (the index in
-partitions, built and queried locally or on Ray), ``partial`` (per-shard scan results
-that merge), ``result`` (per-item measures and flags), ``audit`` (items against corpora,
-flags out, per benchmark).
+Start with :func:`run_overlap` (items of any number of benchmarks, an :class:`OverlapCorpus` and an
+:class:`OverlapRun`: rule, engine, state, executor), as ``benchchecker overlap``, ``check --corpus``
+and the harness wrappers do. Modules: ``normalize`` (the storage-aware token stream, its raw
+offsets and stable hashes; ``fold``, ``tokenize``: its table and one-pass kernel), ``items``
+(benchmark instances as queries and parts), ``table`` (the benchmark side), ``match`` / ``verify``
+(exact runs from seeds, questions aligned, answers and options near them), ``found`` / ``scan``
+(the corpus streamed), ``partial`` (per-shard results that merge), ``metrics`` (``parts`` and the
+published rules: GPT-3, PaLM, Llama 2, ConTAM, Deng et al.'s retrieval), ``result`` (flags),
+``corpus`` (streamed readers), ``index`` / ``index_parts`` / ``index_run`` (the BM25 engine),
+``resume`` (``--state``), ``remote`` (Ray), ``run`` (the driver), ``rules`` (each rule's wording).
+
+Importing the package is light: the numba kernels load on first use of a name that needs them.
 """
 
 from typing import TYPE_CHECKING
 
 from ..lazy_names import lazy_names
-from ._audit import OverlapAudit, audit_corpus
 from ._corpus import Shard, ShardError, iter_documents, shards_of
-from ._index import (
-    MANIFEST,
-    CorpusIndex,
-    Hit,
-    IndexManifest,
-    build_index,
-    index_results,
-    normalizer_fingerprint,
-    query_terms,
-)
-from ._index_parts import PARTS, PartedIndex, build_parted_index, local_map, open_index, partition, ray_map
-from ._items import OverlapItem, bug_queries, load_overlap_items, mc_queries
-from ._metrics import (
-    DEFAULT_METRICS,
-    DEFAULT_RULE,
-    AnyNgram,
-    Coverage,
-    ItemWindows,
-    LongestMatch,
-    Measure,
-    Metric,
-    Retrieval,
-    TokenLevel,
-    covered_tokens,
-    get_metric,
-    metric_names,
-)
-from ._normalize import ngram_key, normalize, token_hash, tokens
-from ._partial import ScanPartial, apply, combine, combine_all, scan_shard, table_fingerprint
-from ._remote import ray_runner
-from ._result import METHOD, ItemResult, item_results, overlap_flags
-from ._resume import scan_shards
-from ._scan import BenchmarkTable, Location, ScanStats, build_table, scan_corpus, scan_documents, scan_texts
+from ._items import BUG_BENCHMARKS, OverlapItem, bug_queries, load_overlap_items, mc_item, mc_queries
+from ._rules import DEFAULT_RULE, RULE_TEXT, RULES, rules_help
 
 if TYPE_CHECKING:
+    from ._audit import OverlapAudit
     from ._controlled import DEMO, FULL, QUICK, format_table, run_overlap_eval
+    from ._metrics import (
+        DEFAULT_METRICS,
+        AnyNgram,
+        Coverage,
+        ItemWindows,
+        LongestMatch,
+        Measure,
+        Metric,
+        Parts,
+        Retrieval,
+        TokenLevel,
+        get_metric,
+        metric_names,
+    )
+    from ._normalize import ngram_key, normalize, token_hash, token_spans, tokens
+    from ._partial import Location, ScanPartial, combine
+    from ._result import ItemResult, item_results, overlap_flags
+    from ._run import OverlapCorpus, OverlapRun, overlap_settings, run_overlap
+    from ._scan import ScanStats, scan_corpus, scan_texts
+    from ._table import BenchmarkTable, build_table
 
-#: The controlled evaluation's names, loaded on first use (it reads the scorer, and pandas with it;
-#: a corpus scan, here or on a Ray worker, never needs them)
-_LAZY = dict.fromkeys(("DEMO", "FULL", "QUICK", "format_table", "run_overlap_eval"), "._controlled")
+_LAZY = {
+    **dict.fromkeys(("DEMO", "FULL", "QUICK", "format_table", "run_overlap_eval"), "._controlled"),
+    **dict.fromkeys(("DEFAULT_METRICS", "AnyNgram", "Coverage", "ItemWindows", "LongestMatch", "Measure",
+                     "Metric", "Parts", "Retrieval", "TokenLevel", "get_metric", "metric_names"), "._metrics"),
+    **dict.fromkeys(("ngram_key", "normalize", "token_hash", "token_spans", "tokens"), "._normalize"),
+    **dict.fromkeys(("Location", "ScanPartial", "combine"), "._partial"),
+    **dict.fromkeys(("ItemResult", "item_results", "overlap_flags"), "._result"),
+    **dict.fromkeys(("OverlapCorpus", "OverlapRun", "overlap_settings", "run_overlap"), "._run"),
+    **dict.fromkeys(("ScanStats", "scan_corpus", "scan_texts"), "._scan"),
+    **dict.fromkeys(("BenchmarkTable", "build_table"), "._table"),
+    "OverlapAudit": "._audit",
+}
 
 __getattr__ = lazy_names(__name__, _LAZY)
 
-
 __all__ = [
     "AnyNgram",
+    "BUG_BENCHMARKS",
     "BenchmarkTable",
-    "CorpusIndex",
     "Coverage",
     "DEFAULT_METRICS",
     "DEFAULT_RULE",
     "DEMO",
     "FULL",
-    "Hit",
-    "IndexManifest",
     "ItemResult",
     "ItemWindows",
     "Location",
     "LongestMatch",
-    "MANIFEST",
-    "METHOD",
     "Measure",
     "Metric",
     "OverlapAudit",
+    "OverlapCorpus",
     "OverlapItem",
-    "PARTS",
-    "PartedIndex",
+    "OverlapRun",
+    "Parts",
     "QUICK",
+    "RULES",
+    "RULE_TEXT",
     "Retrieval",
     "ScanPartial",
     "ScanStats",
     "Shard",
     "ShardError",
     "TokenLevel",
-    "apply",
-    "audit_corpus",
     "bug_queries",
-    "build_index",
-    "build_parted_index",
     "build_table",
     "combine",
-    "combine_all",
-    "covered_tokens",
     "format_table",
     "get_metric",
-    "index_results",
     "item_results",
     "iter_documents",
     "load_overlap_items",
-    "local_map",
+    "mc_item",
     "mc_queries",
     "metric_names",
     "ngram_key",
     "normalize",
-    "normalizer_fingerprint",
-    "open_index",
     "overlap_flags",
-    "partition",
-    "query_terms",
-    "ray_map",
-    "ray_runner",
+    "overlap_settings",
+    "rules_help",
+    "run_overlap",
     "run_overlap_eval",
     "scan_corpus",
-    "scan_documents",
-    "scan_shard",
-    "scan_shards",
     "scan_texts",
     "shards_of",
-    "table_fingerprint",
     "token_hash",
+    "token_spans",
     "tokens",
 ]

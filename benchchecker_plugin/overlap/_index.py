@@ -1,55 +1,36 @@
-"""The index engine: an embedded BM25 index of the corpus, built once on disk, whose top-k documents
-per item are verified by the scan's own metrics (and read by Deng et al.'s retrieval score).
+"""The index engine: an embedded BM25 index of the corpus's *passages*, built once on disk, whose
+top-k passages per item are verified by the scan's own matching (and read by Deng et al.'s
+retrieval score).
 
-Library: tantivy (Rust, Python wheel, no dependency), chosen by measurement here (2 shared cores;
-documents of 40 words of Python standard-library text; 2,000 MMLU queries, top 10):
+Library: tantivy (Rust, Python wheel, no dependency), chosen by measurement here against bm25s
+(200k documents: 1.6 s vs 9.0 s to build; 882 vs 272 top-10 queries/s; bm25s holds the corpus in
+memory). It streams to disk under a bounded writer heap and stores each passage's raw text.
 
-===============  ======================  ===========================================================
-library          build                   top-10 queries per second
-===============  ======================  ===========================================================
-tantivy 0.27.0   200k docs 1.6 s,        433 (one thread), 882 (two threads: searches release the
-                 1M docs 6.9 s           GIL); 109 without dropping stop words
-bm25s 0.3.16     200k docs 9.0 s         272 (numba backend, one batch); the whole corpus's tokens
-                 (about 45 s for 1M)     held in memory to build, no stored text
-===============  ======================  ===========================================================
+**Passages.** Each document is cut into passages of :data:`PASSAGE_CHARS` characters overlapping
+by :data:`OVERLAP_CHARS` (cut at whitespace), so a megabyte benchmark dump ranks by the passage that
+holds the item, not as one long document whose length BM25 penalises. A passage is indexed by the
+scan's own normaliser (:mod:`._normalize`: escapes, markup and mojibake seen through): its terms
+are its tokens' 64-bit hashes in hex, and an item's query is its tokens' hashes less those of
+Lucene's 33 English stop words (all tokens when nothing else is left), OR-ed, ranked by BM25
+(k1 1.2, b 0.75); passages tied at the k-th score come in corpus order.
 
-tantivy builds 5-6x faster, streams to disk under a bounded writer heap (memory bounded by the
-index, never by the corpus), and stores each document's text, which the verification reads.
+**Bounded memory.** A hit names its passage (score, corpus order, shard, document, offset, the
+index's address), never its text. Verification reads the union of every item's top-k passages
+from the index's store in corpus order, a batch at a time (:mod:`._index_run`).
 
 Layout: ``DIR`` holds tantivy's files and :data:`MANIFEST` (written last, so a half-built folder
-has none): the corpus shards (resolved path and size), text and id fields, document and character
-counts, failed shards, and the normaliser's fingerprint. Opening ``DIR`` for other shards, fields or
-normaliser is an :class:`~benchchecker_plugin.errors.InputError` naming the difference.
-
-Documents are indexed by tantivy's default tokenizer (runs of letters and digits, lower-cased, tokens
-over 40 bytes dropped), the scan's token stream for ASCII text. An item's query is its distinct
-normalised tokens less Lucene's 33 English stop words (those Pyserini's default analyzer drops;
-all tokens when nothing else is left), OR-ed, ranked by BM25 (k1 1.2, b 0.75), top-k by block-max
-WAND; documents tied at the k-th score are taken in corpus order (deterministic whatever
-tantivy's segment layout).
-
-Verification: the union of every item's top-k documents, in corpus order, goes through the scan
-(:func:`._scan.scan_documents`) into the same benchmark table, so every n-gram metric reads the same
-windows; the corpus statistics in evidence are the index's. The flags therefore equal the scan's
-whenever each corpus document holding an item's n-gram is among the retrieved ones. Limitation: a
-document that ranks below top-k for every item is not read (the scan finds it, the index does not:
-lower document counts, possibly clean instead of contaminated; GPT-3's "in at most 10 documents" cap
-sees fewer documents too). Use the scan for a census; the index for repeated audits and for Deng's
-protocol (``retrieval``: each item's own top-k documents, the item's template 13-grams masked).
-Verification holds the retrieved documents' text (at most items x k documents) in memory.
-
-Measured in one run of ``benchmarks/overlap.py --index-docs 1000000`` (1M 40-word documents from
-JSONL, 2 cores shared with other jobs): build 12-35 s, 140-570 top-10 queries/s, Deng's protocol
-3-12 ms per item (10,000-59,000x their 2-3 minutes). Dropping query terms found in more than 5% of
-the documents measured 1.7x more queries/s but changed the top document of 22% of MMLU queries:
-not done (the ranking stays Pyserini's BM25 with its stop words).
+has none): the corpus shards (resolved path, size, modification time and a digest of their first
+and last 64 KiB), text and id fields, passage and document counts, failed shards, and the
+normaliser's fingerprint. Opening ``DIR`` for other shards (or a shard edited since, even at the
+same size), other fields or another normaliser is one line naming the difference.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,20 +41,22 @@ import numpy as np
 from ..errors import InputError
 from ._corpus import Shard, ShardError, iter_documents
 from ._items import OverlapItem
-from ._metrics import Measure, Metric, Retrieval
 from ._normalize import ngram_key, token_hash, tokens
-from ._result import ItemResult, item_results
-from ._scan import BenchmarkTable, ScanStats, scan_documents
+from ._tokenize import tokenize_texts
 
 T = TypeVar("T")
 MANIFEST = "benchchecker-index.json"
-FORMAT = "benchchecker.overlap.index/1"
+FORMAT = "benchchecker.overlap.index/2"
+PASSAGE_CHARS = 6000
+OVERLAP_CHARS = 2000
 # Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET
 STOP_WORDS = frozenset(
     "a an and are as at be but by for if in into is it no not of on or such that the their then there "
     "these they this to was will with".split())
-_PROBE = "Ｆｕｌｌ-width ﬁne Straße: don't_stop 3.14 ÉTÉ ΣΊΣΥΦΟΣ"
-_PROGRESS_CHARS = 8 << 20
+_STOP_HASHES = np.array(sorted(token_hash(w) for w in STOP_WORDS), np.uint64)
+_PROBE = "Ｆｕｌｌ-width ﬁne Straße: don't_stop 3.14 ÉTÉ ΣΊΣΥΦΟΣ caf\\u00e9 &amp; <b>x</b> â€™"
+_BATCH_CHARS = 8 << 20
+_HEX = np.frombuffer(b"0123456789abcdef", np.uint8)
 
 
 def normalizer_fingerprint() -> str:
@@ -82,20 +65,25 @@ def normalizer_fingerprint() -> str:
     return f"{ngram_key([token_hash(t) for t in tokens(_PROBE)]):016x}"
 
 
-def _identity(shard: Shard) -> tuple[str, int]:
+def shard_record(shard: Shard) -> tuple[str, int, int, str]:
+    """What an index remembers of a shard: resolved path, size, mtime (ns), content digest."""
+    from ._resume import shard_identity
+
     if shard.kind == "hf":
-        return shard.name, 0
-    return str(Path(shard.name).resolve()), shard.size
+        return shard.name, 0, 0, ""
+    ident = shard_identity(shard.name) or [shard.size, 0, ""]
+    return str(Path(shard.name).resolve()), int(ident[0]), int(ident[1]), str(ident[2])  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True)
 class IndexManifest:
     """What an index was built from (see the module)."""
 
-    shards: tuple[tuple[str, int], ...]
+    shards: tuple[tuple[str, int, int, str], ...]
     text_field: str
     id_field: str
     documents: int
+    passages: int
     chars: int
     failed: dict[str, str] = field(default_factory=dict)
     normalizer: str = ""
@@ -114,7 +102,7 @@ class IndexManifest:
             raise InputError(f"--index {index_dir}: {what}")
 
         def build(raw: dict[str, Any]) -> IndexManifest:
-            raw["shards"] = tuple((str(n), int(s)) for n, s in raw["shards"])
+            raw["shards"] = tuple((str(n), int(s), int(t), str(h)) for n, s, t, h in raw["shards"])
             return cls(**raw)
         return read_manifest(index_dir, MANIFEST, FORMAT, build)
 
@@ -126,10 +114,10 @@ class IndexManifest:
         if (self.text_field, self.id_field) != (text_field, id_field):
             raise InputError(f"{where} with --text-field {self.text_field} --id-field {self.id_field}, "
                              f"not {text_field} / {id_field}")
-        now = tuple(_identity(s) for s in shards)
+        now = tuple(shard_record(s) for s in shards)
         if now != self.shards:
-            diff = next((f"{a[0]} ({a[1]} bytes) where it had {b[0]} ({b[1]} bytes)"
-                         for a, b in zip(now, self.shards) if a != b),
+            diff = next((f"{a[0]} ({a[1]} bytes, changed since)" if a[0] == b[0] else
+                         f"{a[0]} where it had {b[0]}" for a, b in zip(now, self.shards) if a != b),
                         f"{len(now)} shard(s) where it had {len(self.shards)}")
             raise InputError(f"{where} from another corpus: this --corpus gives {diff}; rebuild it "
                              "into a new folder")
@@ -139,7 +127,10 @@ def write_manifest(record: Any, path: Path) -> None:
     """A manifest dataclass as indented JSON, written atomically."""
     from ..atomic import write_text_atomic
 
-    write_text_atomic(path, json.dumps(asdict(record), indent=1) + "\n")
+    try:
+        write_text_atomic(path, json.dumps(asdict(record), indent=1) + "\n")
+    except OSError as exc:
+        raise InputError(f"--index {path.parent}: cannot write its manifest ({exc.strerror or exc})") from None
 
 
 def read_manifest(index_dir: Path, name: str, fmt: str, build: Callable[[dict[str, Any]], T]) -> T:
@@ -162,19 +153,49 @@ def _schema() -> Any:
     import tantivy
 
     sb = tantivy.SchemaBuilder()
-    sb.add_text_field("text", stored=True, index_option="freq")
+    sb.add_text_field("terms", stored=False, index_option="freq")
+    sb.add_bytes_field("raw", stored=True, indexed=False)
     sb.add_text_field("id", stored=True, tokenizer_name="raw", index_option="basic")
-    sb.add_integer_field("ord", stored=True)
-    sb.add_integer_field("shard", stored=True)
+    for name in ("ord", "shard", "start", "doc"):
+        sb.add_integer_field(name, stored=True)
     return sb.build()
+
+
+def passages(text: str) -> list[tuple[int, str]]:
+    """``(start, passage)`` of one document (see the module)."""
+    if len(text) <= PASSAGE_CHARS:
+        return [(0, text)]
+    out = []
+    start = 0
+    while True:
+        end = len(text) if start + PASSAGE_CHARS >= len(text) else start + PASSAGE_CHARS
+        if end < len(text):
+            cut = text.rfind(" ", start + PASSAGE_CHARS - OVERLAP_CHARS // 2, end)
+            end = cut if cut > start else end
+        out.append((start, text[start:end]))
+        if end >= len(text):
+            return out
+        nxt = text.find(" ", end - OVERLAP_CHARS, end)
+        start = nxt + 1 if nxt > start else end - OVERLAP_CHARS
+
+
+def hex_terms(hashes: np.ndarray) -> str:
+    """Token hashes as space-separated 16-digit hex terms (the index's vocabulary)."""
+    if not hashes.size:
+        return ""
+    b = np.ascontiguousarray(hashes, ">u8").view(np.uint8).reshape(-1, 8)
+    out = np.full((hashes.size, 17), 32, np.uint8)
+    out[:, 0:16:2] = _HEX[b >> 4]
+    out[:, 1:16:2] = _HEX[b & 15]
+    return out.tobytes()[:-1].decode("ascii")
 
 
 def build_index(shards: Sequence[Shard], index_dir: str | os.PathLike[str], *, text_field: str = "text",
                 id_field: str = "id", heap_mb: int = 256, threads: int = 0,
                 on_bytes: Callable[[int], None] | None = None) -> IndexManifest:
-    """Index every document of ``shards`` into the new or empty folder ``index_dir``; a shard that
-    fails is recorded (the documents read before its failure stay indexed) and the build goes on."""
-    import time
+    """Index every document of ``shards`` (as passages) into the new or empty folder
+    ``index_dir``; a shard that fails is recorded (the documents read before its failure stay
+    indexed) and the build goes on."""
     from importlib.metadata import version
 
     import tantivy
@@ -183,55 +204,88 @@ def build_index(shards: Sequence[Shard], index_dir: str | os.PathLike[str], *, t
     if path.is_dir() and any(path.iterdir()):
         raise InputError(f"--index {path}: a folder that is not empty and holds no index; give a new "
                          "or empty folder")
-    path.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    index = tantivy.Index(_schema(), path=str(path))
-    writer = index.writer(heap_size=heap_mb << 20, num_threads=threads)
-    ordinal = chars = pending = 0
-    failed = {}
-    for number, shard in enumerate(shards):
-        try:
-            for doc_id, text in iter_documents(shard, text_field, id_field):
-                writer.add_document(tantivy.Document(text=text, id=doc_id, ord=ordinal, shard=number))
-                ordinal += 1
-                chars += len(text)
-                pending += len(text)
-                if on_bytes is not None and pending >= _PROGRESS_CHARS:
-                    on_bytes(pending)
-                    pending = 0
-        except ShardError as exc:
-            failed[shard.name] = str(exc)
-    writer.commit()
-    writer.wait_merging_threads()
-    manifest = IndexManifest(tuple(_identity(s) for s in shards), text_field, id_field, ordinal, chars,
-                             failed, normalizer_fingerprint(), f"tantivy {version('tantivy')}",
-                             round(time.perf_counter() - start, 3))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        index = tantivy.Index(_schema(), path=str(path))
+        writer = index.writer(heap_size=heap_mb << 20, num_threads=threads)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"--index {path}: cannot create the index ({exc})") from None
+    counts = {"doc": 0, "ord": 0, "chars": 0}
+    failed: dict[str, str] = {}
+    pending: list[tuple[int, int, str, int, str]] = []   # (shard, doc, id, start, passage)
+
+    def flush() -> None:
+        tok = tokenize_texts([p[4] for p in pending])
+        for k, (shard_no, doc_no, doc_id, offset, text) in enumerate(pending):
+            writer.add_document(tantivy.Document(
+                terms=hex_terms(tok.th[tok.doc_tok[k]:tok.doc_tok[k + 1]]), raw=text.encode("utf-8", "surrogatepass"),
+                id=doc_id, ord=counts["ord"], shard=shard_no, start=offset, doc=doc_no))
+            counts["ord"] += 1
+        if on_bytes is not None:
+            on_bytes(sum(len(p[4]) for p in pending))
+        pending.clear()
+
+    size = 0
+    try:
+        for number, shard in enumerate(shards):
+            try:
+                for doc_id, text in iter_documents(shard, text_field, id_field):
+                    for offset, piece in passages(text):
+                        pending.append((number, counts["doc"], doc_id, offset, piece))
+                        size += len(piece)
+                    counts["doc"] += 1
+                    counts["chars"] += len(text)
+                    if size >= _BATCH_CHARS:
+                        flush()
+                        size = 0
+            except ShardError as exc:
+                failed[shard.name] = str(exc)
+        if pending:
+            flush()
+        writer.commit()
+        writer.wait_merging_threads()
+    except (OSError, ValueError) as exc:   # tantivy's writer on a full disk: "index writer was killed"
+        raise InputError(f"--index {path}: the index could not be written ({exc}); is the disk "
+                         "full? The folder holds no usable index (no manifest)") from None
+    manifest = IndexManifest(tuple(shard_record(s) for s in shards), text_field, id_field, counts["doc"],
+                             counts["ord"], counts["chars"], failed, normalizer_fingerprint(),
+                             f"tantivy {version('tantivy')}", round(time.perf_counter() - start, 3))
     manifest.write(path / MANIFEST)
     return manifest
 
 
-def query_terms(text: str) -> list[str]:
-    """An item's query terms (see the module)."""
-    words = list(dict.fromkeys(tokens(text)))
-    return [w for w in words if w not in STOP_WORDS] or words
+def query_hashes(text: str) -> np.ndarray:
+    """An item's query: its distinct token hashes less the stop words' (all when nothing else)."""
+    tok = tokenize_texts([text])
+    h = np.asarray(list(dict.fromkeys(tok.th.tolist())), np.uint64)
+    keep = h[~np.isin(h, _STOP_HASHES)]
+    return keep if keep.size else h
 
 
 @dataclass(frozen=True)
 class Hit:
-    """One retrieved document: BM25 score, corpus order, shard, id and text."""
+    """One retrieved passage: BM25 score, corpus order, shard, document id and number, the raw
+    offset of the passage in its document, and where its text lies in the index (partition,
+    tantivy address). No text: it is read when the union of hits is verified."""
 
     score: float
     ord: int
     shard: str
     doc: str
-    text: str
+    doc_no: int
+    start: int
+    part: int
+    address: tuple[int, int] = field(compare=False, repr=False)   # (segment, document) in tantivy
 
 
 class CorpusIndex:
-    """An opened index (:meth:`open`); :meth:`search` gives each item's top-k documents."""
+    """An opened index (:meth:`open`); :meth:`search` gives each item's top-k passages."""
 
-    def __init__(self, path: Path, manifest: IndexManifest, index: Any, names: Sequence[str]) -> None:
+    def __init__(self, path: Path, manifest: IndexManifest, index: Any, names: Sequence[str],
+                 part: int = 0, ord_base: int = 0, doc_base: int = 0) -> None:
         self.path, self.manifest, self._index, self.names = path, manifest, index, list(names)
+        self.part, self.ord_base, self.doc_base = part, ord_base, doc_base
         self._searcher = index.searcher()
 
     @classmethod
@@ -249,17 +303,19 @@ class CorpusIndex:
             index = tantivy.Index.open(str(path))
         except ValueError as exc:
             raise InputError(f"--index {path}: cannot open ({exc})") from None
-        names = [s.name for s in shards] if shards is not None else [n for n, _ in manifest.shards]
+        names = [s.name for s in shards] if shards is not None else [n for n, *_ in manifest.shards]
         return cls(path, manifest, index, names)
 
-    def _top(self, text: str, k: int) -> list[Hit]:
+    def _top(self, terms: np.ndarray, k: int) -> list[Hit]:
         import tantivy
 
+        if not terms.size:
+            return []
         schema = self._index.schema
         query = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "text", t)) for t in query_terms(text)])
-        # ties at the k-th score are broken by corpus order, not by tantivy's segment layout (which
-        # depends on its indexing threads): fetch until a score below the k-th is seen
+            [(tantivy.Occur.Should, tantivy.Query.term_query(schema, "terms", t))
+             for t in hex_terms(terms).split(" ")])
+        # ties at the k-th score are broken by corpus order, not by tantivy's segment layout
         n = k
         while True:
             hits = self._searcher.search(query, n + 1, count=False).hits
@@ -274,76 +330,53 @@ class CorpusIndex:
             if score < kth:
                 break
             d = self._searcher.doc(address)
-            out.append(Hit(float(score), int(d["ord"][0]), self.names[int(d["shard"][0])], str(d["id"][0]),
-                           str(d["text"][0])))
+            out.append(Hit(float(score), self.ord_base + int(d["ord"][0]), self.names[int(d["shard"][0])],
+                           str(d["id"][0]), self.doc_base + int(d["doc"][0]), int(d["start"][0]),
+                           self.part, (int(address.segment_ord), int(address.doc))))
         return sorted(out, key=lambda h: (-h.score, h.ord))[:k]
 
     def search(self, items: Sequence[OverlapItem], k: int = 10, *, threads: int | None = None) -> list[list[Hit]]:
-        """Each item's top ``k`` documents, best first (searches run on ``threads`` threads)."""
+        """Each item's top ``k`` passages, best first (searches run on ``threads`` threads)."""
         if k < 1:
             raise InputError(f"--top-k must be >= 1, got {k}")
+        queries = [query_hashes(i.text) for i in items]
         with ThreadPoolExecutor(threads or min(4, os.cpu_count() or 1)) as pool:
-            return list(pool.map(lambda item: self._top(item.text, k) if tokens(item.text) else [], items))
+            return list(pool.map(lambda q: self._top(q, k), queries))
 
-    def stats(self) -> ScanStats:
-        """The corpus statistics flags carry: the index's (shards, documents, failed shards)."""
-        by_name = {n: cur for (n, _), cur in zip(self.manifest.shards, self.names)}
-        failed = {by_name.get(str(Path(n).resolve()), by_name.get(n, n)): why
-                  for n, why in self.manifest.failed.items()}
-        return ScanStats(len(self.manifest.shards), self.manifest.documents, self.manifest.chars, 0.0, failed)
+    def text(self, hit: Hit) -> str:
+        """The raw text of a retrieved passage, from the index's store."""
+        import tantivy
+
+        doc = self._searcher.doc(tantivy.DocAddress(*hit.address))
+        return bytes(doc["raw"][0]).decode("utf-8", "surrogatepass")
+
+    def failed(self) -> dict[str, str]:
+        by_name = {n: cur for (n, *_), cur in zip(self.manifest.shards, self.names)}
+        return {by_name.get(str(Path(n).resolve()), by_name.get(n, n)): why
+                for n, why in self.manifest.failed.items()}
+
+    @property
+    def documents(self) -> int:
+        return self.manifest.documents
+
+    @property
+    def chars(self) -> int:
+        return self.manifest.chars
 
 
 class SearchIndex(Protocol):
-    """What :func:`index_results` reads: one index (:class:`CorpusIndex`) or its partitions
+    """What the verification reads: one index (:class:`CorpusIndex`) or its partitions
     (:class:`._index_parts.PartedIndex`)."""
 
     def search(self, items: Sequence[OverlapItem], k: int = 10, *,
                threads: int | None = None) -> list[list[Hit]]: ...
 
-    def stats(self) -> ScanStats: ...
+    def text(self, hit: Hit) -> str: ...
 
+    def failed(self) -> dict[str, str]: ...
 
-def _union(hits: Sequence[Sequence[Hit]]) -> Iterator[tuple[str, str, str]]:
-    seen = {h.ord: h for row in hits for h in row}
-    for o in sorted(seen):
-        yield seen[o].shard, seen[o].doc, seen[o].text
+    @property
+    def documents(self) -> int: ...
 
-
-def _template_tokens(table: BenchmarkTable, n: int, index: int) -> np.ndarray | None:
-    """The item's tokens inside a masked (template) ``n``-gram of ``table``, or None without ``n``."""
-    if n not in table.sizes:
-        return None
-    item, start, entry = table.windows[n]
-    lo, hi = np.searchsorted(item, [index, index + 1])
-    out = np.zeros(int(table.n_tokens[index]), bool)
-    for s in start[lo:hi][entry[lo:hi] < 0]:
-        out[s:s + n] = True
-    return out
-
-
-def index_results(index: SearchIndex, table: BenchmarkTable, metrics: Sequence[Metric | Retrieval], *,
-                  k: int = 10, threads: int | None = None) -> tuple[list[ItemResult], ScanStats]:
-    """Every metric on every item of ``table`` from ``index``: n-gram metrics verified on the union
-    of top-``k`` documents, retrieval metrics on each item's own (see the module)."""
-    import time
-
-    start = time.perf_counter()
-    hits = index.search(table.items, k, threads=threads)
-    window = [m for m in metrics if not getattr(m, "needs_retrieval", False)]
-    retrieval = [m for m in metrics if isinstance(m, Retrieval)]
-    scan_documents(table, _union(hits))
-    results = item_results(table, window)   # type: ignore[arg-type]
-    if retrieval:
-        merged = []
-        for i, (r, item, row) in enumerate(zip(results, table.items, hits)):
-            measures = dict(r.measures)
-            for m in retrieval:
-                got = m.measure_retrieved(item.text, [h.text for h in row], _template_tokens(table, m.n, i))
-                rank = got.values.get("rank", 0)
-                where = {"corpus": row[rank - 1].shard, "doc": row[rank - 1].doc} if rank else {}
-                measures[m.name] = Measure(got.score, got.contaminated, {**got.values, **where})
-            merged.append(ItemResult(r.benchmark, r.instance_id, r.n_tokens, measures, r.masked, r.matches))
-        results = merged
-    stats = index.stats()
-    stats.seconds = time.perf_counter() - start
-    return results, stats
+    @property
+    def chars(self) -> int: ...

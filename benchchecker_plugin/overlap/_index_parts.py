@@ -31,7 +31,6 @@ from ..errors import InputError
 from ._corpus import Shard
 from ._index import CorpusIndex, Hit, IndexManifest, SearchIndex, build_index, read_manifest, write_manifest
 from ._items import OverlapItem
-from ._scan import ScanStats
 
 PARTS = "benchchecker-index-parts.json"
 PARTS_FORMAT = "benchchecker.overlap.index-parts/1"
@@ -63,9 +62,10 @@ def partition(shards: Sequence[Shard], parts: int) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class PartsManifest:
-    """What a partitioned index holds: per partition its folder, shard range and documents."""
+    """What a partitioned index holds: per partition its folder, shard range, documents and
+    passages."""
 
-    parts: tuple[tuple[str, int, int, int], ...]     # (folder, shard start, shard stop, documents)
+    parts: tuple[tuple[str, int, int, int, int], ...]   # (folder, shard start, stop, documents, passages)
     failed: tuple[tuple[str, str], ...] = ()          # (shard, why) of partitions lost on a cluster
     seconds: float = 0.0
     format: str = PARTS_FORMAT
@@ -76,7 +76,7 @@ class PartsManifest:
     @classmethod
     def read(cls, index_dir: Path) -> PartsManifest:
         return read_manifest(index_dir, PARTS, PARTS_FORMAT, lambda raw: cls(
-            tuple((str(d), int(a), int(b), int(n)) for d, a, b, n in raw["parts"]),
+            tuple((str(d), int(a), int(b), int(n), int(p)) for d, a, b, n, p in raw["parts"]),
             tuple((str(s), str(w)) for s, w in raw.get("failed", ())), float(raw["seconds"])))
 
 
@@ -130,9 +130,9 @@ def build_parted_index(shards: Sequence[Shard], index_dir: str | Path, parts: in
             why = str(m).strip().splitlines()
             failed += [(s.name, f"{s.name}: partition {f} lost on the Ray cluster ({type(m).__name__}: "
                                 f"{why[0] if why else ''})") for s in shards[a:b]]
-            rows.append((f, a, b, 0))
+            rows.append((f, a, b, 0, 0))
         else:
-            rows.append((f, a, b, m.documents))
+            rows.append((f, a, b, m.documents, m.passages))
     manifest = PartsManifest(tuple(rows), tuple(failed), round(time.perf_counter() - start, 3))
     manifest.write(path / PARTS)
     return manifest
@@ -144,6 +144,10 @@ def _search_part(folder: str, shards: Sequence[Shard], texts: Sequence[str], k: 
     return index.search([OverlapItem("", str(i), t) for i, t in enumerate(texts)], k, threads=1)
 
 
+def _offsets(manifest: PartsManifest, column: int) -> list[int]:
+    return [0, *itertools.accumulate(int(row[column]) for row in manifest.parts)]
+
+
 class PartedIndex:
     """An opened partitioned index: :meth:`search` and :meth:`stats` as :class:`._index.CorpusIndex`."""
 
@@ -152,9 +156,15 @@ class PartedIndex:
         self.path, self.manifest, self.shards = path, manifest, list(shards)
         self.text_field, self.id_field, self.map_fn = text_field, id_field, map_fn
         failed = {s for s, _ in manifest.failed}   # shards of partitions lost on a cluster
-        self.parts = [None if any(s.name in failed for s in self.shards[a:b]) else
-                      CorpusIndex.open(path / f, self.shards[a:b], text_field=text_field, id_field=id_field)
-                      for f, a, b, _ in manifest.parts]
+        self.parts: list[CorpusIndex | None] = []
+        ords, docs = _offsets(manifest, 4), _offsets(manifest, 3)
+        for p, (f, a, b, _, _) in enumerate(manifest.parts):
+            if any(s.name in failed for s in self.shards[a:b]):
+                self.parts.append(None)
+                continue
+            one = CorpusIndex.open(path / f, self.shards[a:b], text_field=text_field, id_field=id_field)
+            one.part, one.ord_base, one.doc_base = p, ords[p], docs[p]
+            self.parts.append(one)
 
     @classmethod
     def open(cls, index_dir: str | Path, shards: Sequence[Shard], *, text_field: str = "text",
@@ -174,26 +184,37 @@ class PartedIndex:
         texts = [i.text for i in items]
         live = [p for p, part in enumerate(self.parts) if part is not None]
         answers = self.map_fn(_search_part, [(str(self.path / f), self.shards[a:b], texts, k, self.text_field,
-                                              self.id_field) for f, a, b, _ in (self.manifest.parts[p] for p in live)])
-        offsets = [0, *itertools.accumulate(n for *_, n in self.manifest.parts)]   # documents before each
+                                              self.id_field) for f, a, b, _, _ in (self.manifest.parts[p] for p in live)])
+        ords, docs = _offsets(self.manifest, 4), _offsets(self.manifest, 3)
         merged: list[list[Hit]] = [[] for _ in items]
         for p, got in zip(live, answers):
             if isinstance(got, BaseException):
                 raise InputError(f"--index {self.path}: searching partition {self.manifest.parts[p][0]} "
                                  f"failed on the cluster ({type(got).__name__}: {got})")
             for row, hits in zip(merged, got):
-                row.extend(Hit(h.score, h.ord + offsets[p], h.shard, h.doc, h.text) for h in hits)
+                row.extend(Hit(h.score, h.ord + ords[p], h.shard, h.doc, h.doc_no + docs[p], h.start, p,
+                               h.address) for h in hits)
         return [sorted(row, key=lambda h: (-h.score, h.ord))[:k] for row in merged]
 
-    def stats(self) -> ScanStats:
-        out = ScanStats(len(self.shards), sum(n for *_, n in self.manifest.parts), 0, 0.0,
-                        dict(self.manifest.failed))
+    def text(self, hit: Hit) -> str:
+        part = self.parts[hit.part]
+        assert part is not None, "a hit of a lost partition"
+        return part.text(hit)
+
+    def failed(self) -> dict[str, str]:
+        out = dict(self.manifest.failed)
         for index in self.parts:
             if index is not None:
-                s = index.stats()
-                out.bytes += s.bytes
-                out.failed.update(s.failed)
+                out.update(index.failed())
         return out
+
+    @property
+    def documents(self) -> int:
+        return sum(row[3] for row in self.manifest.parts)
+
+    @property
+    def chars(self) -> int:
+        return sum(index.chars for index in self.parts if index is not None)
 
 
 def open_index(index_dir: str | Path, shards: Sequence[Shard], *, text_field: str = "text",

@@ -1,6 +1,8 @@
 """Overlap metrics: small registered definitions, each with its parameters.
 
-Every metric but ``retrieval`` reads one item's windows of one size ``n`` (:class:`ItemWindows`):
+``parts`` (the default rule) reads each item's best evidence of its parts (:class:`PartsEvidence`:
+the question aligned in a document, its gold answer and options near it; :mod:`._verify`).
+Every other metric but ``retrieval`` reads one item's windows of one size ``n`` (:class:`ItemWindows`):
 the item's n-grams, or, for an item of fewer than ``n`` tokens, the whole item as one window (the
 *whole-item rule*: a 13-gram rule could not see it at all otherwise). Each window carries the number
 of corpus documents it was found in; a window of a benchmark template (an n-gram in many items of
@@ -12,6 +14,14 @@ corpus-frequency cap ``max_docs``, in at most that many (GPT-3 ignored 13-grams 
 ============  =================================================================================
 name          definition (score in [0, 1], higher = more of the item in the corpus)
 ============  =================================================================================
+parts         benchchecker: contaminated when the item's question is found in one document at
+              similarity >= 0.9 (matched tokens / max(question, aligned span)), or >= 0.75 with
+              its gold answer or every option within 400 tokens (any layout, any order); the own
+              question after a shared passage must be matched too; a question shared by several
+              items needs its answer; a query that is the question alone (TruthfulQA) at >= 0.8;
+              a question at lower similarity, or without its answer where the answer is needed,
+              is undecided; items of fewer than 4 informative words are undecided; score = the
+              best similarity.
 any_ngram     GPT-3 (Brown et al., 2020): contaminated when any 13-gram is matched; score = the
               share of the item's (unmasked) 13-grams that are matched; 13-grams in more than
               10 documents are ignored.
@@ -33,15 +43,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
 from ..errors import InputError
-
-DEFAULT_RULE = "coverage"
+from ._rules import DEFAULT_RULE as DEFAULT_RULE
 
 
 @dataclass(frozen=True)
@@ -78,7 +87,9 @@ class Measure:
 
 
 class Metric(Protocol):
-    """A registered overlap metric: its name, its window size ``n`` and its measure."""
+    """A registered overlap metric: its name and its window size ``n`` (0: it reads no windows).
+    A window metric measures an item's windows (:class:`WindowMetric`), ``parts`` its parts'
+    evidence (:meth:`Parts.measure_parts`), ``retrieval`` its retrieved documents."""
 
     @property
     def name(self) -> str: ...
@@ -86,7 +97,18 @@ class Metric(Protocol):
     @property
     def n(self) -> int: ...
 
+
+class WindowMetric(Metric, Protocol):
     def measure(self, w: ItemWindows) -> Measure: ...
+
+
+def window_metrics(metrics: Sequence[Metric]) -> list[WindowMetric]:
+    """The metrics of ``metrics`` that read windows (``n > 0`` and a ``measure``)."""
+    return [m for m in metrics if m.n > 0 and hasattr(m, "measure")]   # type: ignore[misc]
+
+
+def window_sizes(metrics: Sequence[Metric]) -> tuple[int, ...]:
+    return tuple(sorted({m.n for m in window_metrics(metrics)})) or (8,)
 
 
 def _matched(w: ItemWindows, min_count: int, max_docs: int | None) -> np.ndarray:
@@ -262,37 +284,108 @@ class Retrieval:
     n: int = 13
     threshold: float = 0.8
 
-    def measure_retrieved(self, item: str, documents: list[str], masked: np.ndarray | None = None) -> Measure:
+    def score(self, item: np.ndarray, masked: np.ndarray | None, doc: np.ndarray) -> tuple[float, int, int]:
+        """One document's best chunk: (score, chunk start, chunk length) for the item's token
+        hashes ``item`` and the document's ``doc``."""
         from . import _kernels
-        from ._normalize import tokens
 
-        words = tokens(item)
-        if not words:
-            return _nan(self.name, "the item has no token")
-        ids = {t: i for i, t in enumerate(dict.fromkeys(words))}
-        item_ids = np.array([ids[t] for t in words], np.int64)
+        ids = {int(t): i for i, t in enumerate(dict.fromkeys(item.tolist()))}
+        item_ids = np.array([ids[int(t)] for t in item], np.int64)
         if masked is not None and masked.size == item_ids.size:
             item_ids[masked] = -2   # equal to no document token
-            if (item_ids == -2).all():
-                return _nan(self.name, "every n-gram is a benchmark template (masked)")
+        doc_ids = np.array([ids.get(int(t), -1) for t in doc], np.int64)
+        w = min(self.n, doc_ids.size)
+        if not w or (item_ids == -2).all():
+            return 0.0, 0, 0
+        inside = np.concatenate(([0], np.cumsum(doc_ids >= 0)))
+        ub = inside[w:] - inside[:-w]
+        length, at = _kernels.best_window_lcs(item_ids, doc_ids, self.n, ub)
+        return length / min(self.n, item.size), int(at), w
+
+    def measure_retrieved(self, item: str, documents: list[str], masked: np.ndarray | None = None) -> Measure:
+        """The score of ``item`` from its retrieved ``documents`` (ranked, best first); the best
+        chunk quoted as stored."""
+        from ._tokenize import tokenize_texts
+
+        mine = tokenize_texts([item]).th
+        if not mine.size:
+            return _nan(self.name, "the item has no token")
+        if masked is not None and masked.size == mine.size and masked.all():
+            return _nan(self.name, "every n-gram is a benchmark template (masked)")
         best, rank, chunk = 0.0, 0, ""
+        tok = tokenize_texts(documents) if documents else None
         for r, text in enumerate(documents, 1):
-            doc = tokens(text)
-            doc_ids = np.array([ids.get(t, -1) for t in doc], np.int64)
-            w = min(self.n, doc_ids.size)
-            if not w:
-                continue
-            inside = np.concatenate(([0], np.cumsum(doc_ids >= 0)))
-            ub = inside[w:] - inside[:-w]
-            length, at = _kernels.best_window_lcs(item_ids, doc_ids, self.n, ub)
-            score = length / min(self.n, len(words))
+            assert tok is not None
+            a, b = int(tok.doc_tok[r - 1]), int(tok.doc_tok[r])
+            score, at, w = self.score(mine, masked, tok.th[a:b])
             if score > best:
-                best, rank, chunk = score, r, " ".join(doc[at:at + w])
+                best, rank = score, r
+                chunk = text[int(tok.ts[a + at]):int(tok.te[a + at + w - 1])]
         return Measure(best, best >= self.threshold,
                        {"rank": rank, "chunk": chunk[:200], "documents": len(documents)})
 
 
-DEFAULT_METRICS: tuple[Metric, ...] = (AnyNgram(), Coverage(), TokenLevel(), LongestMatch())
+@dataclass(frozen=True)
+class PartsEvidence:
+    """One item's best evidence across the corpus (see :mod:`._verify`): ``kind`` 0 none, 1 the
+    question, 2 with its gold answer, 3 with every option; the table's facts about the item."""
+
+    kind: int
+    sim: float
+    matched: int
+    options_found: int
+    options: int
+    documents: int
+    info: int
+    info_question: int
+    shared: bool
+    seeded: bool
+    question_query: bool
+
+
+KINDS = {1: "question", 2: "question+answer", 3: "question+options"}
+
+
+@register
+@dataclass(frozen=True)
+class Parts:
+    """benchchecker's rule on an item's parts (see the module table)."""
+
+    name = "parts"
+    needs_parts: ClassVar[bool] = True
+    n: int = 0
+    tau_answer: float = 0.75
+    tau_question: float = 0.9
+    tau_query: float = 0.8
+    min_info: int = 4
+
+    def measure_parts(self, e: PartsEvidence) -> Measure:
+        values: dict[str, Any] = {"kind": KINDS.get(e.kind), "similarity": round(e.sim, 4),
+                                  "documents": e.documents, "matched_tokens": e.matched}
+        if e.options:
+            values["options_found"] = f"{e.options_found}/{e.options}"
+        if e.info < self.min_info:
+            return _nan(self.name, f"too short to be distinctive: {e.info} informative word(s) "
+                                   f"(needs {self.min_info})")
+        if not e.seeded:
+            return _nan(self.name, "no 4-word phrase of the item is distinctive (each is in more "
+                                   "than 64 items of the benchmark)")
+        if e.kind == 0:
+            return Measure(0.0, False, values)
+        if e.kind >= 2 and e.sim >= self.tau_answer:
+            return Measure(e.sim, True, values)
+        if e.question_query and e.sim >= self.tau_query:
+            return Measure(e.sim, True, values)
+        if not e.question_query and e.sim >= self.tau_question and not e.shared \
+                and e.info_question >= self.min_info:
+            return Measure(e.sim, True, values)
+        why = ("the question is shared with other items of the benchmark and its answer was not "
+               "found with it" if e.shared else
+               f"the question found at similarity {e.sim:.2f} without its answer")
+        return Measure(e.sim, None, {**values, "note": why})
+
+
+DEFAULT_METRICS: tuple[Metric, ...] = (Parts(), AnyNgram(), Coverage(), TokenLevel(), LongestMatch())
 
 
 def metric_names() -> tuple[str, ...]:

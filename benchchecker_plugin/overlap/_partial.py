@@ -1,155 +1,176 @@
-"""Per-shard scan results that merge: what the scan of a run of shards found, combined associatively.
+"""What the scan of a run of corpus shards found, as a record that merges associatively.
 
-A :class:`ScanPartial` holds what scanning a contiguous run of shards found: per benchmark-table
-entry the number of distinct documents holding it (sparse), the first location of each entry in
-scan order (at most :data:`~.scan.MAX_LOCATIONS`), the documents and bytes read and the shards
-that failed (with their counts up to the failure, as one scan keeps them).
+A :class:`ScanPartial` holds, for one benchmark table:
 
-:func:`combine` of ``a`` then ``b`` (a's shards before b's) sums the counts and keeps a's locations,
-then b's for the entries a has none for: the first occurrence in corpus order, which is what one
-scan over both records. So :func:`apply` of the partials of every shard, combined in shard order
-(grouped in any way), leaves the table exactly as :func:`~.scan.scan_corpus` over all shards does,
-and the flags are the same byte for byte.
+- per window size of the published rules, the windows found and in how many documents (sparse);
+- per item its best ``parts`` evidence (kind, similarity, matched tokens, options found, where)
+  and the number of documents holding it;
+- per item its :data:`~._match.QUOTES` longest exact matches (quotes), and how many it had;
+- the documents, text characters and seconds read, and the shards that failed.
 
-The quote cap is exact too: a partial quotes either every entry it found (``complete``) or the
-first ``MAX_LOCATIONS`` in its scan order (``full``); ``a`` then ``b`` needs at most
-``MAX_LOCATIONS - len(a)`` of b's entries new to a, and b's quoted prefix holds at least that many,
-at most ``len(a)`` of its entries being a's.
+:func:`combine` of ``a`` then ``b`` (a's shards before b's) sums the counts, keeps the better of
+the two best evidences (b's only when strictly better: the first in corpus order wins a tie) and
+merges the quotes by length, a's first among equals: exactly what one scan over both keeps. So the
+partials of every shard, combined in shard order and grouped in any way, give the same flags byte
+for byte as one scan.
+
+Evidence quotes the raw text: ``text == raw[start:end]`` with ``start``/``end`` in code points of
+the document as the reader gave it; a quote longer than :data:`SNIPPET` is cut there (``cut``).
 """
 
 from __future__ import annotations
 
-import hashlib
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
-from . import _scan
-from ._corpus import Shard, ShardError, iter_documents
-from ._scan import BenchmarkTable, Location, Scanner, ScanStats, batches
+SNIPPET = 300
+#: bumped whenever what a partial means changes (tokenisation, hashing, evidence)
+FORMAT = 2
 
-#: bumped whenever what a partial means changes (tokenisation, hashing, locations)
-FORMAT = 1
 
-COMPLETE, FULL = "complete", "full"
+@dataclass(frozen=True)
+class Location:
+    """Where a part of an item was found: shard, document id, raw code-point span and its text
+    (``text == raw[start:end]``; ``cut`` when the match ran past :data:`SNIPPET` characters)."""
+
+    corpus: str
+    doc: str
+    start: int
+    end: int
+    text: str
+    part: str = "match"
+    cut: bool = False
+
+    @staticmethod
+    def quote(corpus: str, doc: str, raw: str, start: int, end: int, part: str, shift: int = 0) -> Location:
+        """``raw[start:end]`` (cut at :data:`SNIPPET`); ``raw`` begins ``shift`` code points into
+        the document (a passage of it), so the offsets are the document's."""
+        cut = end - start > SNIPPET
+        end = start + SNIPPET if cut else end
+        return Location(corpus, doc, start + shift, end + shift, raw[start:end], part, cut)
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"corpus": self.corpus, "doc": self.doc, "start": self.start,
+                               "end": self.end, "text": self.text, "part": self.part}
+        if self.cut:
+            out["cut"] = True
+        return out
+
+    def to_list(self) -> list[Any]:
+        return [self.corpus, self.doc, self.start, self.end, self.text, self.part, self.cut]
 
 
 @dataclass(frozen=True, eq=False)
 class ScanPartial:
-    """What the scan of ``shards`` (in order) found (see the module).
-
-    ``entries`` (ascending) and ``counts``: the table entries found and in how many documents;
-    ``loc_entries`` and ``locations``: the first location of each entry, in scan order;
-    ``quotes``: ``complete`` (every entry found is quoted) or ``full`` (exactly the first
-    ``MAX_LOCATIONS`` in scan order)."""
+    """What the scan of ``shards`` (in order) found (see the module). Arrays are per item unless
+    said; ``counts[n]`` is ``(positions, documents)`` of the size-``n`` windows found."""
 
     shards: tuple[str, ...]
-    entries: np.ndarray
-    counts: np.ndarray
-    loc_entries: np.ndarray
-    locations: tuple[Location, ...]
+    counts: Mapping[int, tuple[np.ndarray, np.ndarray]]
+    kind: np.ndarray           # int8: 0 none, 1 question, 2 + gold answer, 3 + every option
+    sim: np.ndarray            # float64
+    matched: np.ndarray        # int64 tokens matched
+    options: np.ndarray        # int64 options found near the question
+    docs: np.ndarray           # int64 documents holding the question
+    evidence: Mapping[int, tuple[Location, ...]]
+    quoted: np.ndarray         # int64 exact matches long enough to quote
+    quotes: Mapping[int, tuple[tuple[int, Location], ...]] = field(default_factory=dict)
     documents: int = 0
     bytes: int = 0
     seconds: float = 0.0
     failed: tuple[tuple[str, str], ...] = ()
-    quotes: str = COMPLETE
 
     @staticmethod
-    def empty() -> ScanPartial:
+    def empty(n_items: int, sizes: Sequence[int]) -> ScanPartial:
         none = np.zeros(0, np.int64)
-        return ScanPartial((), none, none, none, ())
+        return ScanPartial((), {n: (none, none) for n in sizes}, np.zeros(n_items, np.int8),
+                           np.zeros(n_items), np.zeros(n_items, np.int64), np.zeros(n_items, np.int64),
+                           np.zeros(n_items, np.int64), {}, np.zeros(n_items, np.int64))
+
+    @property
+    def n_items(self) -> int:
+        return int(self.kind.size)
 
 
-def table_fingerprint(table: BenchmarkTable) -> str:
-    """A digest of everything a partial's numbers depend on: the table's keys (their order numbers
-    the entries), window lengths, sizes and the partial format."""
-    h = hashlib.sha256(f"overlap-partial/{FORMAT}/{_scan.MAX_LOCATIONS}/{_scan.SNIPPET}/{table.sizes}".encode())
-    h.update(np.ascontiguousarray(table.keys, np.uint64).tobytes())
-    h.update(np.ascontiguousarray(table.lengths, np.int64).tobytes())
-    return h.hexdigest()
+def _add_sparse(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]
+                ) -> tuple[np.ndarray, np.ndarray]:
+    pos = np.concatenate([a[0], b[0]])
+    if not pos.size:
+        return a
+    uniq, inverse = np.unique(pos, return_inverse=True)
+    sums = np.bincount(inverse, weights=np.concatenate([a[1], b[1]]), minlength=uniq.size)
+    return uniq.astype(np.int64), sums.astype(np.int64)
+
+
+def better(kind_b: np.ndarray, sim_b: np.ndarray, m_b: np.ndarray, kind_a: np.ndarray,
+           sim_a: np.ndarray, m_a: np.ndarray) -> np.ndarray:
+    """Where b's evidence is strictly better than a's: kind, then similarity, then tokens matched."""
+    eq = np.abs(sim_b - sim_a) <= 1e-12
+    return (kind_b > kind_a) | ((kind_b == kind_a) & ((sim_b > sim_a + 1e-12) | (eq & (m_b > m_a))))
+
+
+def merge_quotes(a: Sequence[tuple[int, Location]], b: Sequence[tuple[int, Location]],
+                 keep: int) -> tuple[tuple[int, Location], ...]:
+    """The ``keep`` longest of ``a`` then ``b`` (stable: a's first among equal lengths)."""
+    return tuple(sorted([*a, *b], key=lambda x: -x[0])[:keep])
 
 
 def combine(a: ScanPartial, b: ScanPartial) -> ScanPartial:
     """``a``'s shards then ``b``'s (see the module); associative."""
-    both = np.concatenate([a.entries, b.entries])
-    entries, inverse = np.unique(both, return_inverse=True)
-    counts = np.bincount(inverse, weights=np.concatenate([a.counts, b.counts]),
-                         minlength=entries.size).astype(np.int64)
-    seen = set(a.loc_entries.tolist())
-    room = _scan.MAX_LOCATIONS - len(a.locations)
-    new = [j for j, e in enumerate(b.loc_entries.tolist()) if e not in seen][:max(room, 0)]
-    loc_entries = np.concatenate([a.loc_entries, b.loc_entries[new]]).astype(np.int64)
-    locations = a.locations + tuple(b.locations[j] for j in new)
-    quotes = FULL if len(locations) >= _scan.MAX_LOCATIONS else COMPLETE
-    return ScanPartial(a.shards + b.shards, entries, counts, loc_entries, locations,
-                       a.documents + b.documents, a.bytes + b.bytes, a.seconds + b.seconds,
-                       a.failed + b.failed, quotes)
+    from ._match import QUOTES
+
+    if a.n_items != b.n_items:
+        raise ValueError("the partials are of different benchmark tables")
+    take = better(b.kind, b.sim, b.matched, a.kind, a.sim, a.matched)
+    evidence = {i: e for i, e in a.evidence.items() if not take[i]}
+    evidence.update({i: e for i, e in b.evidence.items() if take[i]})
+    quotes = dict(a.quotes)
+    for i, q in b.quotes.items():
+        quotes[i] = merge_quotes(quotes.get(i, ()), q, QUOTES)
+    return ScanPartial(
+        a.shards + b.shards, {n: _add_sparse(a.counts[n], b.counts[n]) for n in a.counts},
+        np.where(take, b.kind, a.kind), np.where(take, b.sim, a.sim),
+        np.where(take, b.matched, a.matched), np.where(take, b.options, a.options),
+        a.docs + b.docs, evidence, a.quoted + b.quoted, quotes, a.documents + b.documents,
+        a.bytes + b.bytes, a.seconds + b.seconds, a.failed + b.failed)
 
 
-def combine_all(partials: Sequence[ScanPartial]) -> ScanPartial:
+def combine_all(partials: Sequence[ScanPartial], n_items: int, sizes: Sequence[int]) -> ScanPartial:
     """The partials of consecutive runs of shards, in shard order, as one."""
-    out = ScanPartial.empty()
+    out = ScanPartial.empty(n_items, sizes)
     for p in partials:
         out = combine(out, p)
     return out
 
 
-def apply(table: BenchmarkTable, partial: ScanPartial) -> ScanStats:
-    """Put ``partial`` into a table not yet scanned: afterwards it is as if :func:`~.scan.scan_corpus`
-    had scanned ``partial``'s shards into it (``seconds``: the shards' own scan time, summed)."""
-    if partial.entries.size and int(partial.entries[-1]) >= table.keys.size:
-        raise ValueError("the partial is of another benchmark table")
-    table.doc_count[partial.entries] += partial.counts
-    for e, loc in zip(partial.loc_entries.tolist(), partial.locations):
-        table.locations.setdefault(e, loc)
-    return ScanStats(len(partial.shards), partial.documents, partial.bytes, partial.seconds,
-                     dict(partial.failed))
+def to_payload(p: ScanPartial) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Arrays and JSON metadata of ``p`` (a state file, a Ray result)."""
+    arrays = {"kind": p.kind, "sim": p.sim, "matched": p.matched, "options": p.options,
+              "docs": p.docs, "quoted": p.quoted}
+    for n, (pos, cnt) in p.counts.items():
+        arrays[f"pos{n}"], arrays[f"cnt{n}"] = pos, cnt
+    meta = {"format": FORMAT, "shards": list(p.shards), "sizes": sorted(p.counts),
+            "documents": p.documents, "bytes": p.bytes, "seconds": p.seconds,
+            "failed": [list(f) for f in p.failed],
+            "evidence": {str(i): [x.to_list() for x in e] for i, e in p.evidence.items()},
+            "quotes": {str(i): [[n, x.to_list()] for n, x in q] for i, q in p.quotes.items()}}
+    return arrays, meta
 
 
-#: one scanner per process (the last table's): its hash table and gate are built once, not per shard
-_SCANNER: dict[str, Scanner] = {}
-
-
-def cached_table(fingerprint: str) -> BenchmarkTable | None:
-    """The table this process last scanned with, if its fingerprint is ``fingerprint``."""
-    scanner = _SCANNER.get(fingerprint)
-    return scanner.t if scanner is not None else None
-
-
-def _scanner(table: BenchmarkTable, fingerprint: str) -> Scanner:
-    scanner = _SCANNER.get(fingerprint)
-    if scanner is None:
-        _SCANNER.clear()
-        scanner = _SCANNER[fingerprint] = Scanner(table)
-    # fresh counts, locations and recorded marks; last_doc stays valid: document numbers only grow
-    scanner.t = replace(table, locations={})
-    scanner.recorded[:] = 0
-    return scanner
-
-
-def scan_shard(table: BenchmarkTable, shard: Shard, *, text_field: str = "text", id_field: str = "id",
-               on_bytes: Callable[[int], None] | None = None,
-               fingerprint: str | None = None) -> ScanPartial:
-    """The partial of one shard (``table`` itself is not changed). A shard that fails partway keeps
-    what its finished batches found, as :func:`~.scan.scan_corpus` does, and names its failure."""
-    start = time.perf_counter()
-    scanner = _scanner(table, fingerprint or table_fingerprint(table))
-    documents = size = 0
-    failed: tuple[tuple[str, str], ...] = ()
-    try:
-        for ids, batch, n in batches(iter_documents(shard, text_field, id_field)):
-            scanner.batch(shard.name, ids, batch)
-            documents += len(batch)
-            size += n
-            if on_bytes is not None:
-                on_bytes(n)
-    except ShardError as exc:
-        failed = ((shard.name, str(exc)),)
-    t = scanner.t
-    entries = np.flatnonzero(t.doc_count).astype(np.int64)
-    loc_entries = np.fromiter(t.locations, np.int64, len(t.locations))
-    return ScanPartial((shard.name,), entries, t.doc_count[entries].copy(), loc_entries,
-                       tuple(t.locations.values()), documents, size, time.perf_counter() - start,
-                       failed, FULL if len(t.locations) >= _scan.MAX_LOCATIONS else COMPLETE)
+def from_payload(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> ScanPartial:
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"a partial of format {meta.get('format')}, not {FORMAT}")
+    counts = {int(n): (np.asarray(arrays[f"pos{n}"], np.int64), np.asarray(arrays[f"cnt{n}"], np.int64))
+              for n in meta["sizes"]}
+    return ScanPartial(
+        tuple(meta["shards"]), counts, np.asarray(arrays["kind"], np.int8),
+        np.asarray(arrays["sim"], np.float64), np.asarray(arrays["matched"], np.int64),
+        np.asarray(arrays["options"], np.int64), np.asarray(arrays["docs"], np.int64),
+        {int(i): tuple(Location(*x) for x in e) for i, e in meta["evidence"].items()},
+        np.asarray(arrays["quoted"], np.int64),
+        {int(i): tuple((int(n), Location(*x)) for n, x in q) for i, q in meta["quotes"].items()},
+        int(meta["documents"]), int(meta["bytes"]), float(meta["seconds"]),
+        tuple((str(a), str(b)) for a, b in meta["failed"]))

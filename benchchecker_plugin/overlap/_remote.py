@@ -1,7 +1,7 @@
 """The overlap scan on a Ray cluster: one Ray task per corpus shard, partials merged in the driver.
 
 The benchmark table is put in the object store once (``ray.put``); each task scans one shard
-(:func:`._partial.scan_shard`) and returns its partial, which the driver keeps in ``--state`` as
+(:func:`._scan.scan_shard`) and returns its partial, which the driver keeps in ``--state`` as
 it arrives and merges in shard order (:mod:`._resume`): the flags equal the local run's byte for
 byte. A worker process keeps its scanner (hash table and gate) between the shards it is given,
 so the table is unpacked and the scanner built once per worker, not once per shard.
@@ -21,28 +21,32 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from ._corpus import Shard
-from ._partial import ScanPartial, cached_table, scan_shard, table_fingerprint
-from ._scan import BenchmarkTable
+from ._partial import ScanPartial
+from ._scan import scan_shard
+from ._table import BenchmarkTable, table_fingerprint
+
+#: this worker's table, by fingerprint (unpacked once per worker, not once per shard)
+_TABLES: dict[str, BenchmarkTable] = {}
 
 
 def _scan_task(fingerprint: str, boxed: list[Any], shard: Shard, text_field: str,
                id_field: str) -> ScanPartial:
     """One Ray task: the table from this worker's cache, else from the object store (boxed, so Ray
     does not fetch it for a worker that already has it)."""
-    table = cached_table(fingerprint)
+    table = _TABLES.get(fingerprint)
     if table is None:
         import ray
 
         table = ray.get(boxed[0])
-    return scan_shard(table, shard, text_field=text_field, id_field=id_field, fingerprint=fingerprint)
+        _TABLES.clear()
+        _TABLES[fingerprint] = table
+    return scan_shard(table, shard, text_field=text_field, id_field=id_field)
 
 
-def _lost(shard: Shard, why: str) -> ScanPartial:
-    none = np.zeros(0, np.int64)
-    return ScanPartial((shard.name,), none, none, none, (), failed=((shard.name, why),))
+def _lost(table: BenchmarkTable, shard: Shard, why: str) -> ScanPartial:
+    empty = ScanPartial.empty(len(table.items), table.sizes)
+    return replace(empty, shards=(shard.name,), failed=((shard.name, why),))
 
 
 def ray_partials(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: str = "text",
@@ -58,9 +62,9 @@ def ray_partials(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: 
     ray = executor.ray
     task = ray.remote(_scan_task).options(num_cpus=1, max_retries=retries, retry_exceptions=False)
     fingerprint = table_fingerprint(table)
-    # broadcast once, without the items: a worker's scanner reads the keys, windows and the items'
-    # token stream, and pickling 14k item records took 0.19 s of driver time before any task ran
-    ref = ray.put(replace(table, items=[]))
+    # broadcast once, with the items as bare placeholders: a worker's scanner reads the arrays
+    # only, and pickling 14k item records took 0.19 s of driver time before any task ran
+    ref = ray.put(replace(table, items=(None,) * len(table.items)))  # type: ignore[arg-type]
     refs = [task.remote(fingerprint, [ref], s, text_field, id_field) for s in shards]
     where = {r: i for i, r in enumerate(refs)}
     pending = list(refs)
@@ -72,7 +76,7 @@ def ray_partials(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: 
                 partial = ray.get(r)
             except ray.exceptions.RayError as exc:   # the worker died past its retries, or a bug
                 text = str(exc).strip().splitlines()
-                partial = _lost(shards[i], f"{shards[i].name}: lost on the Ray cluster "
+                partial = _lost(table, shards[i], f"{shards[i].name}: lost on the Ray cluster "
                                            f"({type(exc).__name__}: {text[0] if text else ''})")
             if on_bytes is not None:
                 on_bytes(partial.bytes)

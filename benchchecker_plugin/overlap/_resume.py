@@ -2,13 +2,15 @@
 
 ``benchchecker overlap ... --state DIR`` writes the partial of every shard that finished
 (:mod:`._partial`) to ``DIR/<key>.npz`` atomically (:mod:`..atomic`: a killed run leaves whole
-files or none). The key digests the shard's name as given, its size and modification time (ns),
-the text and id fields, and the benchmark table's fingerprint: a changed shard, another benchmark
-or other fields is scanned again, never confused. A rerun loads the finished shards and scans the
-others only; the partials are merged in shard order, so the flags equal one uninterrupted scan's.
+files or none). The key digests the shard's name as given, its size, modification time (ns) and a
+sample of its content (:func:`shard_identity`), the text and id fields, and the benchmark table's
+fingerprint: a changed shard, another benchmark or other fields is scanned again, never confused.
+A rerun loads the finished shards and scans the others only; the partials are merged in shard
+order, so the flags equal one uninterrupted scan's.
 
 Not kept: a shard that failed (it is read again next time) and ``hf:`` datasets (no size or time
-to key on). A state file that cannot be read is scanned again, with a warning.
+to key on). A state file that cannot be read is scanned again, with a warning; a state folder on a
+full disk is one line naming it (the shards already kept stay whole).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import time
 import warnings
 import zipfile
@@ -25,25 +28,47 @@ from pathlib import Path
 import numpy as np
 
 from ..atomic import atomic_path
-from ..errors import BenchcheckerError
+from ..errors import BenchcheckerError, InputError
 from ._corpus import Shard
-from ._partial import ScanPartial, apply, combine_all, scan_shard, table_fingerprint
-from ._scan import BenchmarkTable, Location, ScanStats
+from ._partial import ScanPartial, combine_all, from_payload, to_payload
+from ._scan import scan_shard
+from ._table import BenchmarkTable, table_fingerprint
 
 #: runs pending shards, yielding ``(index into the list, partial)`` as each finishes
 Runner = Callable[[BenchmarkTable, Sequence[Shard]], Iterable[tuple[int, ScanPartial]]]
+SAMPLE = 1 << 16
+
+
+def shard_identity(path: str) -> list[object] | None:
+    """Size, modification time (ns) and a digest of the first and last 64 KiB of a shard file:
+    an edit in place that keeps the size (and even the time) still changes it."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):   # a FIFO or a device is never opened here
+            return None
+        h = hashlib.sha256()
+        with open(path, "rb") as fh:
+            h.update(fh.read(SAMPLE))
+            if st.st_size > SAMPLE:
+                fh.seek(max(SAMPLE, st.st_size - SAMPLE))
+                h.update(fh.read(SAMPLE))
+    except OSError:
+        return None
+    return [st.st_size, st.st_mtime_ns, h.hexdigest()]
 
 
 def save_partial(path: Path, partial: ScanPartial, key: str) -> None:
     """Write ``partial`` to ``path`` (``.npz``) atomically, under ``key``."""
-    meta = {"key": key, "shards": list(partial.shards), "documents": partial.documents,
-            "bytes": partial.bytes, "seconds": partial.seconds, "failed": [list(f) for f in partial.failed],
-            "quotes": partial.quotes,
-            "locations": [[x.corpus, x.doc, x.start, x.end, x.text] for x in partial.locations]}
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as fh:
-            np.savez(fh, entries=partial.entries, counts=partial.counts, loc_entries=partial.loc_entries,
-                     meta=np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8))
+    arrays, meta = to_payload(partial)
+    meta["key"] = key
+    try:
+        with atomic_path(path) as tmp:
+            with open(tmp, "wb") as fh:
+                arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8)
+                np.savez(fh, **arrays)  # type: ignore[arg-type]
+    except OSError as exc:
+        raise InputError(f"--state {path.parent}: cannot keep the scan of {partial.shards[0]} "
+                         f"({exc.strerror or exc}); the shards kept before are whole") from None
 
 
 def load_partial(path: Path, key: str) -> ScanPartial:
@@ -52,31 +77,26 @@ def load_partial(path: Path, key: str) -> ScanPartial:
         meta = json.loads(z["meta"].tobytes().decode("utf-8"))
         if meta.get("key") != key:
             raise ValueError(f"{path}: holds another shard's partial")
-        return ScanPartial(tuple(meta["shards"]), z["entries"].astype(np.int64),
-                           z["counts"].astype(np.int64), z["loc_entries"].astype(np.int64),
-                           tuple(Location(*x) for x in meta["locations"]), int(meta["documents"]),
-                           int(meta["bytes"]), float(meta["seconds"]),
-                           tuple((a, b) for a, b in meta["failed"]), str(meta["quotes"]))
+        return from_payload({k: z[k] for k in z.files if k != "meta"}, meta)
 
 
 class ScanState:
     """The state folder of one benchmark table scanned with given text and id fields."""
 
     def __init__(self, folder: str | os.PathLike[str], table: BenchmarkTable, *, text_field: str = "text",
-                 id_field: str = "id", fingerprint: str | None = None) -> None:
+                 id_field: str = "id") -> None:
         self.folder = Path(folder)
-        self.fingerprint = fingerprint or table_fingerprint(table)
+        self.fingerprint = table_fingerprint(table)
         self.fields = (text_field, id_field)
 
     def key(self, shard: Shard) -> str | None:
         """The shard's key, or ``None`` where it is never kept (see the module)."""
         if shard.kind == "hf":
             return None
-        try:
-            st = os.stat(shard.name)
-        except OSError:
+        ident = shard_identity(shard.name)
+        if ident is None:
             return None
-        spec = ["overlap-state/1", shard.name, st.st_size, st.st_mtime_ns, *self.fields, self.fingerprint]
+        spec = ["overlap-state/2", shard.name, *ident, *self.fields, self.fingerprint]
         return hashlib.sha256(json.dumps(spec).encode("utf-8")).hexdigest()
 
     def path(self, key: str) -> Path:
@@ -107,29 +127,27 @@ def local_runner(text_field: str, id_field: str,
                  on_bytes: Callable[[int], None] | None = None) -> Runner:
     """Shards one after another in this process (one scanner for all)."""
     def run(table: BenchmarkTable, shards: Sequence[Shard]) -> Iterator[tuple[int, ScanPartial]]:
-        fp = table_fingerprint(table)
         for i, shard in enumerate(shards):
-            yield i, scan_shard(table, shard, text_field=text_field, id_field=id_field,
-                                on_bytes=on_bytes, fingerprint=fp)
+            yield i, scan_shard(table, shard, text_field=text_field, id_field=id_field, on_bytes=on_bytes)
     return run
 
 
 def scan_shards(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: str = "text",
                 id_field: str = "id", state: str | os.PathLike[str] | None = None,
                 runner: Runner | None = None,
-                on_bytes: Callable[[int], None] | None = None) -> tuple[ScanStats, int]:
-    """Scan ``shards`` into ``table`` as :func:`~.scan.scan_corpus` does, shard by shard through
-    ``runner`` (default: this process), skipping those finished in ``state`` and keeping each newly
-    finished one there. Returns the stats (``seconds``: this run's wall time) and how many shards
-    came from the state."""
+                on_resumed: Callable[[ScanPartial], None] | None = None,
+                on_bytes: Callable[[int], None] | None = None) -> tuple[ScanPartial, list[ScanPartial]]:
+    """Scan ``shards`` for ``table`` shard by shard through ``runner`` (default: this process),
+    skipping those finished in ``state`` (each handed to ``on_resumed``) and keeping each newly
+    finished one there. Returns the combined partial (``seconds``: this run's wall time) and the
+    partials taken from the state."""
     start = time.perf_counter()
     keeper = ScanState(state, table, text_field=text_field, id_field=id_field) if state else None
     parts: list[ScanPartial | None] = [keeper.load(s) if keeper else None for s in shards]
-    resumed = sum(p is not None for p in parts)
-    if on_bytes is not None:
-        for p in parts:
-            if p is not None:
-                on_bytes(p.bytes)
+    resumed = [p for p in parts if p is not None]
+    if on_resumed is not None:
+        for p in resumed:
+            on_resumed(p)
     todo = [i for i, p in enumerate(parts) if p is None]
     run = runner or local_runner(text_field, id_field, on_bytes)
     for j, partial in run(table, [shards[i] for i in todo]):
@@ -139,6 +157,7 @@ def scan_shards(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: s
     missing = [shards[i].name for i, p in enumerate(parts) if p is None]
     if missing:
         raise BenchcheckerError(f"the runner left {len(missing)} shard(s) unscanned: {missing[0]}, ...")
-    stats = apply(table, combine_all([p for p in parts if p is not None]))
-    stats.seconds = time.perf_counter() - start
-    return stats, resumed
+    out = combine_all([p for p in parts if p is not None], len(table.items), table.sizes)
+    return ScanPartial(out.shards, out.counts, out.kind, out.sim, out.matched, out.options, out.docs,
+                       out.evidence, out.quoted, out.quotes, out.documents, out.bytes,
+                       time.perf_counter() - start, out.failed), resumed

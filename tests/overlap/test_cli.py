@@ -10,16 +10,24 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from benchchecker_plugin.cli import _overlap_cmd as overlap_cmd
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.overlap import DEFAULT_RULE, metric_names
+from benchchecker_plugin.overlap import RULE_TEXT, RULES, metric_names
 from tests.helpers.shared_data import SHARED_DATA
 
 MMLU = SHARED_DATA / "mmlu" / "test"
+TQA = SHARED_DATA / "truthfulqa" / "TruthfulQA.csv"
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_help_copies_match_the_library() -> None:
-    assert overlap_cmd.RULES == metric_names() and overlap_cmd.DEFAULT_RULE == DEFAULT_RULE
+def test_rule_wording_is_in_one_place_and_quoted_everywhere() -> None:
+    assert RULES == metric_names()
+    r = CliRunner().invoke(main, ["overlap", "--help"])
+    assert r.exit_code == 0 and "%%" not in r.output and ">= 0.75 with its gold answer" in " ".join(r.output.split())
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    docs = ROOT / "docs"
+    text = readme + "".join(p.read_text(encoding="utf-8") for p in docs.rglob("*.md")) if docs.is_dir() else readme
+    for rule, words in RULE_TEXT.items():
+        assert f"| `{rule}` | {words} |" in text, rule
 
 
 @pytest.fixture
@@ -31,15 +39,15 @@ def slice_(tmp_path: Path) -> tuple[Path, Path, str]:
     shutil.copy(MMLU / "astronomy_test.csv", data)
     shutil.copy(MMLU / "moral_scenarios_test.csv", data)
     rows = list(csv.reader((data / "astronomy_test.csv").open(encoding="utf-8")))
-    q = rows[5]   # the file has a header row: item 4
-    answer = q[1 + ("ABCD".index(q[5]) if q[5] in "ABCD" else int(q[5]))]
+    q = rows[11]   # the file has a header row: item 10
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     clean = Path(csv.__file__).read_text(encoding="utf-8")   # real text, unrelated
+    page = {"question": q[0], "choices": q[1:5], "answer": int(q[5])}   # options between Q and A
     (corpus / "c.jsonl").write_text(
-        json.dumps({"id": "page-1", "text": f"A quiz page.\n{q[0]}\n{answer}\nMore text."}) + "\n"
+        json.dumps({"id": "page-1", "text": "A dump.\n" + json.dumps(page) + "\nMore text."}) + "\n"
         + json.dumps({"id": "csv.py", "text": clean}) + "\n", encoding="utf-8")
-    return tmp_path / "mmlu", corpus, "astronomy/4"
+    return tmp_path / "mmlu", corpus, "astronomy/10"
 
 
 def test_planted_item_flagged_clean_not(slice_: tuple[Path, Path, str], tmp_path: Path) -> None:
@@ -52,11 +60,15 @@ def test_planted_item_flagged_clean_not(slice_: tuple[Path, Path, str], tmp_path
     assert len(flags) == 152 + 895 and all(f["method"] == "benchchecker.overlap" for f in flags)
     hit = [f for f in flags if f["contaminated"]]
     assert [f["instance_id"] for f in hit] == [planted]
-    match = hit[0]["evidence"]["matches"][0]
-    assert match["doc"] == "page-1" and match["corpus"].endswith("c.jsonl") and len(match["text"]) <= 200
-    assert all(f["contaminated"] is False for f in flags if f["instance_id"] != planted)
+    assert hit[0]["evidence"]["kind"] == "question+options"
+    raw = json.loads((corpus / "c.jsonl").read_text().splitlines()[0])["text"]
+    for match in hit[0]["evidence"]["matches"]:
+        assert match["doc"] == "page-1" and match["corpus"].endswith("c.jsonl")
+        assert match["text"] == raw[match["start"]:match["end"]]
+    assert all(f["contaminated"] is not True for f in flags if f["instance_id"] != planted)
     moral = next(f for f in flags if f["instance_id"] == "moral_scenarios/0")
     assert moral["evidence"]["masked_ngrams"]["13"] > 0   # the shared prompt prefix is a template
+    assert "mmlu [parts]: 1 contaminated (1 question+options)" in r.output
 
 
 def test_failed_shard_is_reported_and_not_clean(slice_: tuple[Path, Path, str], tmp_path: Path) -> None:
@@ -71,6 +83,27 @@ def test_failed_shard_is_reported_and_not_clean(slice_: tuple[Path, Path, str], 
     flags = [json.loads(line) for line in out.read_text().splitlines()]
     assert {f["contaminated"] for f in flags if f["instance_id"] != planted} == {None}
     assert next(f for f in flags if f["instance_id"] == planted)["contaminated"] is True
+
+
+def test_several_benchmarks_one_scan(slice_: tuple[Path, Path, str], tmp_path: Path) -> None:
+    if not TQA.is_file():
+        pytest.skip("../shared/data/truthfulqa not present")
+    data, corpus, planted = slice_
+    rows = list(csv.reader(TQA.open(encoding="utf-8")))
+    with (corpus / "c.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "faq", "text": f"FAQ: {rows[1][2]} {rows[1][3]}"}) + "\n")
+    out = tmp_path / "both.jsonl"
+    for spelling in (["--benchmark", "mmlu,truthfulqa"], ["--benchmark", "mmlu", "--benchmark", "truthfulqa"]):
+        r = CliRunner().invoke(main, ["overlap", *spelling, "--data", f"mmlu={data}", "--data",
+                                      f"truthfulqa={TQA}", "--corpus", str(corpus), "-o", str(out)])
+        assert r.exit_code == 0, r.output
+        flags = [json.loads(line) for line in out.read_text().splitlines()]
+        assert {f["benchmark"] for f in flags} == {"mmlu", "truthfulqa"} and len(flags) == 152 + 895 + 817
+        assert sorted(f["instance_id"] for f in flags if f["contaminated"]) == ["0", planted]
+        assert "scanned 3 documents" in r.output and "one scan for 2 benchmark(s)" in r.output
+    r = CliRunner().invoke(main, ["overlap", "--benchmark", "mmlu,truthfulqa", "--data", str(data),
+                                  "--corpus", str(corpus), "-o", str(out)])
+    assert r.exit_code == 2 and "name the benchmark" in r.output
 
 
 def test_empty_benchmark_is_one_line(tmp_path: Path) -> None:
@@ -99,6 +132,7 @@ def test_index_engine_builds_then_reuses_and_equals_scan(slice_: tuple[Path, Pat
         for f in rows:
             f.pop("created_at")
             f["evidence"]["metrics"].pop("retrieval", None)
+            f["evidence"]["corpus"].pop("documents")
         return rows
 
     assert strip("built.jsonl") == strip("reused.jsonl") == strip("scan.jsonl")

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.overlap import OverlapItem, build_table, item_results, scan_texts
+from benchchecker_plugin.overlap import OverlapItem, build_table, item_results, mc_item, scan_texts
 from benchchecker_plugin.overlap._controlled import (
     BASELINE,
     EVAL_METRICS,
@@ -25,7 +25,7 @@ from benchchecker_plugin.overlap._planting import Form
 from benchchecker_plugin.tsguessing import BenchmarkItem
 from tests.helpers import SHARED_DATA, needs_shared_data
 
-N_PER = 14   # items per benchmark: 14 // (6 forms + 1) = 2 planted per form
+N_PER = 2 * (len(Form) + 1)   # items per benchmark: 2 planted per form
 
 
 def _pairs() -> list[tuple[BenchmarkItem, OverlapItem]]:
@@ -41,11 +41,10 @@ def _pairs() -> list[tuple[BenchmarkItem, OverlapItem]]:
     for k in range(N_PER):
         options = tuple(words(3) for _ in range(4))
         item = BenchmarkItem("mmlu", f"s/{k}", words(15), options, 1)
-        out.append((item, OverlapItem("mmlu", item.instance_id, f"{item.question}\n{options[1]}",
-                                      "question+answer")))
+        out.append((item, mc_item("mmlu", item.instance_id, item.question, options, 1)))
     for k in range(N_PER):
         item = BenchmarkItem("truthfulqa", str(k), words(9), (words(4), words(4), words(4)), 0)
-        out.append((item, OverlapItem("truthfulqa", item.instance_id, item.question, "question")))
+        out.append((item, mc_item("truthfulqa", item.instance_id, item.question, item.options, 0)))
     return out
 
 
@@ -64,28 +63,30 @@ def test_forms_are_drawn_per_benchmark_capped_and_seeded() -> None:
     assert got == assign_forms(names, config) != assign_forms(names, OverlapEvalConfig(5, seed=5))
     for bench in ("mmlu", "truthfulqa"):
         forms = [f for i, f in got.items() if names[i] == bench]
-        assert sorted(forms) == sorted([f for f in Form for _ in range(2)])   # 14 // 7 each
+        assert sorted(forms) == sorted([f for f in Form for _ in range(2)])   # N_PER // (forms + 1)
 
 
 def test_flags_are_the_item_results_verdicts() -> None:
     pairs = _pairs()
-    table = build_table([q for _, q in pairs], EVAL_METRICS)
+    table = build_table([q for _, q in pairs], (8, 13))
     half = pairs[0][1].text.split()[:9]                  # 9 tokens of item 0: 8-grams, no 13-gram
-    scan_texts(table, [pairs[1][1].text, " ".join(half), pairs[N_PER][1].text])
+    partial = scan_texts(table, [pairs[1][1].text, " ".join(half), pairs[N_PER][1].text])
     reference = {m.name: np.array([r.measures[m.name].contaminated is True
-                                   for r in item_results(table, EVAL_METRICS)]) for m in EVAL_METRICS}
-    fast = flag_items(table, EVAL_METRICS)
+                                   for r in item_results(table, partial, EVAL_METRICS)]) for m in EVAL_METRICS}
+    fast = flag_items(table, partial, EVAL_METRICS)
     for name in reference:
         assert np.array_equal(fast[name], reference[name]), name
     assert fast["any_ngram"].nonzero()[0].tolist() == [1, N_PER]
     assert fast["any_8gram"].nonzero()[0].tolist() == [0, 1, N_PER]
+    assert fast["parts"].nonzero()[0].tolist() == [1, N_PER]    # half a question is not the item
 
 
 def test_run_counts_and_json(tmp_path: Path, roots: dict[str, Path | None]) -> None:
     config = OverlapEvalConfig(items_per_form=2, background_bytes=1e6, seed=1)
     doc = run_overlap_eval(tmp_path / "o", tmp_path, config, roots=roots, pairs=_pairs())
     assert json.loads((tmp_path / "o" / "overlap_eval.json").read_text()) == json.loads(json.dumps(doc))
-    assert set(doc) == {"results", "best_rule", "goals", "masking", "clean_examples", "setup", "timing"}
+    assert set(doc) == {"results", "default_rule", "best_rule", "goals", "masking", "clean_examples",
+                        "setup", "timing"}
     res = doc["results"]
     assert list(res) == [f.value for f in Form] + ["verbatim_short", "clean"]
     names = [m.name for m in EVAL_METRICS] + [BASELINE]
@@ -95,8 +96,10 @@ def test_run_counts_and_json(tmp_path: Path, roots: dict[str, Path | None]) -> N
             assert set(cell) == {"flagged", "n", "rate", "ci", "by_benchmark"}
             assert cell["ci"][0] <= cell["rate"] <= cell["ci"][1]
     verbatim = res["verbatim"]["metrics"]
-    for name in ("any_ngram", "any_8gram", "coverage", "longest"):
+    for name in ("parts", "any_ngram", "any_8gram", "coverage", "longest"):
         assert (verbatim[name]["flagged"], verbatim[name]["n"]) == (4, 4)
+    for form in Form:   # the default rule finds every form of these distinctive items
+        assert res[form.value]["metrics"]["parts"]["flagged"] == 4, form
     # the 9-word TruthfulQA questions: no 13-gram for the baseline, no span > 10 for Llama 2
     for name in (BASELINE, "token_level"):
         assert {b: c["flagged"] for b, c in verbatim[name]["by_benchmark"].items()} == \
@@ -110,7 +113,7 @@ def test_run_counts_and_json(tmp_path: Path, roots: dict[str, Path | None]) -> N
     assert doc["setup"]["background"]["missing"] == ["python-doc", "linux-doc", "gcide", "wordnet"]
     assert doc["setup"]["planted"] == {"mmlu": {f.value: 2 for f in Form},
                                        "truthfulqa": {f.value: 2 for f in Form}}
-    assert [g["reached"] for g in doc["goals"]][0] is True and doc["masking"]["masked_windows"] == 0
+    assert [g["reached"] for g in doc["goals"]] == [True, True] and doc["masking"]["masked_windows"] == 0
 
 
 @pytest.mark.slow
@@ -124,11 +127,10 @@ def test_eval_overlap_quick_end_to_end(tmp_path: Path) -> None:
     assert doc["setup"]["items"] == {"mmlu": 14042, "truthfulqa": 817}
     assert doc["setup"]["background"]["chars"]["stdlib"] > 0
     verbatim = doc["results"]["verbatim"]["metrics"]
-    assert verbatim["any_8gram"]["rate"] == 1.0 and verbatim[BASELINE]["rate"] < 1.0
-    assert doc["results"]["verbatim_short"]["metrics"]["any_ngram"]["rate"] == 1.0
+    assert verbatim["parts"]["rate"] >= 0.95 and verbatim[BASELINE]["rate"] < 1.0
     assert doc["results"]["verbatim_short"]["metrics"][BASELINE]["flagged"] == 0
-    assert doc["goals"][3]["reached"]                     # clean flagged <= 1%
-    assert "clean (FPR)" in res.output and "best rule:" in res.output
+    assert doc["goals"][1]["reached"]                     # clean flagged <= 1%
+    assert "clean (FPR)" in res.output and "default rule: parts" in res.output
 
 
 @pytest.mark.slow
@@ -140,6 +142,6 @@ def test_demo_step(tmp_path: Path) -> None:
 
     result = run_step(overlap_step, DemoContext(tmp_path, SHARED_DATA, True), "overlap", "t")
     assert result.status == "ok", result.note
-    assert result.headline["verbatim recall, any_8gram"] == 1.0
+    assert result.headline["clean flagged, parts"] <= 0.01
     assert result.table is not None and "clean (false positives)" in set(result.table["form"])
     assert (tmp_path / "overlap" / "overlap_eval.json").is_file()

@@ -1,5 +1,6 @@
-"""The index engine against the scan on a small real-text corpus with planted MMLU items, and the
-index's manifest checks (stale or mismatched index: one line)."""
+"""The index engine against the scan on a small real-text corpus with planted MMLU items, passages
+(a dump ranks by the passage holding the item; hits carry no text), and the index's manifest
+checks (stale, edited or mismatched index: one line)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,15 @@ import pytest
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.overlap import (
-    DEFAULT_METRICS,
-    CorpusIndex,
+    OverlapCorpus,
     OverlapItem,
-    Retrieval,
-    build_index,
-    build_table,
-    index_results,
-    item_results,
+    OverlapRun,
     load_overlap_items,
-    overlap_flags,
-    query_terms,
-    scan_corpus,
+    run_overlap,
     shards_of,
+    token_hash,
 )
+from benchchecker_plugin.overlap._index import CorpusIndex, Hit, build_index, passages, query_hashes
 from tests.helpers.shared_data import SHARED_DATA
 
 STDLIB = Path(sysconfig.get_paths()["stdlib"])
@@ -76,55 +72,74 @@ def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[list, Path, dict[
     return items, corpus, want
 
 
+def _flags(audit) -> list[dict]:  # noqa: ANN001
+    out = []
+    for f in audit.flags:
+        d = f.to_dict()
+        d.pop("created_at")
+        d["evidence"]["metrics"].pop("retrieval", None)
+        d["evidence"]["corpus"].pop("documents")
+        out.append(d)
+    return out
+
+
 def test_index_and_scan_give_identical_flags(planted: tuple[list, Path, dict[str, int]], tmp_path: Path) -> None:
     items, corpus, want = planted
-    shards = shards_of(str(corpus))
-    scan_table = build_table(items, DEFAULT_METRICS)
-    scan_stats = scan_corpus(scan_table, shards)
-    scan = overlap_flags(item_results(scan_table, DEFAULT_METRICS), scan_stats)
-
-    manifest = build_index(shards, tmp_path / "ix")
-    assert manifest.documents == scan_stats.documents and manifest.chars == scan_stats.bytes
-    index = CorpusIndex.open(tmp_path / "ix", shards)
-    results, stats = index_results(index, build_table(items, DEFAULT_METRICS), DEFAULT_METRICS, k=10)
-    flags = overlap_flags(results, stats)
-    strip = [{k: v for k, v in f.to_dict().items() if k != "created_at"} for f in scan]
-    assert [{k: v for k, v in f.to_dict().items() if k != "created_at"} for f in flags] == strip
-    hit = {f.instance_id for f in scan if f.contaminated}
-    assert hit and hit <= set(want) and len(hit) >= len(want) // 2   # the rule catches most plants
+    c = OverlapCorpus((str(corpus),))
+    scan = run_overlap(items, c)
+    index = run_overlap(items, c, OverlapRun(engine="index", index_dir=tmp_path / "ix"))
+    manifest = CorpusIndex.open(tmp_path / "ix", shards_of(str(corpus))).manifest
+    assert manifest.documents == scan.documents and manifest.chars == scan.bytes
+    assert _flags(index) == _flags(scan)
+    hit = {f.instance_id for f in scan.flags if f.contaminated}
+    verbatim = {i for i, form in want.items() if form == 0}
+    loose = {i for i, form in want.items() if form == 1}   # every seventh word dropped
+    assert verbatim <= hit and len(loose & hit) >= 0.75 * len(loose)
 
 
 def test_retrieval_score_finds_each_plant_at_rank_one(planted: tuple[list, Path, dict[str, int]],
                                                       tmp_path: Path) -> None:
     items, corpus, want = planted
-    shards = shards_of(str(corpus))
-    build_index(shards, tmp_path / "ix")
-    index = CorpusIndex.open(tmp_path / "ix", shards)
-    results, _ = index_results(index, build_table(items, DEFAULT_METRICS), (*DEFAULT_METRICS, Retrieval()),
-                               k=5)
-    got = {r.instance_id: r.measures["retrieval"] for r in results}
-    flagged = {i for i, m in got.items() if m.contaminated}
+    audit = run_overlap(items, OverlapCorpus((str(corpus),)),
+                        OverlapRun(rule="retrieval", engine="index", index_dir=tmp_path / "ix", top_k=5))
+    got = {f.instance_id: f.evidence["metrics"]["retrieval"] for f in audit.flags}
     copies = {i for i, form in want.items() if form < 2}   # verbatim and perturbed pages
-    assert copies <= flagged
     for i in copies:
-        assert got[i].values["rank"] == 1 and got[i].values["doc"].startswith("page-")
-    # question-only pages of items with long answers can fall short of 0.8; the other items flagged
-    # are near-duplicates of a planted item inside the benchmark itself (astronomy's "The terrestrial
-    # planet cores contain mostly metal because ...", abstract algebra's "Find the degree for the
-    # given field extension ...", in fewer items than the template mask needs)
-    text = {i.instance_id: i.text for i in items}
-    for i in flagged - set(want):
-        sibling = items[::12][int(got[i].values["doc"].split("-")[1])].text
-        assert Retrieval().measure_retrieved(text[i], [sibling]).contaminated
+        assert got[i]["contaminated"] and got[i]["rank"] == 1 and got[i]["doc"].startswith("page-")
+        assert got[i]["chunk"] and got[i]["chunk"] in next(
+            json.loads(line)["text"] for f in corpus.iterdir() for line in f.read_text().splitlines()
+            if json.loads(line)["id"] == got[i]["doc"])     # quoted as stored
+
+
+def test_a_dump_ranks_by_the_passage_that_holds_the_item(tmp_path: Path) -> None:
+    words = [f"w{k}" for k in range(5000)]
+    dump = " ".join(words[:4000]) + " orbital resonance of the inner moons of jupiter " + " ".join(words[:6000])
+    short = "orbital notes resonance"
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "dump", "text": dump}) + "\n" + json.dumps({"id": "note", "text": short})
+                      + "\n", encoding="utf-8")
+    build_index(shards_of(str(corpus)), tmp_path / "ix")
+    index = CorpusIndex.open(tmp_path / "ix", shards_of(str(corpus)))
+    (top,) = index.search([OverlapItem("b", "x", "orbital resonance of the inner moons of jupiter")], 1)
+    assert [h.doc for h in top] == ["dump"] and isinstance(top[0], Hit) and not hasattr(top[0], "text")
+    text = index.text(top[0])
+    assert "inner moons of jupiter" in text and dump[top[0].start:top[0].start + len(text)] == text
+    pieces = passages(dump)
+    assert len(pieces) > 3 and all(dump[a:a + len(p)] == p for a, p in pieces)
+    assert all(b < a + len(p) for (a, p), (b, _) in zip(pieces, pieces[1:]))   # they overlap
 
 
 def test_manifest_mismatch_is_one_line(tmp_path: Path) -> None:
+    import os
+
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"id": "a", "text": "one two three"}\n', encoding="utf-8")
     build_index(shards_of(str(corpus)), tmp_path / "ix")
-    corpus.write_text('{"id": "a", "text": "one two three four"}\n', encoding="utf-8")
+    st = corpus.stat()
+    corpus.write_text('{"id": "a", "text": "one two thrEE"}\n', encoding="utf-8")   # same size
+    os.utime(corpus, ns=(st.st_atime_ns, st.st_mtime_ns))                               # and time
     with pytest.raises(InputError, match=r"ix: built from another corpus: this --corpus gives .*c\.jsonl "
-                                         r"\(42 bytes\) where it had .*c\.jsonl \(37 bytes\); rebuild it into a new folder"):
+                                         r"\(37 bytes, changed since\); rebuild it into a new folder"):
         CorpusIndex.open(tmp_path / "ix", shards_of(str(corpus)))
     with pytest.raises(InputError, match="built with --text-field text --id-field id, not body / id"):
         CorpusIndex.open(tmp_path / "ix", shards_of(str(corpus)), text_field="body")
@@ -139,30 +154,30 @@ def test_manifest_mismatch_is_one_line(tmp_path: Path) -> None:
         build_index(shards_of(str(corpus)), tmp_path / "junk")
 
 
-def test_query_terms_drop_lucene_stop_words() -> None:
-    assert query_terms("What is the mass of the Sun?") == ["what", "mass", "sun"]
-    assert query_terms("to be or not to be") == ["to", "be", "or", "not"]   # nothing else: all kept
+def test_query_drops_lucene_stop_words() -> None:
+    assert query_hashes("What is the mass of the Sun?").tolist() == [token_hash(w) for w in ("what", "mass", "sun")]
+    assert query_hashes("to be or not to be").tolist() == [token_hash(w) for w in ("to", "be", "or", "not")]
 
 
-
-
-def test_documents_tied_at_the_kth_score_come_in_corpus_order(tmp_path: Path) -> None:
+def test_passages_tied_at_the_kth_score_come_in_corpus_order(tmp_path: Path) -> None:
     """Tantivy breaks score ties by its own document address (segment layout, indexing threads);
-    the index answers in corpus order instead: three identical documents written to the index
+    the index answers in corpus order instead: three identical passages written to the index
     in the order ord 2, 0, 1 come back as 0, 1 (top 2), and as 0, 1, 2 (top 5)."""
     import tantivy
 
-    from benchchecker_plugin.overlap._index import IndexManifest, _schema
+    from benchchecker_plugin.overlap._index import IndexManifest, _schema, hex_terms
+    from benchchecker_plugin.overlap._tokenize import tokenize_texts
 
     index = tantivy.Index(_schema(), path=str(tmp_path))
     writer = index.writer(heap_size=16 << 20, num_threads=1)
-    for o in (2, 0, 1):
-        writer.add_document(tantivy.Document(text="orbital resonance of moons", id=f"d{o}", ord=o, shard=0))
-    writer.add_document(tantivy.Document(text="unrelated words entirely", id="d3", ord=3, shard=0))
+    for o, text in ((2, "orbital resonance of moons"), (0, "orbital resonance of moons"),
+                    (1, "orbital resonance of moons"), (3, "unrelated words entirely")):
+        writer.add_document(tantivy.Document(terms=hex_terms(tokenize_texts([text]).th), raw=text.encode(),
+                                             id=f"d{o}", ord=o, shard=0, start=0, doc=o))
     writer.commit()
     writer.wait_merging_threads()
     index.reload()
-    ix = CorpusIndex(tmp_path, IndexManifest((), "text", "id", 4, 0), index, ["c.jsonl"])
+    ix = CorpusIndex(tmp_path, IndexManifest((), "text", "id", 4, 4, 0), index, ["c.jsonl"])
     item = [OverlapItem("b", "x", "orbital resonance of moons")]
     assert [h.doc for h in ix.search(item, 2)[0]] == ["d0", "d1"]
     assert [h.doc for h in ix.search(item, 5)[0]] == ["d0", "d1", "d2"]

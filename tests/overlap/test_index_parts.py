@@ -16,24 +16,22 @@ from hypothesis import strategies as st
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.overlap import (
-    DEFAULT_METRICS,
-    PARTS,
-    CorpusIndex,
-    PartedIndex,
+    OverlapCorpus,
+    OverlapRun,
     Shard,
-    build_index,
-    build_parted_index,
-    build_table,
-    index_results,
-    item_results,
     iter_documents,
-    open_index,
-    overlap_flags,
-    partition,
-    scan_corpus,
+    run_overlap,
     shards_of,
 )
-from tests.overlap.test_index import planted  # noqa: F401  (the fixture)
+from benchchecker_plugin.overlap._index import CorpusIndex, build_index
+from benchchecker_plugin.overlap._index_parts import (
+    PARTS,
+    PartedIndex,
+    build_parted_index,
+    open_index,
+    partition,
+)
+from tests.overlap.test_index import _flags, planted  # noqa: F401  (the fixture)
 
 
 def _shards(sizes: list[int]) -> list[Shard]:
@@ -88,29 +86,27 @@ def test_one_partition_is_one_index(four_shards, tmp_path: Path) -> None:  # noq
 def test_partitions_keep_corpus_order_and_merge_top_k(four_shards, tmp_path: Path) -> None:  # noqa: ANN001
     items, shards = four_shards
     manifest = build_parted_index(shards, tmp_path / "ix", 3)
-    assert [(a, b) for _, a, b, _ in manifest.parts] == partition(shards, 3)
+    assert [(a, b) for _, a, b, _, _ in manifest.parts] == partition(shards, 3)
     order = {(s.name, doc): o for o, (s, doc) in enumerate((s, d) for s in shards
                                                             for d, _ in iter_documents(s))}
     index = open_index(tmp_path / "ix", shards)
     got = index.search(items, 4)
-    parts = [CorpusIndex.open(tmp_path / "ix" / f, shards[a:b]) for f, a, b, _ in manifest.parts]
+    parts = [CorpusIndex.open(tmp_path / "ix" / f, shards[a:b]) for f, a, b, _, _ in manifest.parts]
     each = [p.search(items, 4) for p in parts]
     for i, row in enumerate(got):
-        assert all(h.ord == order[(h.shard, h.doc)] for h in row)          # the corpus's order
+        assert all(h.doc_no == order[(h.shard, h.doc)] for h in row)      # the corpus's order
+        assert [h.ord for h in row] == sorted(h.ord for h in row) or len({h.score for h in row}) > 1
         pool = sorted((h for answer in each for h in answer[i]), key=lambda h: (-h.score, order[(h.shard, h.doc)]))
         assert [(h.score, h.shard, h.doc) for h in row] == [(h.score, h.shard, h.doc) for h in pool[:4]]
 
 
 def test_parted_index_flags_equal_the_scan(four_shards, tmp_path: Path) -> None:  # noqa: ANN001
     items, shards = four_shards
-    table = build_table(items, DEFAULT_METRICS)
-    stats = scan_corpus(table, shards)
-    scan = overlap_flags(item_results(table, DEFAULT_METRICS), stats)
-    build_parted_index(shards, tmp_path / "ix", 3)
-    results, got = index_results(open_index(tmp_path / "ix", shards), build_table(items, DEFAULT_METRICS),
-                                   DEFAULT_METRICS, k=10)
-    assert _strip(overlap_flags(results, got)) == _strip(scan)
-    assert sum(f.contaminated for f in scan) >= 5
+    corpus = OverlapCorpus(tuple(s.name for s in shards))
+    scan = run_overlap(items, corpus)
+    parted = run_overlap(items, corpus, OverlapRun(engine="index", index_dir=tmp_path / "ix", index_partitions=3))
+    assert _flags(parted) == _flags(scan)
+    assert sum(bool(f.contaminated) for f in scan.flags) >= 5
 
 
 def test_mismatched_corpus_is_one_line(four_shards, tmp_path: Path) -> None:  # noqa: ANN001

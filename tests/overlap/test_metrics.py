@@ -1,5 +1,5 @@
-"""Every metric against a slow, obviously-correct reference on hand-made and random cases, and the
-scan's document counts against brute force over token lists."""
+"""Every metric against a slow, obviously-correct reference on hand-made and random cases, the
+scan's document counts against brute force over token lists, and the parts rule's decisions."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from benchchecker_plugin.overlap import (
     ItemWindows,
     LongestMatch,
     OverlapItem,
+    Parts,
     Retrieval,
     TokenLevel,
     build_table,
@@ -24,6 +25,8 @@ from benchchecker_plugin.overlap import (
     scan_texts,
     tokens,
 )
+from benchchecker_plugin.overlap._metrics import PartsEvidence
+from benchchecker_plugin.overlap._result import dense_counts, item_windows
 
 
 def windows(n_tokens: int, n: int, counts: list[int]) -> ItemWindows:
@@ -107,7 +110,7 @@ def test_longest_match_hand_case() -> None:
 
 def test_unknown_metric_is_one_line() -> None:
     with pytest.raises(InputError, match="unknown overlap metric 'bleu'; choose from any_ngram, "
-                                         "coverage, longest, retrieval, token_level"):
+                                         "coverage, longest, parts, retrieval, token_level"):
         get_metric("bleu")
 
 
@@ -129,7 +132,11 @@ def test_metrics_equal_references_random(seed: int) -> None:
 
 # ------------------------------------------------------------------- the scan against brute force
 def doc_count_ref(item: list[str], s: int, k: int, docs: list[list[str]]) -> int:
+    """Documents holding the window: found from the item's 4-word seeds, so a window (a whole
+    item) of fewer than 4 words is never found."""
     gram = item[s:s + k]
+    if k < 4:
+        return 0
     return sum(any(d[i:i + k] == gram for i in range(len(d) - k + 1)) for d in docs)
 
 
@@ -137,17 +144,17 @@ def doc_count_ref(item: list[str], s: int, k: int, docs: list[list[str]]) -> int
 def test_scan_counts_equal_brute_force(seed: int) -> None:
     rng = random.Random(seed)
     words = ["a", "b", "c", "d", "e"]
-    items = [OverlapItem("b", str(i), " ".join(rng.choices(words, k=rng.randint(1, 9))))
+    items = [OverlapItem("b", str(i), " ".join(rng.choices(words, k=rng.randint(1, 12))))
              for i in range(6)]
-    docs = [" ".join(rng.choices(words, k=rng.randint(0, 40))) for _ in range(8)]
-    metrics = (Coverage(n=3), AnyNgram(n=5, max_docs=None))
-    table = build_table(items, metrics, template_items=100)
-    scan_texts(table, docs)
+    docs = [" ".join(rng.choices(words, k=rng.randint(0, 60))) for _ in range(8)]
+    table = build_table(items, (4, 6), template_items=100)
+    partial = scan_texts(table, docs)
+    dense = dense_counts(table, partial)
     doc_tokens = [tokens(d) for d in docs]
     for index, item in enumerate(items):
         toks = tokens(item.text)
-        for n in (3, 5):
-            w = table.item_windows(n, index)
+        for n in (4, 6):
+            w = item_windows(table, dense, n, index)
             want = [doc_count_ref(toks, int(s), w.length, doc_tokens) for s in w.starts]
             assert list(w.doc_counts) == want
 
@@ -155,12 +162,37 @@ def test_scan_counts_equal_brute_force(seed: int) -> None:
 def test_template_ngrams_are_masked_and_counted() -> None:
     prefix = "for which of these two scenarios does the main character do something wrong"
     items = [OverlapItem("b", str(i), f"{prefix} case number {i} zebra{i}") for i in range(12)]
-    table = build_table(items, (Coverage(n=8),), template_items=10)
-    scan_texts(table, [prefix])   # the template alone is in the corpus: no item is contaminated
-    results = item_results(table, (Coverage(n=8),))
+    table = build_table(items, (8,), template_items=10)
+    partial = scan_texts(table, [prefix])   # the template alone is in the corpus: no item is contaminated
+    results = item_results(table, partial, (Coverage(n=8),))
     # the prefix and "case number" (15 tokens, in all 12 items) hold eight 8-grams
     assert all(r.masked[8] == 8 for r in results)
     assert not any(r.measures["coverage"].contaminated for r in results)
+
+
+# ------------------------------------------------------------------- the parts rule
+def evidence(kind: int = 0, sim: float = 0.0, **kw: object) -> PartsEvidence:
+    base = dict(kind=kind, sim=sim, matched=10, options_found=0, options=4, documents=1, info=9,
+                info_question=6, shared=False, seeded=True, question_query=False)
+    base.update(kw)
+    return PartsEvidence(**base)  # type: ignore[arg-type]
+
+
+def test_parts_decisions() -> None:
+    p = Parts()
+    assert p.measure_parts(evidence()).contaminated is False                     # nothing found
+    assert p.measure_parts(evidence(2, 0.76)).contaminated is True               # with its answer
+    assert p.measure_parts(evidence(1, 0.95)).contaminated is True               # the question alone
+    low = p.measure_parts(evidence(1, 0.85))
+    assert low.contaminated is None and "similarity 0.85 without its answer" in low.values["note"]
+    shared = p.measure_parts(evidence(1, 1.0, shared=True))
+    assert shared.contaminated is None and "shared with other items" in shared.values["note"]
+    assert p.measure_parts(evidence(1, 0.8, question_query=True)).contaminated is True   # TruthfulQA
+    with pytest.warns(RuntimeWarning, match="too short to be distinctive: 3 informative word"):
+        short = p.measure_parts(evidence(3, 1.0, info=3))
+    assert short.contaminated is None and math.isnan(short.score)
+    r = p.measure_parts(evidence(3, 1.0, options_found=4))
+    assert r.values["kind"] == "question+options" and r.values["options_found"] == "4/4"
 
 
 # ------------------------------------------------------------------- Deng et al.'s retrieval score
@@ -188,7 +220,7 @@ def test_retrieval_hand_cases() -> None:
     item = "What is the capital of France? Paris"   # 7 words: a short item
     r = m.measure_retrieved(item, ["unrelated text here", "A quiz: what is the capital of France? -- Paris!"])
     assert r.score == 1.0 and r.contaminated is True and r.values["rank"] == 2
-    assert r.values["chunk"] == "a quiz what is the capital of france paris"
+    assert r.values["chunk"] == "A quiz: what is the capital of France? -- Paris"   # as stored
     # one word of the item in a one-word page: 1/7, never 1.0
     assert m.measure_retrieved(item, ["Paris"]).score == pytest.approx(1 / 7)
     long = " ".join(f"w{i}" for i in range(30))

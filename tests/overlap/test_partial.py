@@ -1,10 +1,9 @@
 """Per-shard partials merged in shard order equal one scan over all shards, flags byte for byte.
 
-The reference is :func:`scan_corpus` itself (one scanner over every shard in turn). The corpus
-is made so that the cases where a per-shard scan could drift from it occur: one batch finding
-more new n-grams than the scanner's first hit buffer held (16,384), entries found by several
-shards (the first location must be the earliest shard's), a shard failing after finished batches
-(their counts stay), a clean shard, and the quote cap reached by several shards.
+The reference is one scanner over every shard in turn. The corpus is made so that the cases where
+a per-shard scan could drift from it occur: items found by several shards (the best evidence must
+be the earliest shard's on a tie, the quotes the longest, earliest first), a shard failing after
+finished batches (their counts stay), a clean shard, and items quoted more often than kept.
 """
 
 from __future__ import annotations
@@ -13,27 +12,15 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from benchchecker_plugin.overlap import (
-    DEFAULT_METRICS,
-    OverlapItem,
-    build_table,
-    item_results,
-    overlap_flags,
-    scan_corpus,
-    shards_of,
-)
+from benchchecker_plugin.overlap import DEFAULT_METRICS, OverlapItem, item_results, overlap_flags, shards_of
 from benchchecker_plugin.overlap import _scan as scan_mod
-from benchchecker_plugin.overlap._partial import (
-    COMPLETE,
-    FULL,
-    apply,
-    combine,
-    combine_all,
-    scan_shard,
-    table_fingerprint,
-)
+from benchchecker_plugin.overlap._found import Found
+from benchchecker_plugin.overlap._partial import ScanPartial, combine, combine_all, from_payload, to_payload
+from benchchecker_plugin.overlap._scan import scan_corpus, scan_shard
+from benchchecker_plugin.overlap._table import build_table
 
 WORDS = [f"{a}{b}{c}" for a in "bcdfghklmnprst" for b in "aeiou" for c in "lmnrst"]
 
@@ -64,13 +51,31 @@ def corpus(root: Path, items: list[OverlapItem]) -> list[Path]:
     return files
 
 
-def _flags(table, stats) -> list[str]:  # noqa: ANN001
+def _flags(table, partial: ScanPartial) -> list[str]:  # noqa: ANN001
     out = []
-    for f in overlap_flags(item_results(table, DEFAULT_METRICS), stats):
+    flags = overlap_flags(item_results(table, partial, DEFAULT_METRICS), [n for n, _ in partial.failed],
+                          len(partial.shards), partial.documents)
+    for f in flags:
         d = f.to_dict()
         d.pop("created_at")
         out.append(json.dumps(d, sort_keys=True))
     return out
+
+
+def _one_scanner(table, shards) -> ScanPartial:  # noqa: ANN001
+    """The reference: one scanner reading every shard in turn, never reset."""
+    from benchchecker_plugin.overlap._corpus import ShardError, iter_documents
+    from benchchecker_plugin.overlap._scan import batches
+
+    found = Found(table)
+    failed = []
+    for s in shards:
+        try:
+            for ids, texts, _ in batches(iter_documents(s)):
+                found.batch(s.name, ids, texts)
+        except ShardError as exc:
+            failed.append((s.name, str(exc)))
+    return found.partial(tuple(s.name for s in shards), 0.0, tuple(failed))
 
 
 @pytest.fixture(scope="module")
@@ -83,52 +88,39 @@ def setup(tmp_path_factory: pytest.TempPathFactory):  # noqa: ANN201
 def test_merged_partials_equal_one_scan_in_any_grouping(setup, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     items, shards = setup
     monkeypatch.setattr(scan_mod, "BATCH_BYTES", 4000)   # several batches per shard; s4 fails after some
-    ref_table = build_table(items, DEFAULT_METRICS)
-    ref_stats = scan_corpus(ref_table, shards)
-    assert list(ref_stats.failed) == [shards[4].name]
-    assert int((ref_table.doc_count > 0).sum()) > 16_384
-    ref = _flags(ref_table, ref_stats)
+    table = build_table(items)
+    ref_partial = _one_scanner(table, shards)
+    assert [n for n, _ in ref_partial.failed] == [shards[4].name]
+    ref = _flags(table, ref_partial)
     assert sum('"contaminated": true' in f for f in ref) > 100
-
-    table = build_table(items, DEFAULT_METRICS)
-    parts = [scan_shard(table, s, fingerprint=table_fingerprint(table)) for s in shards]
-    assert not table.doc_count.any() and not table.locations   # scan_shard leaves the table alone
-    assert parts[4].failed and parts[4].documents > 0           # its finished batches are kept
-    groupings = [combine_all(parts),
-                 combine(combine(parts[0], parts[1]), combine(parts[2], combine(parts[3], parts[4]))),
-                 combine(parts[0], combine_all(parts[1:]))]
-    for merged in groupings:
-        t = build_table(items, DEFAULT_METRICS)
-        stats = apply(t, merged)
-        assert (stats.shards, stats.documents, stats.bytes, stats.failed) == (
-            ref_stats.shards, ref_stats.documents, ref_stats.bytes, ref_stats.failed)
-        assert (t.doc_count == ref_table.doc_count).all() and t.locations == ref_table.locations
-        assert _flags(t, stats) == ref
-
-
-def test_quote_cap_merges_exactly(setup, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
-    items, shards = setup
-    monkeypatch.setattr(scan_mod, "MAX_LOCATIONS", 300)   # every shard with items quotes only a prefix
-    monkeypatch.setattr(scan_mod, "BATCH_BYTES", 4000)
-    table = build_table(items, DEFAULT_METRICS)
     parts = [scan_shard(table, s) for s in shards]
-    assert [p.quotes for p in parts] == [FULL, FULL, COMPLETE, FULL, COMPLETE]
-    for order in ([0, 1, 2, 3, 4], [4, 3, 1, 0, 2], [2, 4, 0]):
-        ref_table = build_table(items, DEFAULT_METRICS)
-        ref = _flags(ref_table, scan_corpus(ref_table, [shards[k] for k in order]))
-        for merged in (combine_all([parts[k] for k in order]),
-                       combine(parts[order[0]], combine_all([parts[k] for k in order[1:]]))):
-            t = build_table(items, DEFAULT_METRICS)
-            stats = apply(t, merged)
-            assert len(t.locations) == len(ref_table.locations) <= 300
-            assert t.locations == ref_table.locations and _flags(t, stats) == ref
+    assert parts[4].failed and parts[4].documents > 0           # its finished batches are kept
+    groupings = [combine_all(parts, len(items), table.sizes),
+                 combine(combine(parts[0], parts[1]), combine(parts[2], combine(parts[3], parts[4]))),
+                 combine(parts[0], combine_all(parts[1:], len(items), table.sizes)),
+                 scan_corpus(table, shards)]
+    for merged in groupings:
+        assert (merged.shards, merged.documents, merged.bytes, merged.failed) == (
+            ref_partial.shards, ref_partial.documents, ref_partial.bytes, ref_partial.failed)
+        for n in table.sizes:
+            assert np.array_equal(merged.counts[n][0], ref_partial.counts[n][0])
+            assert np.array_equal(merged.counts[n][1], ref_partial.counts[n][1])
+        assert merged.evidence == ref_partial.evidence and merged.quotes == ref_partial.quotes
+        assert _flags(table, merged) == ref
+
+
+def test_payload_round_trip(setup) -> None:  # noqa: ANN001
+    items, shards = setup
+    table = build_table(items)
+    part = scan_shard(table, shards[1])
+    again = from_payload(*to_payload(part))
+    assert _flags(table, again) == _flags(table, part)
+    assert again.evidence == part.evidence and again.quotes == part.quotes
 
 
 def test_partial_of_another_table_is_refused(setup) -> None:  # noqa: ANN001
     items, shards = setup
-    big = build_table(items, DEFAULT_METRICS)
-    part = scan_shard(big, shards[1])
-    small = build_table(items[:5], DEFAULT_METRICS)
-    assert table_fingerprint(small) != table_fingerprint(big)
-    with pytest.raises(ValueError, match="another benchmark table"):
-        apply(small, part)
+    part = scan_shard(build_table(items), shards[1])
+    small = scan_shard(build_table(items[:5]), shards[1])
+    with pytest.raises(ValueError, match="different benchmark tables"):
+        combine(part, small)

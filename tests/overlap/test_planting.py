@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import csv
+import html
 import io
+import json
 
 import numpy as np
+import pytest
 
 from benchchecker_plugin.overlap import tokens
 from benchchecker_plugin.overlap._planting import Form, perturb, plant, render
@@ -42,7 +45,7 @@ def test_quiz_page_lists_the_options_and_the_gold_letter() -> None:
 
 def test_csv_row_reads_back_as_the_benchmark_file() -> None:
     row = next(csv.reader(io.StringIO(render(Form.CSV_ROW, MMLU, rng()))))
-    assert row == [MMLU.question, "Venus", "Earth", "Mercury", "Mars", "C"]
+    assert row == [MMLU.question, "Venus", "Earth", "Mercury", "Mars", "2"]
     tqa = next(csv.reader(io.StringIO(render(Form.CSV_ROW, TQA, rng()))))
     assert tqa[:4] == ["Adversarial", "Health", TQA.question, "Nothing in particular happens"]
 
@@ -65,3 +68,36 @@ def test_plant_keeps_the_host_and_places_each_form() -> None:
     at = out.index("SPLICED item words")
     assert out[at - 1] == " " and out[at - 2].isalnum() and out[at + 18] == " "
     assert out.replace("\n\nQUESTION ONE\nanswer\n\n", "").replace(" SPLICED item words", "") == HOST
+
+
+def test_real_layouts_read_back_with_their_own_parsers() -> None:
+    rec = json.loads(render(Form.JSON_DUMP, MMLU, np.random.default_rng(1)))
+    rec = json.loads(rec) if isinstance(rec, str) else rec
+    assert rec == {"question": MMLU.question, "choices": list(MMLU.options), "answer": 2}
+    chat = json.loads(render(Form.CHAT, MMLU, rng()))["messages"]
+    assert chat[0]["content"].startswith(MMLU.question) and chat[1]["content"] == "The answer is (C) Mercury"
+    pro = json.loads(render(Form.MMLU_PRO, MMLU, rng(), others=[TQA]))
+    assert len(pro["options"]) == 4 + 5 and pro["options"][pro["answer_index"]] == "Mercury"
+    assert set(MMLU.options) <= set(pro["options"])
+    page = render(Form.HTML, MMLU, rng())
+    assert html.unescape(page.split("<p>")[1].split("</p>")[0]).replace("\xa0", " ") == MMLU.question
+    source = render(Form.PYTHON, MMLU, rng())
+    compile(source, "test_item.py", "exec")   # a real Python test, the question split in two literals
+    assert MMLU.question not in source and "".join(
+        eval(line.strip()) for line in source.splitlines()[2:4]) == MMLU.question
+
+
+@pytest.mark.parametrize("form", list(Form))
+def test_every_form_holds_the_question_words(form: Form) -> None:
+    text = render(form, MMLU, rng(), others=[TQA])
+    if form is Form.PERTURBED:
+        return
+    got = " ".join(tokens(text))
+    assert " ".join(tokens(MMLU.question)) in got or form is Form.WRAPPED and "shortest year" in got
+
+
+def test_wrapped_hyphenates_a_long_word_at_a_line_end() -> None:
+    long = BenchmarkItem("mmlu", "x", "Which characteristically electromagnetic phenomenon "
+                         "demonstrates interference of waves?", ("a", "b", "c", "d"), 0)
+    text = render(Form.WRAPPED, long, np.random.default_rng(0))
+    assert "-\n" in text and tokens(text)[:5] == tokens(long.question)[:5]

@@ -1,7 +1,8 @@
 """A scan that resumes: finished shards kept in --state, skipped on the rerun, flags unchanged.
 
-"Not re-read" is shown, not assumed: after the first run the finished shards are overwritten with
-garbage of the same size and modification time, which a rerun that read them would fail on.
+"Not re-read" is shown, not assumed: after the first run the middle of each finished shard (all
+but the first and last 64 KiB the state key digests) is overwritten with garbage of the same size
+and modification time, which a rerun that scanned them would fail on.
 The kill is real in the slow test: the CLI blocks on a FIFO shard after finishing the others and
 is SIGKILLed.
 """
@@ -20,17 +21,35 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.overlap import DEFAULT_METRICS, build_table, scan_corpus, shards_of
 from benchchecker_plugin.overlap import _scan as scan_mod
-from benchchecker_plugin.overlap._resume import ScanState, scan_shards
-from tests.overlap.test_partial import _flags, _items, corpus
+from benchchecker_plugin.overlap import shards_of
+from benchchecker_plugin.overlap._resume import SAMPLE, ScanState, scan_shards
+from benchchecker_plugin.overlap._scan import scan_corpus
+from benchchecker_plugin.overlap._table import build_table
+from tests.overlap.test_partial import WORDS, _flags, _items
+from tests.overlap.test_partial import corpus as _corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def corpus(root: Path, items) -> list[Path]:  # noqa: ANN001
+    """test_partial's corpus, each shard between a head and a tail document of 70 KB."""
+    files = _corpus(root, items)
+    pad = " ".join(WORDS) * 40
+    for f in files:
+        head = json.dumps({"id": "head", "text": pad[:70_000]}) + "\n"
+        tail = json.dumps({"id": "tail", "text": pad[-70_000:]}) + "\n"
+        f.write_text(head + f.read_text(encoding="utf-8") + tail, encoding="utf-8")
+    return files
+
+
 def _garble_keeping_stat(path: Path) -> None:
+    """The bytes between the first and last SAMPLE garbled; size and times kept."""
     st = path.stat()
-    path.write_bytes(b"{" * (st.st_size - 1) + b"\n")
+    data = bytearray(path.read_bytes())
+    assert len(data) > 2 * SAMPLE + 100
+    data[SAMPLE:len(data) - SAMPLE] = b"{" * (len(data) - 2 * SAMPLE)
+    path.write_bytes(bytes(data))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
@@ -45,23 +64,23 @@ def bed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # noqa: ANN201
 def test_rerun_skips_finished_shards_and_equals_one_scan(bed) -> None:  # noqa: ANN001
     items, files, state = bed
     shards = [shards_of(str(f))[0] for f in files]
-    t1 = build_table(items, DEFAULT_METRICS)
+    t1 = build_table(items)
     stats, resumed = scan_shards(t1, shards, state=state)
-    assert resumed == 0 and list(stats.failed) == [shards[4].name]   # s4 raises partway
+    assert not resumed and [n for n, _ in stats.failed] == [shards[4].name]   # s4 raises partway
     assert len(list(state.glob("*.npz"))) == 4                        # the failed shard is not kept
     assert not list(state.glob(".*tmp*"))
 
-    good = files[4].read_text().rsplit("{not json", 1)[0]
+    good = files[4].read_text().replace("{not json\n", "")
     files[4].write_text(good, encoding="utf-8")   # the shard is mended: read again
-    ref_table = build_table(items, DEFAULT_METRICS)
+    ref_table = build_table(items)
     ref_stats = scan_corpus(ref_table, [shards_of(str(f))[0] for f in files])
     ref = _flags(ref_table, ref_stats)
     for f in files[:4]:
         _garble_keeping_stat(f)
     shards = [shards_of(str(f))[0] for f in files]
-    t2 = build_table(items, DEFAULT_METRICS)
+    t2 = build_table(items)
     stats2, resumed = scan_shards(t2, shards, state=state)
-    assert resumed == 4 and not stats2.failed
+    assert len(resumed) == 4 and not stats2.failed
     assert _flags(t2, stats2) == ref
     assert (stats2.shards, stats2.documents, stats2.bytes) == (ref_stats.shards, ref_stats.documents,
                                                                ref_stats.bytes)
@@ -70,11 +89,11 @@ def test_rerun_skips_finished_shards_and_equals_one_scan(bed) -> None:  # noqa: 
 def test_changed_shard_other_table_or_field_is_scanned_again(bed) -> None:  # noqa: ANN001
     items, files, state = bed
     shard = shards_of(str(files[1]))[0]
-    table = build_table(items, DEFAULT_METRICS)
+    table = build_table(items)
     keeper = ScanState(state, table)
     key = keeper.key(shard)
-    assert key == ScanState(state, build_table(items, DEFAULT_METRICS)).key(shard)
-    assert key != ScanState(state, build_table(items[:50], DEFAULT_METRICS)).key(shard)
+    assert key == ScanState(state, build_table(items)).key(shard)
+    assert key != ScanState(state, build_table(items[:50])).key(shard)
     assert key != ScanState(state, table, text_field="body").key(shard)
     scan_shards(table, [shard], state=state)
     assert keeper.load(shard) is not None
@@ -82,23 +101,35 @@ def test_changed_shard_other_table_or_field_is_scanned_again(bed) -> None:  # no
         fh.write(json.dumps({"id": "new", "text": "more"}) + "\n")
     changed = shards_of(str(files[1]))[0]
     assert keeper.key(changed) != key and keeper.load(changed) is None
-    _, resumed = scan_shards(build_table(items, DEFAULT_METRICS), [changed], state=state)
-    assert resumed == 0
+    _, resumed = scan_shards(build_table(items), [changed], state=state)
+    assert not resumed
 
 
 def test_unreadable_state_file_is_scanned_again_with_a_warning(bed) -> None:  # noqa: ANN001
     items, files, state = bed
     shard = shards_of(str(files[0]))[0]
-    table = build_table(items, DEFAULT_METRICS)
+    table = build_table(items)
     scan_shards(table, [shard], state=state)
     (path,) = state.glob("*.npz")
     path.write_bytes(b"not a zip")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        _, resumed = scan_shards(build_table(items, DEFAULT_METRICS), [shard], state=state)
-    assert resumed == 0
+        _, resumed = scan_shards(build_table(items), [shard], state=state)
+    assert not resumed
     assert any("unreadable state of" in str(w.message) and "scanning it again" in str(w.message)
                for w in caught)
+
+
+def test_a_shard_edited_in_place_at_the_same_size_and_time_is_scanned_again(bed) -> None:  # noqa: ANN001
+    items, files, state = bed
+    shard = shards_of(str(files[1]))[0]
+    key = ScanState(state, build_table(items)).key(shard)
+    st = files[1].stat()
+    data = bytearray(files[1].read_bytes())
+    data[10:14] = b"ABCD" if data[10:14] != b"ABCD" else b"WXYZ"   # in the first 64 KiB
+    files[1].write_bytes(bytes(data))
+    os.utime(files[1], ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert ScanState(state, build_table(items)).key(shard) != key
 
 
 def _cli(items_file: Path, corpora: list[Path], out: Path, state: Path) -> list[str]:
@@ -153,6 +184,6 @@ def test_killed_cli_scan_resumes_from_its_finished_shards(tmp_path: Path) -> Non
     resumed = tmp_path / "resumed.jsonl"
     r = CliRunner().invoke(main, _cli(items_file, [*files, fifo], resumed, state))
     assert r.exit_code == 0, r.output
-    assert f"resumed 4 of 5 shard(s) from {state}" in r.output
+    assert "of which 4 shard(s)" in r.output and "taken from --state" in r.output
     assert _comparable(resumed) == _comparable(fresh)
     assert any(f["contaminated"] for f in _comparable(fresh))
