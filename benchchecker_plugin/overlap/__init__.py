@@ -13,7 +13,15 @@ from typing import TYPE_CHECKING
 
 from ..lazy_names import lazy_names
 from ._audit import OverlapAudit, audit_corpus
-from ._corpus import Shard, ShardError, iter_documents, shards_of
+from ._corpus import (
+    MAX_RECORD_BYTES,
+    CorpusShards,
+    Shard,
+    ShardError,
+    corpus_shards,
+    iter_documents,
+    shards_of,
+)
 from ._index import (
     MANIFEST,
     CorpusIndex,
@@ -62,6 +70,7 @@ __all__ = [
     "AnyNgram",
     "BenchmarkTable",
     "CorpusIndex",
+    "CorpusShards",
     "Coverage",
     "DEFAULT_METRICS",
     "DEFAULT_RULE",
@@ -74,6 +83,7 @@ __all__ = [
     "Location",
     "LongestMatch",
     "MANIFEST",
+    "MAX_RECORD_BYTES",
     "METHOD",
     "Measure",
     "Metric",
@@ -96,6 +106,7 @@ __all__ = [
     "build_table",
     "combine",
     "combine_all",
+    "corpus_shards",
     "covered_tokens",
     "format_table",
     "get_metric",
