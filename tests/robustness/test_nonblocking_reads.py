@@ -152,3 +152,13 @@ def test_a_submission_entry_that_is_no_percentage(board: dict[str, Path], value:
     entry = board["sub"] / "leaderboard_entry.json"
     entry.write_text('{"name": "Agent", "resolved": ' + value + "}")
     assert f"{entry}: field 'resolved':" in _error(_leaderboard(board))
+
+
+def test_fifo_report_json_in_instance_logs_is_refused_not_counted_unresolved(board: dict[str, Path]) -> None:
+    logs = board["tmp"] / "logs" / "run_evaluation" / "r1" / "m"
+    (logs / IDS[0]).mkdir(parents=True)
+    (logs / IDS[0] / "report.json").write_text(json.dumps({IDS[0]: {"resolved": True}}))
+    fifo = _fifo(logs / IDS[1] / "report.json")
+    line = _error(_rescore(board, results=board["tmp"] / "logs"))
+    assert line == (f"Error: {fifo}: {FIFO}; refused (a harness writes each instance's report.json as "
+                    "a file)")
