@@ -93,12 +93,19 @@ def markdown_cell(text: str) -> str:
 
 
 _INLINE_SPECIAL = re.compile(r"([\\`*~|\[\]])")
-#: an underscore that can open or close emphasis: one not between two letters or digits
-_FREE_UNDERSCORE = re.compile(r"(?<![^\W_])_|_(?![^\W_])")
+_UNDERSCORES = re.compile(r"_+")
 #: a ``#`` that could start a heading or close one: at the start, or after a space before a space
 _HEADING_HASH = re.compile(r"(?:^|(?<=\s))#(?=#*(?:\s|$))")
 #: the start of a list item, block quote, thematic break or setext underline
 _BLOCK_START = re.compile(r"^(?:([-+=])(?=[-+=\s]|$)|(\d{1,9})([.)])(?=\s|$))")
+
+
+def _free_underscores(m: re.Match[str]) -> str:
+    """A run of underscores escaped unless it lies between two letters or digits (there it can
+    neither open nor close emphasis: ``snake_case``, ``django__django-11099``)."""
+    text, start, end = m.string, m.start(), m.end()
+    inside = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+    return m.group() if inside else "\\_" * (end - start)
 
 
 def markdown_text(text: str) -> str:
@@ -111,7 +118,7 @@ def markdown_text(text: str) -> str:
     text = " ".join(_LINE_BREAKS.sub(" ", text).split())
     text = "".join(_ENTITIES.get(ch, ch) for ch in text)
     text = _INLINE_SPECIAL.sub(r"\\\1", text)
-    text = _FREE_UNDERSCORE.sub(r"\\_", text)
+    text = _UNDERSCORES.sub(_free_underscores, text)
     text = _HEADING_HASH.sub(r"\\#", text)
     m = _BLOCK_START.match(text)
     if m and m.group(1):
