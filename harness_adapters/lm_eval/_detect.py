@@ -175,6 +175,9 @@ def local_task_manager(names: Sequence[str], include_path: str | None,
     (indexing lm-eval's thousands of built-in tasks takes tens of seconds), else ``None``."""
     from lm_eval.tasks import TaskManager
 
+    from ._yaml_includes import refuse_special_yaml
+
+    refuse_special_yaml(include_path)
     if not include_path or not names:
         return None
     local = TaskManager(include_path=include_path, include_defaults=False, metadata=dict(metadata or {}))
