@@ -173,7 +173,7 @@ def _folder_shards(root: Path) -> tuple[list[Shard], list[str]]:
     if loops:
         notes.append(f"--corpus {root}: {len(loops)} folder(s) reached again through a link, read once "
                      f"({', '.join(sorted(loops)[:_SHOWN])})")
-    return sorted(shards, key=lambda s: s.name), notes
+    return sorted(shards, key=lambda s: Path(s.name).parts), notes   # as sorted(rglob) ordered them
 
 
 def _listing(corpus: str) -> tuple[list[Shard], list[str]]:

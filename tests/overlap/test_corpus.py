@@ -315,3 +315,12 @@ def test_the_record_limit_holds_for_parquet_and_txt(tmp_path: Path) -> None:
                                          "limit of 40 bytes"):
         list(iter_documents(txt, max_record_bytes=40))
     assert list(iter_documents(txt, max_record_bytes=41)) == [("c.txt", "w" * 41)]
+
+
+def test_shards_come_in_path_order_as_before(tmp_path: Path) -> None:
+    """The corpus order (the index's tie order, the first match named in evidence) is the order
+    of the paths' parts, a folder's files after its subfolder's when the names share a start."""
+    for name in ("b-c.jsonl", "b/x.jsonl", "B.jsonl", "b.jsonl", "b/c/d.jsonl"):
+        _write(tmp_path / name, _jsonl(DOCS[:1]))
+    assert [Path(s.name).relative_to(tmp_path).as_posix() for s in shards_of(str(tmp_path))] == [
+        "B.jsonl", "b/c/d.jsonl", "b/x.jsonl", "b-c.jsonl", "b.jsonl"]
