@@ -96,7 +96,8 @@ def atomic_path(path: str | os.PathLike[str], *, mode: int = 0o644) -> Iterator[
     tmp = Path(name)
     try:
         _hold(fd)   # held while the caller writes: no other run takes it for a stale one
-        yield tmp
+        with _writing(target):   # the caller's writer on a full disk: one line naming the output
+            yield tmp
         with _as_input_error(target):
             with open(tmp, "rb+") as fh:
                 os.fsync(fh.fileno())

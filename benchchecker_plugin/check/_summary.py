@@ -16,6 +16,7 @@ from typing import Any
 
 from ..atomic import write_text_atomic
 from ..flags import Verdict
+from ..report import markdown_text
 from ._pipeline import OVERLAP_METHOD, CheckResult
 from ._rates import exact_rate
 
@@ -60,17 +61,16 @@ def check_summary(result: CheckResult) -> dict[str, Any]:
 
 
 def _md_table(rows: list[dict[str, Any]], columns: list[str]) -> list[str]:
-    def cell(v: Any) -> str:
-        return str(v).replace("|", "\\|").replace("\n", " ")
     return ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)] + [
-        "| " + " | ".join(cell(r.get(c, "")) for c in columns) + " |" for r in rows]
+        "| " + " | ".join(markdown_text(str(r.get(c, ""))) for c in columns) + " |" for r in rows]
 
 
 def _overlap_lines(audit: dict[str, Any]) -> list[str]:
     rows = [{"benchmark": b, **v} for b, v in audit["benchmarks"].items()]
     failed = audit["failed_shards"]
     return ["## Corpus overlap (benchchecker.overlap)", "",
-            f"Rule {audit['rule']} ({audit['rule_text']}); {audit['engine']} engine over "
+            f"Rule {markdown_text(audit['rule'])} ({markdown_text(audit['rule_text'])}); "
+            f"{markdown_text(audit['engine'])} engine over "
             f"{audit['shards']} shard(s), {audit['documents']} documents, "
             f"{audit['bytes'] / 1e6:.1f} MB" + (f"; {len(failed)} shard(s) failed: items not found "
                                                 "are undecided, not clean" if failed else "") + ".",
@@ -84,8 +84,9 @@ def write_check_summary(result: CheckResult, out_dir: Path) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     js = out_dir / "summary.json"
     write_text_atomic(js, json.dumps(data, indent=2, allow_nan=False) + "\n")
-    lines = [f"# Contamination check: {data['model']}", "",
-             f"Training cutoff {data['cutoff']}; benchmarks {', '.join(data['benchmarks'])}. "
+    esc = markdown_text   # every value below is escaped: a model name can hold markup
+    lines = [f"# Contamination check: {esc(data['model'])}", "",
+             f"Training cutoff {esc(data['cutoff'])}; benchmarks {esc(', '.join(data['benchmarks']))}. "
              "Rates are exact (Clopper–Pearson) at 95%; undecided items are counted on their own.", ""]
     if data["methods"]:
         lines += ["## Per method", ""] + _md_table(
@@ -100,7 +101,7 @@ def write_check_summary(result: CheckResult, out_dir: Path) -> dict[str, Path]:
     if "overlap" in data:
         lines += _overlap_lines(data["overlap"])
     if data["notes"]:
-        lines += ["## Notes", ""] + [f"- {n}" for n in data["notes"]] + [""]
+        lines += ["## Notes", ""] + [f"- {esc(n)}" for n in data["notes"]] + [""]
     md = out_dir / "summary.md"
     write_text_atomic(md, "\n".join(lines))
     return {"json": js, "markdown": md}

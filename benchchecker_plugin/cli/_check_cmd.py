@@ -12,6 +12,7 @@ from ..errors import InputError
 from ..models import ModelOptions
 from ._executor_options import ExecutorOptions, executor_options, remote_batch
 from ._options import dry_run_summary, model_options
+from ._outputs import check_outputs_outside_inputs
 
 
 @click.command("check")
@@ -92,12 +93,19 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
         ts_modes=tuple(m.strip() for m in ts_modes.split(",") if m.strip()))
     if corpus_options and not corpora:
         raise InputError("--corpus-option needs --corpus (the corpus it configures)")
+    check_outputs_outside_inputs(
+        [("-o", out_dir)],
+        [*(("--corpus", c) for c in corpora), *(("--data", d) for d in config.data.values()),
+         ("--repos-dir", repos_dir)])
     if corpora:
         from ..overlap import overlap_settings
 
-        corpus, _ = overlap_settings(corpora, corpus_options)   # a bad setting: one line, now
-    if corpora and model_opts.dry_run:   # model calls only: the corpus is checked, not scanned
-        shards = corpus.shards()
+        overlap_settings(corpora, corpus_options)   # a bad setting: one line, now
+        _check_corpus(corpora)
+    if corpora and model_opts.dry_run:   # model calls only: the corpus is listed, not scanned
+        from ..overlap import corpus_shards
+
+        shards = corpus_shards(corpora).shards
         click.echo(f"dry run: the corpus overlap scan ({len(shards)} shard(s), "
                    f"{sum(s.size for s in shards) / 1e6:.1f} MB) is not run", err=True)
     elif corpora:
@@ -130,3 +138,23 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
     for row in json.loads(summaries["json"].read_text())["methods"]:
         click.echo(f"{row['benchmark']} {row['method']}: {row['statement']}"
                    + (f" (dropped {row['dropped']} of {row['sampled']} sampled)" if row["dropped"] else ""))
+
+
+def _check_corpus(corpora: tuple[str, ...]) -> None:
+    """Every ``--corpus`` shard listed before the model runs: its notes printed, and a shard that
+    cannot be read (a dangling link, a FIFO, an unsupported compression, an empty file) refused
+    now, by name, rather than after the run as items that are undecided."""
+    from ..errors import InputError
+    from ..overlap import corpus_shards
+
+    listing = corpus_shards(corpora)
+    for note in listing.notes:
+        click.echo(f"note: {note}", err=True)
+    failed = listing.failed
+    if len(failed) == 1:
+        raise InputError(f"--corpus: {next(iter(failed.values()))}; nothing was run")
+    if failed:
+        for line in failed.values():
+            click.echo(f"failed shard: {line}", err=True)
+        raise InputError(f"--corpus: {len(failed)} of {len(listing.shards)} shard(s) cannot be read "
+                         "(listed above); nothing was run")

@@ -10,6 +10,12 @@ a group it loads) through :func:`guard_outputs`, which checks, before the comman
 parameter named as an output (:data:`OUTPUT_PARAMS`: ``-o/--output``, ``--out``, ``--into``)
 against every other parameter's value that names an existing path.
 
+A command whose outputs would be read back as input declares them with
+:func:`check_outputs_outside_inputs`: an output (``-o``, ``check -o``, ``--state``, ``--index``)
+may not be, or lie inside, any input (a ``--corpus`` folder or shard, a ``--data`` file, an
+``--index`` folder), by real path. ``overlap -o corpus/out.jsonl`` made the next run read its
+own flags as corpus, and ``-o corpus/a.jsonl`` overwrote a shard.
+
 A command that writes several files into a folder declares them with :func:`writes_into`
 (``leaderboard --out``): each of those files is checked as an output, and the folder may not be,
 or lie inside, an input folder (``--out`` into a submission of ``--submissions`` overwrote its
@@ -77,6 +83,42 @@ def check_folder_output(option: str, folder: str | os.PathLike[str], names: Iter
             raise InputError(f"{option} {folder}: is inside the input folder {source}; writing there "
                              "would change it, choose a folder outside it")
     check_outputs([(option, Path(folder) / name) for name in names], given)
+
+
+def _input_path(value: str | os.PathLike[str]) -> str:
+    """The local path an input value names: ``hf:PATH#SPLIT`` (a ``--corpus`` or ``--data`` read
+    through datasets) names ``PATH``; anything else is a path as given."""
+    text = os.fspath(value)
+    return text[3:].partition("#")[0] if text.startswith("hf:") else text
+
+
+def check_outputs_outside_inputs(
+        outputs: Iterable[tuple[str, str | os.PathLike[str] | None]],
+        inputs: Iterable[tuple[str, str | os.PathLike[str] | None]]) -> None:
+    """Raise :class:`InputError` when an output ``(option, path)`` is, or lies inside, an input
+    ``(option, path)`` (a file or a folder), compared by real path (links and ``..`` resolved; an
+    output need not exist yet). Inputs that name no existing path (a hub dataset name) are
+    ignored; ``hf:PATH#SPLIT`` is ``PATH``. The one line names both paths. Call it before any
+    work, with no path among both the outputs and the inputs."""
+    given = []
+    for option, value in inputs:
+        if value is None or not os.fspath(value):
+            continue
+        path = _input_path(value)
+        if os.path.exists(path):
+            given.append((option, path, os.path.realpath(path)))
+    for out_option, out in outputs:
+        if out is None or not os.fspath(out):
+            continue
+        where = os.path.realpath(out)
+        for in_option, source, real in given:
+            if where == real:
+                raise InputError(f"{out_option} {out}: is the input {in_option} {source}; writing there "
+                                 "would destroy it, choose another path")
+            if os.path.isdir(real) and where.startswith(real.rstrip(os.sep) + os.sep):
+                raise InputError(f"{out_option} {out}: lies inside the input {in_option} {source}; "
+                                 "writing there would change it (a later run would read the output "
+                                 "as input), choose a path outside it")
 
 
 def _paths(value: Any) -> list[str | os.PathLike[str]]:

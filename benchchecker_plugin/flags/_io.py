@@ -260,7 +260,7 @@ def checked_chunks(file: Path) -> Iterator[tuple[bool, list[Any]]]:
                 chunk += fh.readline()
             try:
                 records = decoder.decode_lines(chunk)
-            except failures:
+            except (*failures, RecursionError):   # nested too deeply: the slow path names the line
                 records = None
             # (msgspec refuses numbers beyond a double, so every score it decodes is finite)
             if (records is not None and _patterns_hold(records)

@@ -256,9 +256,14 @@ def _within(subs: Sequence[Submission], idset: frozenset[str], denom: str
     """``subs`` on the subset ``idset`` (as swebench's ``-i``), and a note saying how much was
     left out."""
     out = [s.within(idset) for s in subs]
-    dropped = sum(len(s.resolved) - len(t.resolved) for s, t in zip(subs, out, strict=True))
+    outside = [(s.name, sorted(s.resolved - t.resolved)) for s, t in zip(subs, out, strict=True)
+               if len(s.resolved) != len(t.resolved)]
+    dropped = sum(len(ids) for _, ids in outside)
+    named = "; ".join(f"{name}: {', '.join(ids[:3])}{' ...' if len(ids) > 3 else ''}"
+                      for name, ids in outside[:3]) + ("; ..." if len(outside) > 3 else "")
     note = (f"Rated on the subset {denom} ({len(idset)} instances, the denominator): "
-            f"{dropped} resolved (submission, instance) pairs outside it are not counted.")
+            f"{dropped} resolved (submission, instance) pairs outside it are not counted"
+            + (f" ({named})" if outside else "") + ".")
     return out, [note]
 
 

@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -21,7 +23,7 @@ from typing import Any
 import yaml
 
 from ..errors import DataError
-from ..safe_io import is_input_file, read_input_text
+from ..safe_io import file_kind, is_input_file, read_input_text
 from ._submission import Submission, official_percent, read_json
 
 _DATE_PREFIX = re.compile(r"^(\d{4})(\d{2})(\d{2})_")
@@ -170,6 +172,18 @@ def load_run_report(path: str | Path) -> Submission:
                       format="swebench-run-report", errors=errors)
 
 
+def _regular_report(report: Path) -> None:
+    """Refuse ``report`` by name unless it is a regular file (a FIFO would wait forever, and
+    counting it as an instance that failed to evaluate hid it among the unresolved)."""
+    try:
+        mode = os.stat(report).st_mode
+    except OSError:
+        return   # a dangling link: read as a failed report, with its reason
+    if not stat.S_ISREG(mode):
+        raise DataError(f"{report}: is {file_kind(mode)}, not a regular file; refused (a harness "
+                        "writes each instance's report.json as a file)")
+
+
 def load_instance_logs(path: str | Path) -> list[Submission]:
     """Runs found as ``<run_id>/<model>/<instance_id>/report.json`` under ``path`` (e.g.
     ``logs/run_evaluation``); one submission ``<model>.<run_id>`` per (run, model)."""
@@ -177,6 +191,8 @@ def load_instance_logs(path: str | Path) -> list[Submission]:
     reports = sorted(root.rglob("report.json"))
     if not reports:
         raise DataError(f"{root}: no <run_id>/<model>/<instance_id>/report.json found")
+    for report in reports:   # a FIFO or device is no harness output: refused, never read
+        _regular_report(report)
     runs: dict[tuple[str, str], dict[str, Any]] = {}
     for report in reports:
         instance_dir = report.parent

@@ -12,6 +12,7 @@ such as ``chat`` or the server URL) — never an API key.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import io
 import json
@@ -116,7 +117,7 @@ class ResponseCache:
     def get_completions(self, keys: Sequence[str]) -> dict[str, Completion]:
         """The successful completions stored under ``keys`` (errors count as absent)."""
         found: dict[str, Completion] = {}
-        with self._lock:
+        with self._lock, _told(self.path):
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start:start + 500])
                 rows = self._conn.execute(
@@ -139,7 +140,7 @@ class ResponseCache:
     # -- token scores ----------------------------------------------------------------------
     def get_scores(self, keys: Sequence[str]) -> dict[str, TokenScores]:
         found: dict[str, TokenScores] = {}
-        with self._lock:
+        with self._lock, _told(self.path):
             for start in range(0, len(keys), 500):
                 chunk = list(keys[start:start + 500])
                 rows = self._conn.execute(
@@ -158,7 +159,7 @@ class ResponseCache:
 
     # -- maintenance -----------------------------------------------------------------------
     def stats(self) -> CacheStats:
-        with self._lock:
+        with self._lock, _told(self.path):
             entries, errors = self._conn.execute(
                 "SELECT COUNT(*), COUNT(error) FROM completions").fetchone()
             n_scores = self._conn.execute("SELECT COUNT(*) FROM token_scores").fetchone()[0]
@@ -187,7 +188,30 @@ class ResponseCache:
 
 
 #: SQLite's primary result codes that say what is wrong with the file or the disk under it
-_SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_NOTADB = 11, 13, 26
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_NOTADB = 10, 11, 13, 26
+#: free space under which a disk counts as full, and the size of the write that asks the OS why
+_FULL_BYTES = _PROBE_BYTES = 1 << 20
+
+
+def _disk_reason(folder: Path) -> str | None:
+    """Why writing under ``folder`` fails, in the OS's words, or ``None`` when it does not: SQLite
+    says only "disk I/O error" where a write, a sync or a grown ``-shm`` file failed for want of
+    space (or a quota, a file size limit, a read-only disk). Asks ``statvfs``, then writes and
+    syncs a temporary file of :data:`_PROBE_BYTES` (removed at once)."""
+    import tempfile
+
+    with contextlib.suppress(OSError, AttributeError):
+        st = os.statvfs(folder)
+        if st.f_bavail * st.f_frsize < _FULL_BYTES:
+            return f"{os.strerror(errno.ENOSPC)}: {st.f_bavail * st.f_frsize} bytes free"
+    try:
+        with tempfile.TemporaryFile(dir=folder) as fh:
+            fh.write(b"\0" * _PROBE_BYTES)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return None
 
 
 def _db_problem(path: Path, exc: sqlite3.DatabaseError) -> InputError:
@@ -199,6 +223,13 @@ def _db_problem(path: Path, exc: sqlite3.DatabaseError) -> InputError:
     if primary == _SQLITE_FULL or "disk is full" in text:
         return InputError(f"cache file {path}: the disk is full ({exc}); free some space, or run with "
                           "--no-cache")
+    reason = _disk_reason(path.parent) if primary == _SQLITE_IOERR or "disk I/O error" in text else None
+    if reason is not None and reason.startswith(os.strerror(errno.ENOSPC)):
+        return InputError(f"cache file {path}: the disk is full ({reason}; SQLite said: {exc}); free some "
+                          "space, or run with --no-cache")
+    if reason is not None:
+        return InputError(f"cache file {path}: cannot write ({reason}; SQLite said: {exc}); run with "
+                          "--no-cache, or give another --cache-dir")
     if path.is_dir():
         return InputError(f"cache file {path}: is a folder, not a cache file; move it away, or give "
                           "another --cache-dir")

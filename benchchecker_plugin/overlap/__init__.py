@@ -17,7 +17,7 @@ Importing the package is light: the numba kernels load on first use of a name th
 from typing import TYPE_CHECKING
 
 from ..lazy_names import lazy_names
-from ._corpus import Shard, ShardError, iter_documents, shards_of
+from ._corpus import MAX_RECORD_BYTES, CorpusShards, Shard, ShardError, corpus_shards, iter_documents, shards_of
 from ._items import BUG_BENCHMARKS, OverlapItem, bug_queries, load_overlap_items, mc_item, mc_queries
 from ._rules import DEFAULT_RULE, RULE_TEXT, RULES, rules_help
 
@@ -65,6 +65,7 @@ __all__ = [
     "BUG_BENCHMARKS",
     "BenchmarkTable",
     "Coverage",
+    "CorpusShards",
     "DEFAULT_METRICS",
     "DEFAULT_RULE",
     "DEMO",
@@ -73,6 +74,7 @@ __all__ = [
     "ItemWindows",
     "Location",
     "LongestMatch",
+    "MAX_RECORD_BYTES",
     "Measure",
     "Metric",
     "OverlapAudit",
@@ -92,6 +94,7 @@ __all__ = [
     "bug_queries",
     "build_table",
     "combine",
+    "corpus_shards",
     "format_table",
     "get_metric",
     "item_results",

@@ -17,7 +17,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..flags import ANY_MODEL
 from ._audit import OverlapAudit
-from ._corpus import Shard, shards_of
+from ._corpus import CorpusShards, Shard, corpus_shards
 from ._items import OverlapItem
 from ._metrics import DEFAULT_METRICS, Metric, Retrieval, window_sizes
 from ._partial import ScanPartial
@@ -40,17 +40,13 @@ class OverlapCorpus:
         if not self.paths:
             raise InputError("no corpus given (--corpus PATH)")
 
+    def listing(self) -> CorpusShards:
+        """Every shard of every path, each once (a shard reached twice is read once, with a
+        note); a path that cannot be read is a failed shard with its reason."""
+        return corpus_shards(self.paths)
+
     def shards(self) -> list[Shard]:
-        """Every shard of every path, each once (a shard reached twice is read once)."""
-        out: list[Shard] = []
-        seen: set[str] = set()
-        for path in self.paths:
-            for s in shards_of(path):
-                key = s.name if s.kind == "hf" else str(Path(s.name).resolve())
-                if key not in seen:
-                    seen.add(key)
-                    out.append(s)
-        return out
+        return list(self.listing().shards)
 
 
 @dataclass(frozen=True)
@@ -119,7 +115,11 @@ def run_overlap(items: Sequence[OverlapItem], corpus: OverlapCorpus, run: Overla
     if not items:
         raise InputError("the benchmark has no item to look for")
     start = time.perf_counter()
-    shards = corpus.shards()
+    listing = corpus.listing()
+    shards = list(listing.shards)
+    if say is not None:
+        for note in listing.notes:
+            say(f"note: {note}")
     metrics = run.metrics + ((Retrieval(),) if run.engine == "index" else ())
     table = build_table(items, window_sizes(metrics), template_items=run.template_items)
     per: dict[str, dict[str, int]] = {}

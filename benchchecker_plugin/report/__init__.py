@@ -1,6 +1,6 @@
 """Reports: CSV / Markdown tables, inline-SVG plots, and a reusable self-contained HTML page."""
 
-from ._cells import csv_escape, csv_unescape, markdown_cell
+from ._cells import csv_escape, csv_unescape, markdown_cell, markdown_text
 from ._html import HtmlPage
 from ._leaderboard import describe_flags, write_leaderboard_report
 from ._plots import drop_by_tier_svg, drop_over_time_svg, figure_to_svg, pyplot
@@ -28,6 +28,7 @@ __all__ = [
     "figure_to_svg",
     "main_table",
     "markdown_cell",
+    "markdown_text",
     "pct",
     "pyplot",
     "read_csv",

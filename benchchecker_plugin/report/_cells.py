@@ -9,6 +9,10 @@ cell is written with a leading ``'``, which spreadsheets show as text. The escap
 starts with ``'`` before such a character gets one more ``'``, so every text reads back as it was
 written. Numeric columns are never escaped (``-0.05`` is a number, not a formula).
 
+Prose in Markdown (a heading, a paragraph, a list item) that interpolates such a value passes it
+through :func:`markdown_text`: the same neutralising, but readable where nothing could become
+markup (an underscore inside a word, a ``-`` that starts no list).
+
 A Markdown cell has its line breaks turned into spaces (a newline ends a table row), its pipes and
 emphasis/code characters backslash-escaped, ``<``, ``>`` and ``&`` written as entities (renderers
 pass raw HTML through: ``<script>`` would run) and link brackets escaped where they would form a
@@ -85,4 +89,40 @@ def markdown_cell(text: str) -> str:
     text = _MD_SPECIAL.sub(r"\\\1", text)
     if "](" in text or "][" in text or "[" in text and "]:" in text:
         text = text.replace("[", "\\[").replace("]", "\\]")
+    return text
+
+
+_INLINE_SPECIAL = re.compile(r"([\\`*~|\[\]])")
+_UNDERSCORES = re.compile(r"_+")
+#: a ``#`` that could start a heading or close one: at the start, or after a space before a space
+_HEADING_HASH = re.compile(r"(?:^|(?<=\s))#(?=#*(?:\s|$))")
+#: the start of a list item, block quote, thematic break or setext underline
+_BLOCK_START = re.compile(r"^(?:([-+=])(?=[-+=\s]|$)|(\d{1,9})([.)])(?=\s|$))")
+
+
+def _free_underscores(m: re.Match[str]) -> str:
+    """A run of underscores escaped unless it lies between two letters or digits (there it can
+    neither open nor close emphasis: ``snake_case``, ``django__django-11099``)."""
+    text, start, end = m.string, m.start(), m.end()
+    inside = start > 0 and end < len(text) and text[start - 1].isalnum() and text[end].isalnum()
+    return m.group() if inside else "\\_" * (end - start)
+
+
+def markdown_text(text: str) -> str:
+    """``text`` as Markdown prose (CommonMark and GitHub's) that renders as that text: no raw
+    HTML (``<``, ``>``, ``&`` as entities), no link, image, emphasis, code span or strikethrough
+    (their characters backslash-escaped; an underscore inside a word, which starts nothing, is
+    left), one line (line breaks and runs of blanks as one space, none at either end), and no
+    block of its own where it starts a line or a list item (a leading ``#``, ``-``, ``+``, ``=``
+    or ``1.`` escaped). Bare URLs stay text to CommonMark; GitHub's renderer links them."""
+    text = " ".join(_LINE_BREAKS.sub(" ", text).split())
+    text = "".join(_ENTITIES.get(ch, ch) for ch in text)
+    text = _INLINE_SPECIAL.sub(r"\\\1", text)
+    text = _UNDERSCORES.sub(_free_underscores, text)
+    text = _HEADING_HASH.sub(r"\\#", text)
+    m = _BLOCK_START.match(text)
+    if m and m.group(1):
+        text = "\\" + text
+    elif m:
+        text = f"{m.group(2)}\\{text[len(m.group(2)):]}"
     return text

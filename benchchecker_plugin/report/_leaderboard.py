@@ -16,6 +16,7 @@ import pandas as pd
 
 from ..atomic import atomic_file_set, write_text_atomic
 from ..flags import MERGED_METHOD, ContaminationFlag, tally_flags
+from ._cells import markdown_text
 from ._html import HtmlPage
 from ._plots import drop_by_tier_svg, drop_over_time_svg
 from ._tables import (
@@ -123,7 +124,11 @@ def _write_files(out: Path, table: pd.DataFrame, *, title: str, notes: Sequence[
                  flags_line: str, summary: pd.DataFrame | None,
                  excluded: Sequence[tuple[str, str]], cutoffs: dict[str, str] | None,
                  extra: Sequence[tuple[str, pd.DataFrame | str]], lead: str = "") -> dict[str, Path]:
-    head = ([f"**{lead}**", ""] if lead else []) + ([flags_line, ""] if flags_line else [])
+    # names in the notes and the flags line come from files (a submission folder's name, a flags
+    # file's methods): escaped; ``lead`` and ``extra`` paragraphs are the caller's own Markdown
+    head = ([f"**{lead}**", ""] if lead else []) + ([markdown_text(flags_line), ""] if flags_line else [])
+    md_notes = [f"- {markdown_text(n)}" for n in notes]
+    md_title = markdown_text(title)
     method = _method_text(table)
     paths = {"csv": write_csv(table, out / "leaderboard.csv")}
     if summary is not None:
@@ -135,7 +140,7 @@ def _write_files(out: Path, table: pd.DataFrame, *, title: str, notes: Sequence[
             main_md[col] = labels[col]
         elif main_md[col].dtype.kind == "f" and col != "clean n":
             main_md[col] = [pct(v) for v in main_md[col]]
-    md = [f"# {title}", ""] + head + [method, ""] + [f"- {n}" for n in notes] + [
+    md = [f"# {md_title}", ""] + head + [method, ""] + md_notes + [
         "", "## Submissions", "", to_markdown(main_md)]
     if summary is not None and len(summary):
         pooled, plabels = summary_display(summary)
@@ -152,13 +157,13 @@ def _write_files(out: Path, table: pd.DataFrame, *, title: str, notes: Sequence[
         md += ["## Not scored", "", to_markdown(pd.DataFrame(list(excluded),
                                                              columns=["submission", "reason"]))]
     paths["md"] = write_text_atomic(out / "leaderboard.md", "\n".join(md))
-    readme = ([f"# {title}: files", ""] + head
+    readme = ([f"# {md_title}: files", ""] + head
               + ["- `leaderboard.csv`: one row per submission and tier (full precision; empty cell "
                  "= undefined).", "- `summary.csv`: pooled over groups of submissions (all, each "
                  "year) and tiers, with the distinct instances each figure rests on.",
                  "- `leaderboard.md`: the main tables in Markdown.",
                  "- `index.html`: a self-contained page: sortable main table, pooled summary, plots.",
-                 "", method, ""] + [f"- {n}" for n in notes]
+                 "", method, ""] + md_notes
               + ["", "## Columns of leaderboard.csv", ""]
               + [f"- `{k}`: {v}" for k, v in _COLUMNS.items()] + [""])
     paths["readme"] = write_text_atomic(out / "README.md", "\n".join(readme))

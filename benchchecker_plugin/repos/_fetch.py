@@ -123,9 +123,18 @@ def source_url(template: str, repo: str) -> str:
     return url
 
 
+#: a clone or fetch over HTTP(S) that moves fewer than this many bytes a second for
+#: :data:`STALL_SECONDS` is ended by git ("Operation too slow"): a remote that trickles (a byte
+#: every few seconds) never holds ``repos fetch`` for ever, a slow but moving one is never cut.
+#: ``GIT_HTTP_LOW_SPEED_LIMIT`` / ``GIT_HTTP_LOW_SPEED_TIME`` in the environment set others.
+STALL_BYTES_PER_S, STALL_SECONDS = 1000, 120
+
+
 def _run(cwd: Path, args: tuple[str, ...], stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    """``git -C cwd args``: never prompts, never takes a repository above ``cwd`` for ``cwd``'s."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C",
+    """``git -C cwd args``: never prompts, never takes a repository above ``cwd`` for ``cwd``'s,
+    never waits on a stalled HTTP remote beyond :data:`STALL_SECONDS`."""
+    env = {"GIT_HTTP_LOW_SPEED_LIMIT": str(STALL_BYTES_PER_S), "GIT_HTTP_LOW_SPEED_TIME": str(STALL_SECONDS),
+           **os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C",
            "GIT_CEILING_DIRECTORIES": str(cwd.resolve().parent)}
     try:
         return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, env=env, check=False,

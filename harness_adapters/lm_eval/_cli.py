@@ -56,6 +56,7 @@ from ..detection import (
 )
 from ..options import add_argparse_options
 from ._plan import evaluated_indices, instance_id_of, model_candidates, plan_filtered_run
+from ._yaml_includes import refuse_special_yaml
 
 if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
     from ..scores import GroupedScore
@@ -115,6 +116,7 @@ def run(args: tuple[str, ...]) -> None:
           --output_path out/ --log_samples --contamination-filter flags.jsonl
     """
     cli, namespace = parse(list(args))
+    refuse_special_yaml(getattr(namespace, "include_path", None))   # lm-eval would wait on a FIFO
     detect = pop_detect_options(namespace.__dict__)
     options = pop_filter_options(namespace.__dict__, detect=detect.enabled)
     if not options.enabled:

@@ -37,7 +37,7 @@ from benchchecker_plugin.tsguessing import BenchmarkItem, Probe, prepare_probes
 
 from ..common import FilterOptions, echo
 from ..detection import Detection, DetectOptions, ts_guess_probes
-from ._mc_task import TaskReading, read_mc_task
+from ._mc_task import TaskReading, check_unique_id, read_mc_task
 
 #: Hub datasets holding MMLU's questions (lm-eval's ``mmlu_*`` tasks read the first two).
 MMLU_DATASETS = frozenset({"cais/mmlu", "hails/mmlu_no_train", "lighteval/mmlu", "tasksource/mmlu"})
@@ -121,8 +121,12 @@ def task_items(name: str, task: Any, docs: Sequence[Any], indices: Sequence[int]
         return read_mc_task(name, task, docs, indices)
     if len(indices) and "probe_json" in docs[indices[0]]:
         return TaskReading(None, why="its documents are TS-Guessing probes, not benchmark items")
-    items = {(it := item_of(known, i, docs[i], task_name=name, task=task)).instance_id: it
-             for i in indices}
+    items: dict[str, BenchmarkItem] = {}
+    first: dict[str, int] = {}
+    for i in indices:
+        it = item_of(known, i, docs[i], task_name=name, task=task)
+        check_unique_id(name, it.instance_id, i, first)
+        items[it.instance_id] = it
     return TaskReading(known, tuple(items.values()))
 
 
@@ -171,6 +175,9 @@ def local_task_manager(names: Sequence[str], include_path: str | None,
     (indexing lm-eval's thousands of built-in tasks takes tens of seconds), else ``None``."""
     from lm_eval.tasks import TaskManager
 
+    from ._yaml_includes import refuse_special_yaml
+
+    refuse_special_yaml(include_path)
     if not include_path or not names:
         return None
     local = TaskManager(include_path=include_path, include_defaults=False, metadata=dict(metadata or {}))

@@ -11,7 +11,10 @@ scores. :func:`benchchecker_plugin.tsguessing._choices.mc_item` turns each rende
   is that shared start, ``_``, the target delimiter and the target continuation (Winogrande's
   sentence again);
 - a task that is not ``multiple_choice``, or one document that cannot be read, is one line
-  (:class:`TaskReading`'s ``why``) and the task runs unfiltered.
+  (:class:`TaskReading`'s ``why``) and the task runs unfiltered;
+- two documents with one instance id (a data file's ``instance_id`` field repeated) are a
+  :class:`DataError` naming the task, the id and both doc ids (:func:`check_unique_id`): one of
+  them would be probed and flagged for both.
 """
 
 from __future__ import annotations
@@ -82,14 +85,27 @@ def read_mc_task(name: str, task: Any, docs: Sequence[Any], indices: Sequence[in
         return _read_all(name, task, docs, indices, benchmark)
 
 
+def check_unique_id(task: str, iid: str, doc: int, first: dict[str, int]) -> None:
+    """Record that doc ``doc`` has the instance id ``iid`` in ``first`` (id -> its doc); an id
+    already on another doc is a :class:`DataError` naming the task, the id and both docs (the same
+    doc again, as a run's repeats give it, is fine)."""
+    seen = first.setdefault(iid, doc)
+    if seen != doc:
+        raise DataError(f"task {task}: instance id {iid!r} is on doc {seen} and doc {doc} (lm-eval's "
+                        "doc ids, 0-based); each document needs its own id (the data file's "
+                        "instance_id field)")
+
+
 def _read_all(name: str, task: Any, docs: Sequence[Any], indices: Sequence[int],
               benchmark: str) -> TaskReading:
     items: dict[str, BenchmarkItem] = {}
+    first: dict[str, int] = {}
     for i in indices:
         doc = docs[i]
         if not isinstance(doc, Mapping):
             return TaskReading(None, why=f"doc {i} is a {type(doc).__name__}, not a document")
         iid = instance_id_of(i, doc, task=name, benchmark=benchmark)
+        check_unique_id(name, iid, i, first)
         try:
             items.setdefault(iid, _read(task, doc, benchmark, iid))
         except DataError as exc:

@@ -1,4 +1,8 @@
-"""Why lm-eval does not know a task that a YAML file under ``--include_path`` declares.
+"""The YAML files under ``--include_path``: those lm-eval could not read, and why lm-eval does not
+know a task that one declares.
+
+lm-eval's task index opens every ``*.yaml`` under the folder: a FIFO named ``x.yaml`` made task
+loading wait forever. :func:`refuse_special_yaml` names it first (from its ``stat``, never opened).
 
 lm-eval's task index drops a YAML whose ``include:`` chain comes back to itself (it recurses and
 gives up on that file), so such a task reads as "no such task". We read the chain ourselves, as
@@ -8,11 +12,13 @@ and name the file and its cycle instead.
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
 from benchchecker_plugin.errors import InputError
-from benchchecker_plugin.safe_io import read_input_text
+from benchchecker_plugin.safe_io import file_kind, read_input_text
 
 _MAX_FILES = 5000
 _INCLUDE = re.compile(r"^include:\s*['\"]?([^'\"#\s]+)", re.M)
@@ -58,3 +64,18 @@ def include_cycle(task: str, include_path: str | None) -> str | None:
             names = " -> ".join(p.name for p in cycle)
             return f"{path}: its include: chain comes back to itself ({names}); lm-eval cannot load it"
     return None
+
+
+def refuse_special_yaml(include_path: str | None) -> None:
+    """An :class:`InputError` naming a ``*.yaml`` under ``include_path`` (each file lm-eval's index
+    opens) that is a FIFO, a device or a socket; only ``stat`` is called."""
+    if not include_path or not os.path.isdir(include_path):
+        return   # lm-eval says what is wrong with the folder itself
+    for path in sorted(Path(include_path).glob("**/*.yaml")):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            continue   # a dangling link: lm-eval's own error names it
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            raise InputError(f"--include_path {include_path}: {path} is {file_kind(mode)}, not a regular "
+                             "file; refused (lm-eval reads every *.yaml there and would wait on it)")

@@ -76,3 +76,29 @@ def test_stage1_not_detected_does_not_clear_stage2_present() -> None:
     out = _stage1_inconclusive(merged, stage2)
     assert [f.verdict for f in out] == [Verdict.UNDECIDED, Verdict.CLEAN, Verdict.CONTAMINATED]
     assert out[0].evidence["note"] == STAGE1_INCONCLUSIVE
+
+
+def test_summary_md_carries_no_markup_of_the_values(tmp_path: Path) -> None:
+    """Every value interpolated into summary.md (model name, notes, table cells, the overlap
+    section) is escaped: rendered by a CommonMark renderer, only the template's own elements appear."""
+    from benchchecker_plugin.check import CheckResult, write_check_summary
+    from benchchecker_plugin.check._pipeline import OVERLAP_METHOD
+    from benchchecker_plugin.overlap import OverlapAudit
+    from tests.helpers.markdown import render
+
+    evil = "<img src=x onerror=alert(1)> [x](javascript:alert(1)) *b* `c`"
+    flags = [ContaminationFlag("mmlu", "astronomy/1", evil, "ts_guessing.multichoice", True, 1.0),
+             ContaminationFlag("mmlu", "astronomy/1", evil, OVERLAP_METHOD, False, 0.0)]
+    audit = OverlapAudit((), "coverage", (str(tmp_path),), 1, 3, 100, 0.1,
+                         {f"{tmp_path}/<b>x</b>.jsonl": "failed"}, {"mmlu": {"items": 1}})
+    result = CheckResult(model=evil, config=CheckConfig(benchmarks=("mmlu",), cutoff="2024-06"),
+                         stage_flags={"ts": flags[:1], "overlap": flags[1:]}, merged=flags[:1],
+                         repos=[], notes=[f"# {evil}", "1. <script>alert(1)</script>"], ts_summaries={},
+                         overlap=audit)
+    md = write_check_summary(result, tmp_path)["markdown"].read_text()
+    out = render(md)
+    assert {t for t, _ in out.tags} == {"h1", "h2", "p", "table", "thead", "tbody", "tr", "th", "td",
+                                        "ul", "li"}
+    assert all(attrs == () for _, attrs in out.tags)
+    assert out.text[0] == f"Contamination check: {evil}"
+    assert f"# {evil}" in out.text and "1. <script>alert(1)</script>" in out.text

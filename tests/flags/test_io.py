@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -166,3 +167,14 @@ def test_shared_evidence_and_strings_change_nothing_written(tmp_path: Path) -> N
         [json.loads(x) for x in lines]
     assert (tmp_path / "out.jsonl").read_text().splitlines() == [
         json.dumps(json.loads(x), ensure_ascii=False) for x in lines]
+
+
+def test_a_record_nested_too_deeply_names_the_file_and_line(tmp_path: Path) -> None:
+    """msgspec's fast path stops at its nesting limit with a RecursionError that named no file."""
+    good = ContaminationFlag("b", "i0", "*", "test", True, 1.0).to_dict()
+    deep = {**good, "instance_id": "i1", "evidence": {}}
+    line = json.dumps(deep).replace('"evidence": {}', '"evidence": ' + '{"a": ' * 3000 + "1" + "}" * 3000)
+    path = tmp_path / "deep.jsonl"
+    path.write_text(json.dumps(good) + "\n" + line + "\n")
+    with pytest.raises(FlagsFormatError, match=rf"^{re.escape(str(path))}:2: invalid JSON \(nested too deeply\)$"):
+        read_flags(path)

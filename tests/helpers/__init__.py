@@ -10,6 +10,7 @@ would then shadow installed packages of the same name).
   the ``--verify venv`` and sandbox tests build.
 - ``tiny_lm``: a tiny GPT-2 built (and trained to memorise texts) in a test.
 - ``optional``: ``needs_module``, skip unless a package is installed, without importing it.
+- ``markdown``: ``render``, Markdown rendered by a CommonMark renderer, as its elements and text.
 - ``sampling``: ``SWEEP`` and ``sweep``, a whole real-data sweep in the slow tier and a seeded
   sample of it in the fast tier.
 """

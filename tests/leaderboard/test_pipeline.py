@@ -154,9 +154,10 @@ def test_a_subset_is_the_denominator_and_ids_outside_it_are_not_in_it(
         [row] = rated.table[rated.table["tier"] == "all"].to_dict("records")
         assert row["n_instances"] == 3 and row["original_rate"] == 1.0
         assert rated.submissions[0].resolved == frozenset(IDS[:3])
+        name = subs[0].name   # the note names the submission and the first ids it resolved outside
         assert rated.notes[-1] == (f"Rated on the subset {short} (3 instances, the denominator): "
                                    "9 resolved (submission, instance) pairs outside it are not "
-                                   "counted.")
+                                   f"counted ({name}: {', '.join(sorted(IDS[3:12])[:3])} ...).")
 
 
 @pytest.mark.parametrize("named", ["org/other", ""])

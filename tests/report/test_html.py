@@ -158,3 +158,25 @@ def test_main_table_reads_at_desktop_and_phone_widths(tmp_path, width):
     finally:
         browser.close()
         p.stop()
+
+
+def test_leaderboard_markdown_carries_no_markup_of_names(tmp_path):
+    """Names in the notes and the flags line (a submission folder, a flags file's methods) are
+    escaped in leaderboard.md and README.md: rendered, no element but the template's appears, and
+    the HTML page shows the names as they are (escaped once, not twice)."""
+    from tests.helpers.markdown import render
+
+    evil = "20240101_<img src=x onerror=alert(1)> [x](javascript:alert(1))"
+    paths = write_leaderboard_report(_table(), tmp_path, notes=[f"Not scored: {evil}: no results.",
+                                                                "# 1. *not* a heading"],
+                                     flags_line=f"Flags: `{evil}` (1 records, any model)")
+    for kind in ("md", "readme"):
+        out = render(paths[kind].read_text())
+        assert {t for t, _ in out.tags} <= {"h1", "h2", "p", "ul", "li", "table", "thead", "tbody", "tr",
+                                            "th", "td", "code"}, kind
+        assert all(t in ("th", "td") and [a for a, _ in attrs] == ["style"] for t, attrs in out.tags
+                   if attrs), kind   # the tables' own column alignment
+        assert f"Not scored: {evil}: no results." in out.text and "# 1. *not* a heading" in out.text
+    assert [t for t, _ in render(paths["md"].read_text()).tags].count("code") == 0
+    html = paths["html"].read_text()
+    assert "Not scored: 20240101_&lt;img src=x onerror=alert(1)&gt;" in html and "\\[" not in html

@@ -116,3 +116,90 @@ def test_cache_dir_below_a_regular_file_says_so(tmp_path: Path) -> None:
         assert _cli_error([*argv, "--cache-dir", str(below)]) == (
             f"Error: --cache-dir {below}: cannot be a folder: {tmp_path / 'plain'} is a file")
     assert (tmp_path / "plain").read_text() == "a file\n"
+
+
+# SQLite says "disk I/O error" where a write, a sync or its -shm file fails for want of space (or
+# a file size limit); the cache asks the OS why. The limit is real: RLIMIT_FSIZE in a child process
+# (writes past it fail with EFBIG), and a full disk is statvfs's answer at the OS boundary.
+_FILL_CACHE = """
+import os, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # EFBIG instead of the signal that kills
+from benchchecker_plugin.errors import InputError
+from benchchecker_plugin.models import Completion, GenerationParams, ResponseCache
+if sys.argv[2] == "full":
+    class Full:
+        f_bavail, f_frsize = 0, 4096
+    os.statvfs = lambda path: Full()
+cache = ResponseCache(sys.argv[1])
+cache.put_completions("m", GenerationParams(), [("kept", Completion(text="earlier answer"))])
+resource.setrlimit(resource.RLIMIT_FSIZE, (300_000, 300_000))
+try:
+    for j in range(100):
+        cache.put_completions("m", GenerationParams(),
+                              [(f"k{j}-{i}", Completion(text="x" * 5000)) for i in range(20)])
+except InputError as exc:
+    print(exc)
+    sys.exit(2)
+"""
+
+
+@pytest.mark.parametrize(("disk", "told"), [
+    ("full", r"the disk is full \(No space left on device: 0 bytes free; SQLite said: disk I/O error\); "
+             r"free some space, or run with --no-cache"),
+    ("limited", r"cannot write \(File too large; SQLite said: disk I/O error\); run with --no-cache, or give "
+                r"another --cache-dir"),
+])
+def test_a_disk_io_error_of_the_cache_says_why_in_the_os_words(tmp_path: Path, disk: str, told: str) -> None:
+    import re
+    import subprocess
+    import sys
+
+    res = subprocess.run([sys.executable, "-c", _FILL_CACHE, str(tmp_path / "cache"), disk],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, (res.stdout, res.stderr)
+    assert re.fullmatch(rf"cache file {re.escape(str(tmp_path))}/cache/responses\.sqlite3: {told}\n", res.stdout)
+    cache = ResponseCache(tmp_path / "cache")   # the answers stored before are whole
+    assert cache.get_completions(["kept"])["kept"].text == "earlier answer"
+    cache.close()
+
+
+def test_a_writer_given_a_file_name_on_a_full_disk_is_one_line(tmp_path: Path) -> None:
+    """A caller of ``atomic_path`` (the Inspect hook, overlap's shard state) whose own write fails
+    for want of space: one line naming the output, the old file kept."""
+    target = tmp_path / "state.npz"
+    target.write_bytes(b"old")
+    with pytest.raises(InputError, match=r"state\.npz: cannot write \(No space left on device\)$"), \
+            atomic.atomic_path(target) as tmp:
+        tmp.write_bytes(b"new")
+        with open("/dev/full", "wb", buffering=0) as full:   # the OS says the disk is full
+            full.write(b"x")
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["state.npz"]
+
+
+_LIMITED = """
+import resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # EFBIG instead of the signal that kills
+resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+from benchchecker_plugin.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_a_flags_writer_past_a_real_file_size_limit_keeps_the_old_output(tmp_path: Path) -> None:
+    """No monkeypatching: the child's writes past RLIMIT_FSIZE fail in the kernel (EFBIG), as
+    on a disk that fills up mid-file; the error is the OS's own words in one line, exit 2."""
+    import subprocess
+    import sys
+
+    flags = write_flags(tmp_path / "flags.jsonl", [
+        ContaminationFlag("b", f"i{i}", "m", "test", i % 2 == 0, 1.0) for i in range(200)])
+    assert flags.stat().st_size > 20_000
+    out = tmp_path / "merged.jsonl"
+    out.write_text("earlier output\n")
+    res = subprocess.run([sys.executable, "-c", _LIMITED, "flags", "merge", str(flags), "-o", str(out)],
+                         capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.splitlines()[-1] == f"Error: {out}: cannot write (File too large)"
+    assert out.read_text() == "earlier output\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["flags.jsonl", "merged.jsonl"]

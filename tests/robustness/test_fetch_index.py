@@ -215,3 +215,72 @@ def test_a_fifo_where_a_file_index_page_should_be_is_not_opened(tmp_path: Path) 
     os.mkfifo(tmp_path / "simple" / "calc" / "index.json")
     with pytest.raises(InputError, match=r"package 'calc' on file://.*: no such package \(no .*calc/index\.json\)"):
         SimpleIndex((tmp_path / "simple").as_uri()).sdists("calc")
+
+
+def test_repos_fetch_from_a_trickling_index_ends_in_one_line_at_the_stated_deadline(tmp_path: Path) -> None:
+    """The command, not only the index: a page sent a byte every 0.3 s ends ``repos fetch`` with one
+    line naming the URL and the deadline (``--download-deadline``), exit 4, within about it."""
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from tests.helpers.git_history import PATCH
+
+    def trickle(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", _JSON)
+        h.send_header("Content-Length", "100000")
+        h.end_headers()
+        for _ in range(100):
+            h.wfile.write(b" ")
+            h.wfile.flush()
+            time.sleep(0.3)
+
+    insts = tmp_path / "insts.jsonl"
+    insts.write_text(json.dumps({"instance_id": "o__calc-7", "repo": "o/calc", "base_commit": "0" * 40,
+                                 "patch": PATCH, "created_at": "2021-12-01T00:00:00Z"}) + "\n")
+    with _server({"/simple/calc/": trickle}) as base:
+        start = time.monotonic()
+        res = CliRunner().invoke(main, ["repos", "fetch", "--instances", str(insts), "--into",
+                                        str(tmp_path / "repos"), "--from-releases", "calc", "--index-url",
+                                        base + "/simple/", "--download-deadline", "1"])
+        took = time.monotonic() - start
+    assert res.exit_code == 4 and "Traceback" not in res.output, res.output
+    assert (f"failed calc: package 'calc' on {base}/simple/: {base}/simple/calc/ did not answer in full "
+            "within the 1 s deadline (a slow or stalled server)") in res.output
+    assert res.output.splitlines()[-1] == "Error: 1 of 1 package(s) could not be fetched: calc"
+    assert took < 5
+
+
+def test_a_git_remote_that_trickles_ends_the_clone_in_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """git over HTTP has no deadline of its own: a remote sending a byte every 0.5 s held the
+    clone for ever. Below STALL_BYTES_PER_S for STALL_SECONDS (here 2 s), git ends it."""
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+    from benchchecker_plugin.repos import _fetch
+    from tests.helpers.git_history import PATCH
+
+    def trickle(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", "application/x-git-upload-pack-advertisement")
+        h.end_headers()
+        for _ in range(100):
+            h.wfile.write(b"0")
+            h.wfile.flush()
+            time.sleep(0.5)
+
+    monkeypatch.setattr(_fetch, "STALL_SECONDS", 2)
+    for name in ("GIT_HTTP_LOW_SPEED_LIMIT", "GIT_HTTP_LOW_SPEED_TIME"):
+        monkeypatch.delenv(name, raising=False)
+    insts = tmp_path / "insts.jsonl"
+    insts.write_text(json.dumps({"instance_id": "o__calc-7", "repo": "o/calc", "base_commit": "0" * 40,
+                                 "patch": PATCH}) + "\n")
+    with _server({"/o/calc.git/info/refs?service=git-upload-pack": trickle}) as base:
+        start = time.monotonic()
+        res = CliRunner().invoke(main, ["repos", "fetch", "--instances", str(insts), "--into",
+                                        str(tmp_path / "repos"), "--source", base + "/{owner}/{name}.git"])
+        took = time.monotonic() - start
+    assert res.exit_code == 4 and "Traceback" not in res.output, res.output
+    assert "failed o/calc: git clone failed: fatal: unable to access" in res.output
+    assert "Operation too slow" in res.output and took < 20
+    assert not any((tmp_path / "repos").glob("*calc*"))   # no half-written clone left

@@ -172,3 +172,16 @@ def test_a_leaderboard_killed_while_writing_never_mixes_two_runs(
         assert _set(out) == new
     assert CliRunner().invoke(main, _argv(board, board["root"], out)).exit_code == 0
     assert _set(out) == new and sorted(p.name for p in out.iterdir()) == sorted(new)
+
+
+def test_a_resolved_id_outside_the_instances_is_noted_by_submission(board: dict[str, Path],
+                                                                   tmp_path: Path) -> None:
+    """A submission resolving an id that --instances lacks (a typo, another benchmark's id): not
+    counted, and the note in the output and the report names the submission and the id."""
+    (board["sub"] / "results" / "results.json").write_text(json.dumps({"resolved": [*IDS[:3], "zz__typo-1"]}))
+    res = CliRunner().invoke(main, _argv(board, board["root"], tmp_path / "out"))
+    assert res.exit_code == 0, res.output
+    note = (f"Rated on the subset {board['ids']} (30 instances, the denominator): 1 resolved (submission, "
+            "instance) pairs outside it are not counted (20240101_agent: zz__typo-1).")
+    assert f"note: {note}" in res.output
+    assert f"- {note}" in (tmp_path / "out" / "leaderboard.md").read_text()

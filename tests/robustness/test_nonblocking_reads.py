@@ -152,3 +152,35 @@ def test_a_submission_entry_that_is_no_percentage(board: dict[str, Path], value:
     entry = board["sub"] / "leaderboard_entry.json"
     entry.write_text('{"name": "Agent", "resolved": ' + value + "}")
     assert f"{entry}: field 'resolved':" in _error(_leaderboard(board))
+
+
+def test_fifo_report_json_in_instance_logs_is_refused_not_counted_unresolved(board: dict[str, Path]) -> None:
+    logs = board["tmp"] / "logs" / "run_evaluation" / "r1" / "m"
+    (logs / IDS[0]).mkdir(parents=True)
+    (logs / IDS[0] / "report.json").write_text(json.dumps({IDS[0]: {"resolved": True}}))
+    fifo = _fifo(logs / IDS[1] / "report.json")
+    line = _error(_rescore(board, results=board["tmp"] / "logs"))
+    assert line == (f"Error: {fifo}: {FIFO}; refused (a harness writes each instance's report.json as "
+                    "a file)")
+
+
+@pytest.mark.parametrize("command", ["ts-guess", "overlap", "lm-eval run", "lm-eval run --contamination-detect"])
+def test_a_fifo_named_yaml_in_include_path_is_refused_not_waited_on(tmp_path: Path, command: str) -> None:
+    """lm-eval's task index opens every *.yaml under --include_path: a FIFO there made task
+    loading wait forever."""
+    from tests.helpers.mc_tasks import write_lm_eval_tasks
+
+    tasks = write_lm_eval_tasks(tmp_path / "tasks")
+    fifo = _fifo(tasks / "sub" / "evil.yaml")
+    dry = ["--model", "openai-compatible/m", "--base-url", "http://127.0.0.1:9/v1", "--no-cache", "--dry-run"]
+    argv = {"ts-guess": ["ts-guess", "--task", "arc_local", "--include_path", str(tasks), *dry],
+            "overlap": ["overlap", "--task", "arc_local", "--include_path", str(tasks), "--corpus",
+                        str(tasks / "arc.jsonl"), "-o", str(tmp_path / "o.jsonl")],
+            "lm-eval run": ["lm-eval", "run", "--model", "hf", "--model_args", "pretrained=never-loaded",
+                            "--tasks", "arc_local", "--include_path", str(tasks)],
+            "lm-eval run --contamination-detect": [
+                "lm-eval", "run", "--model", "hf", "--model_args", "pretrained=never-loaded", "--tasks",
+                "arc_local", "--include_path", str(tasks), "--output_path", str(tmp_path / "out"),
+                "--contamination-detect", "--dry-run"]}[command]
+    assert _error(argv) == (f"Error: --include_path {tasks}: {fifo} is {FIFO[3:]}; refused (lm-eval reads "
+                            "every *.yaml there and would wait on it)")

@@ -182,3 +182,70 @@ def test_generic_path_on_every_mmlu_local_task_equals_the_mmlu_detector() -> Non
         if n.startswith("mmlu_local_"))
     assert len(subjects) == 57
     assert _mmlu_local_equal(subjects) > 8000
+
+
+def _arc_task(folder: Path, name: str, records: list[dict], body: str = "") -> None:
+    data = folder / f"{name}.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    (folder / f"{name}.yaml").write_text(
+        f"task: {name}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {data}\n"
+        "test_split: test\noutput_type: multiple_choice\nmetric_list:\n  - metric: acc\n"
+        + (body or 'doc_to_text: "{{question}}"\ndoc_to_target: "{{choices.label.index(answerKey)}}"\n'
+                   'doc_to_choice: "{{choices.text}}"\n'), encoding="utf-8")
+
+
+def test_one_instance_id_on_two_documents_is_an_error_naming_both(tmp_path: Path) -> None:
+    from benchchecker_plugin.errors import DataError
+
+    records = [dict(r, instance_id="dup" if i in (1, 4) else f"q{i}") for i, r in enumerate(ARC)]
+    _arc_task(tmp_path, "arc_dup", records)
+    tasks, docs, indices = _load(tmp_path, ["arc_dup"])
+    with pytest.raises(DataError) as err:
+        probes_for_run(tasks, docs, indices)
+    assert str(err.value) == ("task arc_dup: instance id 'dup' is on doc 1 and doc 4 (lm-eval's doc ids, "
+                              "0-based); each document needs its own id (the data file's instance_id "
+                              "field)")
+    # the same document twice (a run's repeats) is one instance, not a duplicate
+    benchmarks, probes, _, _ = probes_for_run(tasks, docs, {"arc_dup": [0, 0, 2]})
+    assert [p.instance_id for p in probes] == ["q0", "q2"]
+
+
+DRY = ["--model", "openai-compatible/m", "--base-url", "http://127.0.0.1:9/v1", "--no-cache", "--dry-run"]
+
+
+def test_ts_guess_ends_in_one_line_naming_why_no_task_can_be_probed(tmp_path: Path) -> None:
+    """A ``!function`` outside the task's folder (lm-eval looks beside the YAML, then among
+    importable modules), options of a megabyte shown by the prompt (past the template budget), and
+    a repeated instance id: each ends in one line naming the task and why, exit 2."""
+    from click.testing import CliRunner
+
+    from benchchecker_plugin.cli import main
+
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "utils.py").write_text("def doc_to_text(doc):\n    return doc['question']\n")
+    tasks = tmp_path / "tasks"
+    (tasks / "fn").mkdir(parents=True)
+    _arc_task(tasks / "fn", "arc_fn_outside", ARC,
+              'doc_to_text: !function ../../outside/utils.doc_to_text\n'
+              'doc_to_target: "{{choices.label.index(answerKey)}}"\ndoc_to_choice: "{{choices.text}}"\n')
+    big = [dict(r, choices={"text": [t + " word" * 70_000 for t in r["choices"]["text"]],
+                            "label": r["choices"]["label"]}) for r in ARC[:2]]
+    _arc_task(tasks, "arc_huge", big,
+              'doc_to_text: "{{question}} {{choices.text | join(\' \')}}"\n'
+              'doc_to_target: "{{choices.label.index(answerKey)}}"\ndoc_to_choice: "{{choices.text}}"\n')
+    _arc_task(tasks, "arc_dup", [dict(r, instance_id="x") for r in ARC[:2]])
+    want = {
+        # lm-eval's own words, which depend on how it came to fail (ImportError or ValueError)
+        "arc_fn_outside": "Error: --task arc_fn_outside: no probe to ask: arc_fn_outside: lm-eval cannot load "
+                          "it (",
+        "arc_huge": "Error: --task arc_huge: no probe to ask: arc_huge: lm-eval cannot load it "
+                    "(TemplateBudgetError: the template writes more than 1048576 characters; refused)",
+        "arc_dup": "Error: task arc_dup: instance id 'x' is on doc 0 and doc 1 (lm-eval's doc ids, "
+                   "0-based); each document needs its own id (the data file's instance_id field)",
+    }
+    for name, line in want.items():
+        res = CliRunner().invoke(main, ["ts-guess", "--task", name, "--include_path", str(tasks), *DRY])
+        assert res.exit_code == 2, res.output
+        last = res.output.splitlines()[-1]
+        assert "Traceback" not in res.output and (last == line or line.endswith("(") and last.startswith(line)
+                                                  and "\n" not in last), res.output
