@@ -31,7 +31,7 @@ from typing import TypeVar
 
 from tqdm.auto import tqdm
 
-__all__ = ["OneBar", "bytes_bar", "current_bar", "model_label", "one_bar", "progress"]
+__all__ = ["ByteLines", "OneBar", "bytes_bar", "current_bar", "model_label", "one_bar", "progress"]
 
 T = TypeVar("T")
 
@@ -171,8 +171,55 @@ def _weighted_bar(items: Iterable[T], desc: str, total: int | None, weights: Seq
             bar.update(weight)
 
 
-def bytes_bar(*, desc: str, total: int | None) -> tqdm:
-    """A bar counting bytes (shown as MB and MB/s) on a terminal; silent otherwise (the caller
-    prints its own summary line)."""
+class ByteLines:
+    """:func:`bytes_bar` when stderr is not a terminal: a line about every tenth of ``total``
+    (at most one per ``BENCHCHECKER_PROGRESS_SECONDS`` when the total is unknown) with MB, rate
+    and time left, and one at the end."""
+
+    def __init__(self, desc: str, total: int | None) -> None:
+        self.desc, self.total = desc or "progress", total or None
+        self.done = 0
+        self.start = self.last = time.perf_counter()
+        self.every_s = float(os.environ.get("BENCHCHECKER_PROGRESS_SECONDS", "30") or 30)
+
+    def _line(self) -> None:
+        took = time.perf_counter() - self.start
+        share = f" ({min(self.done / self.total, 1.0):.0%})" if self.total else ""
+        of = f"/{self.total / 1e6:.1f}" if self.total else ""
+        rate = self.done / 1e6 / took if took > 0 else 0.0
+        left = (f", ETA {(self.total - self.done) / (self.done / took):.0f} s"
+                if self.total and 0 < self.done < self.total and took > 0 else "")
+        print(f"benchchecker: {self.desc}: {self.done / 1e6:.1f}{of} MB{share}, {rate:.1f} MB/s"
+              f"{left}, {took:.0f} s", file=sys.stderr, flush=True)
+
+    def update(self, n: int) -> None:
+        before = self.done
+        self.done += n
+        now = time.perf_counter()
+        if self.total:
+            step = max(1, -(-self.total // 10))
+            if self.done // step != before // step and self.done < self.total:
+                self._line()
+        elif now - self.last >= self.every_s:
+            self._line()
+            self.last = now
+
+    def close(self) -> None:
+        self._line()
+
+    def __enter__(self) -> ByteLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def bytes_bar(*, desc: str, total: int | None) -> tqdm | ByteLines:
+    """A bar counting bytes (shown as MB and MB/s, with the time left) on a terminal; when stderr
+    is not a terminal, a line about every tenth (:class:`ByteLines`); nothing with
+    ``BENCHCHECKER_PROGRESS=0``."""
+    mode = _mode()
+    if mode == "lines":
+        return ByteLines(desc, total)
     return tqdm(desc=desc, total=total or None, unit="B", unit_scale=True, unit_divisor=1000,
-                disable=_mode() != "bar", leave=False, file=sys.stderr)
+                disable=mode != "bar", leave=False, file=sys.stderr)

@@ -56,7 +56,7 @@ _SHORT_HELP = {
     "baselines": "Logit membership-inference scores of repositories: loss, zlib, Min-K% and Min-K%++.",
     "eval": "Controlled evaluations: how well do the detectors separate known members from non-members?",
     "ts-guess": "Ask a model to fill in a hidden part of each benchmark item (TS-Guessing).",
-    "overlap": "Which benchmark items occur in a training corpus you have (n-gram overlap).",
+    "overlap": "Which benchmark items occur in a training corpus you have.",
     "check": "Check a model before release: which benchmark instances has it probably seen?",
     "lm-eval": "lm-evaluation-harness commands with contamination filtering.",
     "inspect": "Inspect commands with contamination filtering.",

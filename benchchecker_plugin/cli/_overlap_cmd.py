@@ -95,10 +95,16 @@ def overlap(benchmarks: tuple[str, ...], tasks: str | None, include_path: str | 
           --data truthfulqa=../shared/data/truthfulqa/TruthfulQA.csv --corpus corpus/ -o out/both.jsonl
     """
     from ..flags import write_flags
+    from ..local_data import split_named
     from ..overlap import OverlapCorpus, OverlapRun, run_overlap
     from ..progress import bytes_bar
+    from ._outputs import check_outputs_outside_inputs
 
     names = _names(benchmarks)
+    check_outputs_outside_inputs(
+        [("-o", output), ("--state", state), ("--index", index_dir)],
+        [*(("--corpus", c[3:].partition("#")[0] if c.startswith("hf:") else c) for c in corpora),
+         *(("--data", split_named(d)[1]) for d in data), ("--include_path", include_path)])
     run = OverlapRun(rule=rule, engine=engine, index_dir=index_dir, index_partitions=index_partitions,
                      top_k=top_k, template_items=template_items, model=model_name, state=state,
                      executor=executor_opts.kind, ray_address=executor_opts.ray_address,
@@ -139,4 +145,4 @@ def _summary(audit, top_k: int) -> None:  # noqa: ANN001
     if audit.resumed_shards:
         line += (f", of which {audit.resumed_shards} shard(s) ({audit.resumed_bytes / 1e6:.1f} MB) "
                  f"taken from --state and {read:.1f} MB read now")
-    click.echo(f"{line}; {audit.seconds:.1f} s{rate}")
+    click.echo(f"{line}; {audit.seconds:.1f} s{rate}; {audit.total_seconds:.1f} s in all")

@@ -17,7 +17,15 @@ Importing the package is light: the numba kernels load on first use of a name th
 from typing import TYPE_CHECKING
 
 from ..lazy_names import lazy_names
-from ._corpus import MAX_RECORD_BYTES, CorpusShards, Shard, ShardError, corpus_shards, iter_documents, shards_of
+from ._corpus import (
+    MAX_RECORD_BYTES,
+    CorpusShards,
+    Shard,
+    ShardError,
+    corpus_shards,
+    iter_documents,
+    shards_of,
+)
 from ._items import BUG_BENCHMARKS, OverlapItem, bug_queries, load_overlap_items, mc_item, mc_queries
 from ._rules import DEFAULT_RULE, RULE_TEXT, RULES, rules_help
 

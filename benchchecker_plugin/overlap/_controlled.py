@@ -205,7 +205,7 @@ def _subset(table: BenchmarkTable, partial: ScanPartial, idx: np.ndarray) -> tup
                     q_own=table.q_own[idx], q_end=table.q_end[idx], g_lo=table.g_lo[idx], g_hi=table.g_hi[idx],
                     gold_part=table.gold_part[idx], opt_lo=table.opt_lo[idx], opt_hi=table.opt_hi[idx],
                     info_q=table.info_q[idx], info_g=table.info_g[idx], q_shared=table.q_shared[idx],
-                    seeded=table.seeded[idx], masked={n: m[keep] for n, m in table.masked.items()})
+                    seeded=table.seeded[idx], q_seeded=table.q_seeded[idx], masked={n: m[keep] for n, m in table.masked.items()})
     sub_p = replace(partial, counts=counts, kind=partial.kind[idx], sim=partial.sim[idx],
                     matched=partial.matched[idx], options=partial.options[idx], docs=partial.docs[idx],
                     evidence={where[i]: e for i, e in partial.evidence.items() if i in where},

@@ -36,7 +36,7 @@ import io
 import os
 import stat
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -267,11 +267,14 @@ def _lines(raw: IO[bytes] | io.BufferedIOBase, limit: int) -> Iterator[tuple[int
 
 
 def _jsonl(shard: Shard, raw: IO[bytes] | io.BufferedIOBase, text_field: str, id_field: str,
-           limit: int) -> Iterator[tuple[str, str]]:
+           limit: int, where: list[int] | None = None,
+           tell: Callable[[], int] | None = None) -> Iterator[tuple[str, str]]:
     import msgspec
 
     decode = msgspec.json.Decoder().decode
     for number, line in _lines(raw, limit):
+        if where is not None and tell is not None:
+            where[0] = tell()
         if line is None:
             raise _too_long(shard, f"line {number}", limit)
         if not line.strip():
@@ -285,7 +288,7 @@ def _jsonl(shard: Shard, raw: IO[bytes] | io.BufferedIOBase, text_field: str, id
 
 
 def _parquet(shard: Shard, raw: IO[bytes], text_field: str, id_field: str,
-             limit: int) -> Iterator[tuple[str, str]]:
+             limit: int, where: list[int] | None = None) -> Iterator[tuple[str, str]]:
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
@@ -308,6 +311,8 @@ def _parquet(shard: Shard, raw: IO[bytes], text_field: str, id_field: str,
             raise _too_long(shard, f"row {row + over}", limit)
         texts = table.column(text_field).to_pylist()
         ids = table.column(id_field).to_pylist() if id_field in names else None
+        if where is not None:
+            where[0] = raw.tell()
         for j, text in enumerate(texts):
             if text is None:
                 raise ShardError(f"{shard.name}: row {row + j}: field {text_field!r} is null, not text")
@@ -348,9 +353,12 @@ def _open(shard: Shard) -> IO[bytes]:
 
 
 def iter_documents(shard: Shard, text_field: str = "text", id_field: str = "id", *,
-                   max_record_bytes: int = MAX_RECORD_BYTES) -> Iterator[tuple[str, str]]:
+                   max_record_bytes: int = MAX_RECORD_BYTES,
+                   where: list[int] | None = None) -> Iterator[tuple[str, str]]:
     """``(document id, text)`` of every document of ``shard``, streamed. Read failures, a failed
-    shard and a record longer than ``max_record_bytes`` are :class:`ShardError` naming the shard."""
+    shard and a record longer than ``max_record_bytes`` are :class:`ShardError` naming the shard.
+    ``where``: a one-element list kept at the bytes of the shard's file read so far (compressed
+    bytes for a compressed shard), so progress counts what is on disk."""
     import zstandard
 
     limit = max_record_bytes
@@ -362,7 +370,7 @@ def iter_documents(shard: Shard, text_field: str = "text", id_field: str = "id",
             return
         with _open(shard) as fh:
             if shard.kind == "parquet":
-                yield from _parquet(shard, fh, text_field, id_field, limit)
+                yield from _parquet(shard, fh, text_field, id_field, limit, where)
             elif shard.kind == "txt":
                 data = fh.read(limit + 1)
                 if len(data) > limit:
@@ -370,12 +378,12 @@ def iter_documents(shard: Shard, text_field: str = "text", id_field: str = "id",
                 yield Path(shard.name).name, data.decode("utf-8")
             elif shard.kind == "jsonl.gz":
                 with gzip.GzipFile(fileobj=fh, mode="rb") as gz:
-                    yield from _jsonl(shard, gz, text_field, id_field, limit)
+                    yield from _jsonl(shard, gz, text_field, id_field, limit, where, fh.tell)
             elif shard.kind == "jsonl.zst":
                 reader = io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(fh))
-                yield from _jsonl(shard, reader, text_field, id_field, limit)
+                yield from _jsonl(shard, reader, text_field, id_field, limit, where, fh.tell)
             else:
-                yield from _jsonl(shard, fh, text_field, id_field, limit)
+                yield from _jsonl(shard, fh, text_field, id_field, limit, where, fh.tell)
     except ShardError:
         raise
     except (OSError, EOFError, zlib.error, zstandard.ZstdError, UnicodeDecodeError) as exc:

@@ -30,7 +30,7 @@ class Found:
         n = len(t.items)
         self.tab = (t.stok, t.soff, t.q_own.astype(np.int64), t.q_end.astype(np.int64),
                     t.g_lo.astype(np.int64), t.g_hi.astype(np.int64), t.bench.astype(np.int64),
-                    t.ptok, t.poff, t.gold_part, t.opt_lo, t.opt_hi)
+                    t.ptok, t.poff, t.gold_part, t.opt_lo, t.opt_hi, t.q_seeded)
         self.seeds = (t.item_of[t.post].astype(np.int64), t.seed_tk, t.seed_tv, t.post_off, t.post,
                       t.single, t.seed_of, t.gate)
         self.sizes = np.asarray(t.sizes, np.int64)
@@ -41,6 +41,7 @@ class Found:
         self.dp = np.zeros((LCS_MAX + 1, 2 * LCS_MAX + 2 * (LCS_MAX // 4) + 2), np.int32)   # 0.7 MB
         self.touched = np.zeros(n, np.int64)
         self.g_first = np.full(n, -1, np.int64)
+        self.q_stamp = np.full(n, -1, np.int64)
         self.docs = 0               # documents numbered across batches (and shards)
         self._buffers: list[np.ndarray] = []
         size = t.stok.size
@@ -81,7 +82,7 @@ class Found:
                           self.sizes, self.cnt, self.last, self.runs, self.cq, self.cg, self.qlen,
                           self.qdoc, self.qpos, self.qn, self.qmark, self.best, self.bsim,
                           self.found_doc, self.touched, self.touch_doc, self.cand, self.sim, self.dp,
-                          self.g_first)
+                          self.g_first, self.q_stamp)
         self.docs += len(texts)
         self.documents += len(texts)
         self.bytes += sum(len(t) for t in texts)

@@ -5,11 +5,14 @@ Per document, token by token:
 1. **Seeds**: the 4-gram at each token is looked up (behind a Bloom gate) among the streams'
    seeds; inside the current exact match, a token whose 4-gram has this one posting only is
    skipped (a benchmark dump costs a comparison per token, not a look-up).
-2. **Runs**: each posting not already inside its item's latest run on the same diagonal is
-   extended forward (to the first mismatch) and back (up to :data:`MAX_BACK` tokens): a maximal
-   exact match of the item's stream, found once.
-3. Each run counts, once per document, every window of the published rules it contains (the
-   whole stream for a short item), offers itself as a quote (each item keeps its
+2. **Runs**: each posting not already inside its item's furthest-reaching run on the same
+   diagonal is extended forward (to the first mismatch) and back (up to :data:`MAX_BACK` tokens):
+   a maximal exact match of the item's stream, found once (a phrase the item repeats, matched
+   off its diagonal, does not displace the run it lies in).
+3. A run shorter than :data:`SHORT_RUN` tokens of an item whose parts are all at least twice
+   that long is dropped: it holds no window of the published rules and cannot cover half of a
+   part (a phrase the item shares with others). Each run counts, once per document, every window
+   of the published rules it contains (the whole stream for a short item), offers itself as a quote (each item keeps its
    :data:`QUOTES` longest), and joins its item's question (or gold answer) cluster when on a nearby
    diagonal (drift of at most :data:`DIAG_TOL` per step, gap at most :data:`GAP`), else closes it.
 4. At the document's end every cluster is closed and the candidates verified (:mod:`._verify`);
@@ -37,6 +40,7 @@ from ._verify import (
     C_PMAX,
     C_PMIN,
     C_TYPE,
+    LCS_MAX,
     TAU_G,
     WINDOW,
     compete,
@@ -47,6 +51,7 @@ from ._verify import (
 )
 
 MAX_BACK = 64
+SHORT_RUN = 8
 DIAG_TOL = 8
 GAP = 16
 COV_MIN = 0.5
@@ -142,10 +147,10 @@ def _quote(s, doc, rel, length, qlen, qdoc, qpos):
 
 
 @njit(cache=True)
-def _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_first):
+def _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_first, q_stamp):
     """Steps 1-4 of :mod:`._verify` for one document's candidates; each item's best evidence
     updated (``best[8]`` marks the items whose best changed). Returns how many changed."""
-    stok, soff, q_own, q_end, g_lo, g_hi, bench, ptok, poff, gold_part, opt_lo, opt_hi = tab
+    stok, soff, q_own, q_end, g_lo, g_hi, bench, ptok, poff, gold_part, opt_lo, opt_hi, q_seeded = tab
     for c in range(n_cand):                        # gold clusters chained per item
         if cand[c, C_TYPE] == 1:
             s = cand[c, C_ITEM]
@@ -154,15 +159,20 @@ def _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_
     for c in range(n_cand):
         if cand[c, C_TYPE] == 0:
             verify_question(c, cand, th, a, b, stok, soff, q_own, q_end, dp, sim)
+    for c in range(n_cand):                        # items with a question found here
+        if cand[c, C_TYPE] == 0 and cand[c, C_KEEP] == 1:
+            q_stamp[cand[c, C_ITEM]] = doc
     n_extra = n_cand
-    for c in range(n_cand):                        # short questions found from their answer
-        if cand[c, C_TYPE] != 1 or n_extra >= cand.shape[0]:
+    for c in range(n_cand):      # questions not found from seeds (short, or template words):
+        if cand[c, C_TYPE] != 1 or n_extra >= cand.shape[0]:   # from their answer
             continue
         s = cand[c, C_ITEM]
-        if q_end[s] >= 4 or cand[c, C_COV] < TAU_G * (g_hi[s] - g_lo[s]):
+        if q_seeded[s] or q_stamp[s] == doc or q_end[s] > LCS_MAX or \
+                cand[c, C_COV] < TAU_G * (g_hi[s] - g_lo[s]):
             continue
         lo = soff[s]
-        x, y = find_near(stok[lo:lo + q_end[s]], th, a, b, cand[c, C_PMIN], cand[c, C_PMAX], WINDOW)
+        x, y = find_near(stok[lo:lo + q_end[s]], th, a, b, cand[c, C_PMIN], cand[c, C_PMAX], WINDOW,
+                         True)
         if x < 0:
             continue
         e = n_extra
@@ -211,11 +221,11 @@ def _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_
 @njit(cache=True)
 def scan_batch(th, pre, doc_tok, doc_base, pw4, tab, seeds, sizes, cnt, last, runs, cq, cg,
                qlen, qdoc, qpos, qn, qmark, best, bsim, found_doc, touched, touch_doc, cand, sim,
-               dp, g_first):
+               dp, g_first, q_stamp):
     """Scan documents ``doc_tok[d]:doc_tok[d+1]`` of a batch (global numbers ``doc_base + d``) into
     the state arrays (see the module); returns the number of items whose quotes changed (their
     ``qmark`` is ``doc_base``)."""
-    stok, soff, q_own, q_end, g_lo, g_hi, bench, ptok, poff, gold_part, opt_lo, opt_hi = tab
+    stok, soff, q_own, q_end, g_lo, g_hi, bench, ptok, poff, gold_part, opt_lo, opt_hi, q_seeded = tab
     post_item, seed_tk, seed_tv, post_off, post, single, seed_of, gate = seeds
     n_quoted = 0
     for d in range(doc_tok.size - 1):
@@ -258,9 +268,13 @@ def scan_batch(th, pre, doc_tok, doc_base, pw4, tab, seeds, sizes, cnt, last, ru
                 p = i - back
                 gs = g - back
                 n += back
-                runs[s, 0] = doc
-                runs[s, 1] = diag
-                runs[s, 2] = p + n
+                if n < SHORT_RUN and q_end[s] >= 2 * SHORT_RUN and \
+                        (g_lo[s] < 0 or g_hi[s] - g_lo[s] >= 2 * SHORT_RUN):
+                    continue   # counts no window, quotes nothing, cannot carry half of a part
+                if runs[s, 0] != doc or p + n >= runs[s, 2]:   # the item's furthest-reaching run
+                    runs[s, 0] = doc
+                    runs[s, 1] = diag
+                    runs[s, 2] = p + n
                 if p + n > cur_end:
                     cur_end = p + n
                     cur_diag = diag
@@ -302,5 +316,5 @@ def scan_batch(th, pre, doc_tok, doc_base, pw4, tab, seeds, sizes, cnt, last, ru
             if cg[s, K_DOC] == doc:
                 n_cand = _emit(cg, s, g_hi[s] - g_lo[s], 1, cand, n_cand)
         if n_cand:
-            _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_first)
+            _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_first, q_stamp)
     return n_quoted

@@ -368,8 +368,9 @@ class Parts:
             return _nan(self.name, f"too short to be distinctive: {e.info} informative word(s) "
                                    f"(needs {self.min_info})")
         if not e.seeded:
-            return _nan(self.name, "no 4-word phrase of the item is distinctive (each is in more "
-                                   "than 64 items of the benchmark)")
+            return _nan(self.name, "no 4-word phrase of its question or answer is distinctive (each "
+                                   "is in more than 64 items of the benchmark, or the parts are "
+                                   "shorter): only its options could tell it apart")
         if e.kind == 0:
             return Measure(0.0, False, values)
         if e.kind >= 2 and e.sim >= self.tau_answer:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -31,10 +31,10 @@ SNIPPET = 300
 FORMAT = 2
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     """Where a part of an item was found: shard, document id, raw code-point span and its text
-    (``text == raw[start:end]``; ``cut`` when the match ran past :data:`SNIPPET` characters)."""
+    (``text == raw[start:end]``; ``cut`` when the match ran past :data:`SNIPPET` characters). A
+    named tuple: a scan makes tens of thousands of them."""
 
     corpus: str
     doc: str
@@ -48,9 +48,10 @@ class Location:
     def quote(corpus: str, doc: str, raw: str, start: int, end: int, part: str, shift: int = 0) -> Location:
         """``raw[start:end]`` (cut at :data:`SNIPPET`); ``raw`` begins ``shift`` code points into
         the document (a passage of it), so the offsets are the document's."""
-        cut = end - start > SNIPPET
-        end = start + SNIPPET if cut else end
-        return Location(corpus, doc, start + shift, end + shift, raw[start:end], part, cut)
+        if end - start > SNIPPET:
+            return Location(corpus, doc, start + shift, start + SNIPPET + shift, raw[start:start + SNIPPET],
+                            part, True)
+        return Location(corpus, doc, start + shift, end + shift, raw[start:end], part, False)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"corpus": self.corpus, "doc": self.doc, "start": self.start,
@@ -60,7 +61,7 @@ class Location:
         return out
 
     def to_list(self) -> list[Any]:
-        return [self.corpus, self.doc, self.start, self.end, self.text, self.part, self.cut]
+        return list(self)
 
 
 @dataclass(frozen=True, eq=False)

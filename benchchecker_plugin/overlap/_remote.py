@@ -79,7 +79,7 @@ def ray_partials(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: 
                 partial = _lost(table, shards[i], f"{shards[i].name}: lost on the Ray cluster "
                                            f"({type(exc).__name__}: {text[0] if text else ''})")
             if on_bytes is not None:
-                on_bytes(partial.bytes)
+                on_bytes(shards[i].size or partial.bytes)
             yield i, partial
 
 

@@ -100,10 +100,11 @@ def _scan(table: BenchmarkTable, shards: list[Shard], corpus: OverlapCorpus, run
 
         runner = ray_runner(run.ray_address, run.ray_retries, text_field=corpus.text_field,
                             id_field=corpus.id_field, on_bytes=on_bytes)
+    size = {s.name: s.size for s in shards}
     return scan_shards(table, shards, text_field=corpus.text_field, id_field=corpus.id_field,
                        state=run.state, runner=runner,
-                       on_resumed=(lambda p: on_bytes(p.bytes)) if on_bytes else None,
-                       on_bytes=on_bytes)
+                       on_resumed=(lambda p: on_bytes(sum(size.get(n, 0) for n in p.shards)))
+                       if on_bytes else None, on_bytes=on_bytes)
 
 
 def run_overlap(items: Sequence[OverlapItem], corpus: OverlapCorpus, run: OverlapRun = OverlapRun(), *,
@@ -149,8 +150,8 @@ def run_overlap(items: Sequence[OverlapItem], corpus: OverlapCorpus, run: Overla
     flags = overlap_flags(results, list(failed), len(shards), partial.documents, rule=run.rule,
                           model=run.model)
     return OverlapAudit(tuple(flags), run.rule, tuple(corpus.paths), len(shards), partial.documents,
-                        partial.bytes, time.perf_counter() - start, failed, per, run.engine,
-                        len(resumed), sum(p.bytes for p in resumed))
+                        partial.bytes, partial.seconds, failed, per, run.engine, len(resumed),
+                        sum(p.bytes for p in resumed), time.perf_counter() - start)
 
 
 #: ``--corpus-option KEY=VALUE`` keys (check, the harness wrappers) -> (field, type, record)

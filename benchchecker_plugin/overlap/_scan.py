@@ -86,17 +86,24 @@ def found_for(table: BenchmarkTable) -> Found:
 def scan_shard(table: BenchmarkTable, shard: Shard, *, text_field: str = "text", id_field: str = "id",
                on_bytes: Callable[[int], None] | None = None) -> ScanPartial:
     """The partial of one shard. A shard that fails partway keeps what its finished batches found
-    and names its failure."""
+    and names its failure. ``on_bytes`` hears the shard's file bytes read (compressed bytes for a
+    compressed shard, characters for a dataset), the whole file by the end."""
     start = time.perf_counter()
     found = found_for(table)
     failed: tuple[tuple[str, str], ...] = ()
+    where = [0]
+    told = 0
     try:
-        for ids, texts, size in batches(iter_documents(shard, text_field, id_field)):
+        for ids, texts, size in batches(iter_documents(shard, text_field, id_field, where=where)):
             found.batch(shard.name, ids, texts)
             if on_bytes is not None:
-                on_bytes(size)
+                step = where[0] - told if shard.size else size
+                told += step
+                on_bytes(step)
     except ShardError as exc:
         failed = ((shard.name, str(exc)),)
+    if on_bytes is not None and shard.size > told:
+        on_bytes(shard.size - told)
     return found.partial((shard.name,), time.perf_counter() - start, failed)
 
 

@@ -6,7 +6,9 @@
 2. **Seeds**: every 4-gram of every stream, with its postings (the stream positions holding it).
    A 4-gram in more than :data:`SEED_MAX` items is no seed (a template phrase: a match through it
    is found from a rarer 4-gram and extended). The scan finds every exact match of a stream in a
-   document from its seeds and extends it both ways (:mod:`._match`).
+   document from its seeds and extends it both ways (:mod:`._match`). An item with no seed inside
+   its question or its gold answer (``Planetary rings are`` / ``all of the above``: only its
+   options are distinctive) cannot be located: undecided.
 3. **Own question**: questions of one benchmark sharing a prefix of :data:`PASSAGE_MIN` or more
    tokens (a reading passage, a templated stem) each own what follows the longest shared prefix; a
    copy must match the own part too, so a passage alone is evidence for none of its items. Two
@@ -81,7 +83,8 @@ class BenchmarkTable:
     info_q: np.ndarray           # int32 per item
     info_g: np.ndarray
     q_shared: np.ndarray         # bool per item
-    seeded: np.ndarray           # bool per item: some 4-gram of its stream is a seed
+    seeded: np.ndarray           # bool per item: a seed lies inside its question or gold answer
+    q_seeded: np.ndarray         # bool per item: a seed lies inside its question
     seed_tk: np.ndarray          # the seeds' open-addressing table
     seed_tv: np.ndarray
     post_off: np.ndarray         # int64 per seed + 1
@@ -172,8 +175,8 @@ def _own_start(questions: list[np.ndarray], bench: np.ndarray) -> tuple[np.ndarr
     return own, shared
 
 
-def _seeds(stok: np.ndarray, soff: np.ndarray, item_of: np.ndarray, pre: np.ndarray
-           ) -> tuple[np.ndarray, ...]:
+def _seeds(stok: np.ndarray, soff: np.ndarray, item_of: np.ndarray, pre: np.ndarray, q_end: np.ndarray,
+           g_lo: np.ndarray, g_hi: np.ndarray) -> tuple[np.ndarray, ...]:
     n_items = soff.size - 1
     lens = np.diff(soff)
     count = np.maximum(lens - SEED + 1, 0)
@@ -201,13 +204,21 @@ def _seeds(stok: np.ndarray, soff: np.ndarray, item_of: np.ndarray, pre: np.ndar
     seed_of = np.full(stok.size, -1, np.int64)
     if keys_s.size:
         seed_of[starts_s[keep]] = (np.cumsum(live) - 1)[group[keep]]
+    # an item can be found where a seed lies inside its question or its gold answer (a seed across
+    # the seam between them finds only the copies that keep them side by side)
+    owner = item_of[post]
+    rel = post - soff[owner]
+    inside = (rel + SEED <= q_end[owner]) | ((g_lo[owner] >= 0) & (rel >= g_lo[owner]) &
+                                             (rel + SEED <= g_hi[owner]))
     seeded = np.zeros(n_items, bool)
-    seeded[item_of[post]] = True
+    seeded[owner[inside]] = True
+    q_seeded = np.zeros(n_items, bool)
+    q_seeded[owner[rel + SEED <= q_end[owner]]] = True
     size = 1 << max(4, int(2 * max(seed_keys.size, 1) - 1).bit_length())
     tk, tv = K.build_table(seed_keys, size)
     gate = np.zeros(GATE_WORDS, np.uint64)
     K.gate_bits(seed_keys, gate)
-    return tk, tv, post_off, post, single, seed_of, seeded, gate
+    return tk, tv, post_off, post, single, seed_of, seeded, q_seeded, gate
 
 
 def _masks(sizes: tuple[int, ...], soff: np.ndarray, item_of: np.ndarray, bench: np.ndarray,
@@ -295,11 +306,12 @@ def build_table(items: Sequence[OverlapItem], sizes: Sequence[int] = (8, 13), *,
     poff = part_tok.doc_tok.copy() if part_tok is not None else np.zeros(1, np.int64)
     info_q = _informative(stems, stem_tok)
     info_g = _informative(golds, gold_tok)
-    tk, tv, post_off, post, single, seed_of, seeded, gate = _seeds(stok, soff, item_of, pre)
+    tk, tv, post_off, post, single, seed_of, seeded, q_seeded, gate = _seeds(stok, soff, item_of, pre, q_end,
+                                                                               g_lo, g_hi)
     masked, n_masked = _masks(tuple(sorted(set(sizes))), soff, item_of, bench, pre, template_items,
                               len(benchmarks))
     return BenchmarkTable(items, benchmarks, bench, stok, soff, item_of, own, q_end, g_lo, g_hi,
-                          ptok, poff, gold_part, opt_lo, opt_hi, info_q, info_g, shared, seeded,
+                          ptok, poff, gold_part, opt_lo, opt_hi, info_q, info_g, shared, seeded, q_seeded,
                           tk, tv, post_off, post, single, seed_of, gate, tuple(sorted(set(sizes))), masked,
                           n_masked, template_items)
 

@@ -6,9 +6,11 @@ diagonals of one document. Verification, per document:
 1. **Alignment**: a question of up to :data:`LCS_MAX` tokens is aligned with the document around
    its cluster (longest common subsequence, with the matched positions): similarity = matched
    tokens / max(question tokens, aligned span), so a dropped, added or changed word costs one token
-   and a copy padded with other words costs its padding. Longer questions use the cluster's
-   coverage (each edit loses about one token of a long run). The item's *own* question (after a
-   shared passage or template prefix) must be matched at :data:`TAU_OWN` or more.
+   and a copy padded with other words costs its padding. A cluster whose exact runs already cover
+   :data:`TAU_TIGHT` of the question is taken by its coverage (the alignment could only raise it),
+   and longer questions use the coverage (each edit loses about one token of a long run). The
+   item's *own* question (after a shared passage or template prefix) must be matched at
+   :data:`TAU_OWN` or more.
 2. **Short questions** found from their gold answer: a gold cluster covering :data:`TAU_G` of the
    answer, with the question's exact tokens within :data:`WINDOW` tokens.
 3. **Competition**: of two candidates of one benchmark whose question spans overlap by more than
@@ -31,6 +33,7 @@ WINDOW = 400
 TAU_MIN = 0.75
 TAU_OWN = 0.75
 TAU_G = 0.8
+TAU_TIGHT = 0.9
 #: candidate columns (int64): kind of cluster, item, offsets, coverage, own coverage, doc span,
 #: then (written by verification) aligned span, matched tokens, kept flag, next gold cluster
 C_TYPE, C_ITEM, C_OMIN, C_OMAX, C_COV, C_OWN, C_PMIN, C_PMAX, C_A, C_B, C_M, C_KEEP, C_NEXT = range(13)
@@ -99,6 +102,22 @@ def align(q, th, ra, rb, own_lo, dp):
     return matched, own, first, last
 
 
+@njit(cache=True)
+def bound(q, th, ra, rb, mask):
+    """An upper bound on the LCS of ``q`` and ``th[ra:rb]``: the tokens of ``q`` whose hash bit is
+    set among the region's (a 1024-bit filter in ``mask``, 16 words of scratch)."""
+    mask[:] = 0
+    for x in range(ra, rb):
+        b = (th[x] >> np.uint64(17)) & np.uint64(1023)
+        mask[b >> np.uint64(6)] |= np.uint64(1) << (b & np.uint64(63))
+    n = 0
+    for k in range(q.size):
+        b = (q[k] >> np.uint64(17)) & np.uint64(1023)
+        if (mask[b >> np.uint64(6)] >> (b & np.uint64(63))) & np.uint64(1):
+            n += 1
+    return n
+
+
 @njit(cache=True, inline="always")
 def _at(seq, th, x):
     for k in range(seq.size):
@@ -108,27 +127,34 @@ def _at(seq, th, x):
 
 
 @njit(cache=True)
-def find_near(seq, th, a, b, span_a, span_b, window):
+def find_near(seq, th, a, b, span_a, span_b, window, before_first=False):
     """The first exact copy of ``seq`` after ``span_b`` (within ``window`` tokens), else the nearest
-    before ``span_a``; document bounds ``[a, b)``. Returns (start, end) or (-1, -1)."""
+    before ``span_a`` (``before_first``: the other way round: a question is looked for before its
+    answer first); document bounds ``[a, b)``. Returns (start, end) or (-1, -1)."""
     n = seq.size
     if n == 0:
         return -1, -1
-    stop = min(b, span_b + window) - n
-    for x in range(span_b, stop + 1):
-        if th[x] == seq[0] and _at(seq, th, x):
-            return x, x + n
-    lo = max(a, span_a - window)
-    for x in range(span_a - n, lo - 1, -1):
-        if th[x] == seq[0] and _at(seq, th, x):
-            return x, x + n
+    for turn in range(2):
+        if (turn == 0) != before_first:
+            stop = min(b, span_b + window) - n
+            for x in range(span_b, stop + 1):
+                if th[x] == seq[0] and _at(seq, th, x):
+                    return x, x + n
+        else:
+            lo = max(a, span_a - window)
+            for x in range(span_a - n, lo - 1, -1):
+                if th[x] == seq[0] and _at(seq, th, x):
+                    return x, x + n
     return -1, -1
 
 
 @njit(cache=True)
 def verify_question(c, cand, th, a, b, stok, soff, q_own, q_end, dp, sim_out):
     """Step 1 for candidate row ``c`` (a question cluster): its aligned span, matched tokens and
-    similarity; kept when similar enough and its own question is matched."""
+    similarity; kept when similar enough and its own question is matched. A cluster already at
+    :data:`TAU_TIGHT` by coverage alone is taken as it is; otherwise the own question (after a
+    shared prefix) is aligned first, so a passage sibling is dropped before the whole question is
+    aligned."""
     s = cand[c, C_ITEM]
     lo = soff[s]
     q_len = q_end[s]
@@ -136,16 +162,29 @@ def verify_question(c, cand, th, a, b, stok, soff, q_own, q_end, dp, sim_out):
     own_len = q_len - own_lo
     omin, omax, cov = cand[c, C_OMIN], cand[c, C_OMAX], cand[c, C_COV]
     pmin, pmax = cand[c, C_PMIN], cand[c, C_PMAX]
-    if cov == q_len and pmax - pmin == q_len:
-        span_a, span_b, matched, own = pmin, pmax, q_len, own_len
+    cand[c, C_KEEP] = 0
+    covered = cov / max(q_len, pmax - pmin)
+    if covered >= TAU_TIGHT and (own_len == 0 or cand[c, C_OWN] >= TAU_OWN * own_len):
+        span_a, span_b, matched, own = pmin, pmax, cov, cand[c, C_OWN]
     elif q_len <= LCS_MAX:
         slack = max(4, q_len // 4)
         ra = max(a, pmin - omin - slack)
         rb = min(b, pmax + (q_len - omax) + slack)
         rb = min(rb, ra + 2 * q_len + 2 * slack)
+        mask = dp[0, :32].view(np.uint64)   # scratch, overwritten by the alignment after
+        if own_lo > 0:   # the own question alone first, where it should be
+            oa = max(ra, pmin - omin + own_lo - slack)
+            ob = min(rb, oa + 2 * own_len + 2 * slack)
+            own_q = stok[lo + own_lo:lo + q_len]
+            if bound(own_q, th, oa, ob, mask) < TAU_OWN * own_len:
+                return
+            m_own, _, _, _ = align(own_q, th, oa, ob, 0, dp)
+            if m_own < TAU_OWN * own_len:
+                return
+        elif bound(stok[lo:lo + q_len], th, ra, rb, mask) < TAU_MIN * q_len:
+            return
         matched, own, first, last = align(stok[lo:lo + q_len], th, ra, rb, own_lo, dp)
         if matched == 0:
-            cand[c, C_KEEP] = 0
             return
         span_a, span_b = first, last + 1
     else:

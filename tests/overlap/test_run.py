@@ -37,9 +37,9 @@ def test_several_benchmarks_one_read(tmp_path: Path, monkeypatch: pytest.MonkeyP
     reads: list[str] = []
     real = scan_mod.iter_documents
 
-    def counting(shard, *args):  # noqa: ANN001, ANN002, ANN202
+    def counting(shard, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
         reads.append(shard.name)
-        return real(shard, *args)
+        return real(shard, *args, **kwargs)
 
     monkeypatch.setattr(scan_mod, "iter_documents", counting)
     audit = run_overlap(_items(), OverlapCorpus((str(path), str(tmp_path))))   # the shard twice
