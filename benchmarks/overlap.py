@@ -1,77 +1,95 @@
-"""Overlap scan speed: MB/s per CPU-second from JSONL and from text in memory, against a pure-Python
-13-gram matcher of lm-eval's Janitor algorithm measured in the same run; peak RSS.
+"""Overlap scan speed, MB per CPU-second, on ordinary text and on corpora that hold benchmark copies,
+today's engine beside the one before it (the named baseline, run in the same run) and beside a
+pure-Python 13-gram matcher of lm-eval's Janitor algorithm; peak RSS; the index engine's memory.
 
-Corpus: real text, Python's standard library sources (and /usr/share/doc text files), one
-document per file, written once to a JSONL under --work. Benchmark: MMLU test (../shared/data/mmlu).
-Numba compile time is kept out (one warm-up scan first).
+Corpora (one document per file, JSONL under --work):
 
-Index engine (``--index-docs N``, 0 skips it): N short documents (40 words each, cut from the same
-real text, cycled with a shift once it runs out) written to a JSONL and indexed through the real
-path (``build_index`` reading the shard); top-10 queries per second over 2,000 MMLU items; Deng et
-al.'s protocol per item (top-10 retrieval, 13-word chunk score, and n-gram verification of the
-retrieved documents) against their 2-3 minutes per item.
+- ``ordinary``: real text, Python's standard library sources and /usr/share/doc text files;
+- ``mmlu-csv``: the 57 MMLU test CSVs as stored (non-ASCII, quotes doubled);
+- ``dumps``: MMLU as JSON Lines with non-ASCII escaped (``\\u2019``), MMLU-Pro-style records of ten
+  options, TruthfulQA's CSV, chat fine-tuning records: the layouts a model team finds in a crawl.
 
-    python benchmarks/overlap.py [--mb 200] [--work /tmp/overlap-bench] [--index-docs 1000000] [--ray 2 [--shards 8]]
-    python benchmarks/overlap.py --mb 100 --stream-gb 10 --only-stream    # peak RSS scanning 10 GB
+Baseline: the overlap package of ``--baseline`` (a commit; default the one before the engine was
+rewritten) extracted with ``git archive`` and run in a child process on a sample of each corpus,
+under ``--baseline-timeout`` seconds (its scan re-normalised a non-ASCII document once per match:
+it may not finish; then the bound is printed). Numba compile time is kept out (a warm-up first).
 
-``--stream-gb G``: a G GB JSONL (the real texts cycled, each copy its own documents) scanned streamed
-by ``scan_corpus`` in a fresh process; its peak RSS against the goal (under 1 GB for 10 GB).
-
-``--ray N``: also the same corpus as ``--shards`` JSONL files scanned by one process and by a local
-Ray cluster of N CPUs (one task per shard, the table broadcast once), wall-clock ratio; workers
-are warmed first (numba loaded, scanner built), as a long scan amortises them.
+    python benchmarks/overlap.py [--mb 200] [--work /tmp/overlap-bench] [--baseline COMMIT]
+    python benchmarks/overlap.py --index-mb 120        # the index engine: MMLU top-10, peak RSS
+    python benchmarks/overlap.py --ray 2 [--shards 8]  # also a local Ray cluster against one process
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import os
 import resource
 import string
+import subprocess
 import sys
 import sysconfig
+import tarfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchchecker_plugin.overlap import (  # noqa: E402
-    DEFAULT_METRICS,
-    CorpusIndex,
-    Retrieval,
-    build_index,
-    build_table,
-    index_results,
-    load_overlap_items,
-    scan_corpus,
-    scan_texts,
-    shards_of,
-)
+from benchchecker_plugin.overlap import build_table, load_overlap_items, scan_corpus, shards_of  # noqa: E402
+
+BASELINE = "1244df629533f8ba806021666fce5edaf2216745"   # the engine before items were read as parts
 
 
 def real_texts(limit_mb: float) -> list[str]:
     roots = [Path(sysconfig.get_paths()["stdlib"]), Path("/usr/share/doc")]
     out: list[str] = []
     size = 0
-    while size < limit_mb * 1e6:
-        before = size
-        for root in roots:
-            for p in sorted(root.rglob("*")):
-                if p.suffix not in (".py", ".txt", ".rst", "") or not p.is_file() or p.is_symlink():
-                    continue
-                try:
-                    t = p.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
-                    continue
-                out.append(t)
-                size += len(t)
-                if size >= limit_mb * 1e6:
-                    return out
-        if size == before:
-            break
+    for root in roots:
+        for p in sorted(root.rglob("*")):
+            if p.suffix not in (".py", ".txt", ".rst", "") or not p.is_file() or p.is_symlink():
+                continue
+            try:
+                t = p.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            out.append(t)
+            size += len(t)
+            if size >= limit_mb * 1e6:
+                return out
     return out
+
+
+def dump_texts(data: Path) -> dict[str, list[str]]:
+    """The benchmark-copy corpora, from the shared data (see the module)."""
+    mmlu = sorted((data / "mmlu" / "test").glob("*_test.csv"))
+    csvs = [p.read_text(encoding="utf-8") for p in mmlu]
+    rows = [r for p in mmlu for r in list(csv.reader(p.open(encoding="utf-8")))[1:]]
+    escaped = ["\n".join(json.dumps({"question": r[0], "choices": r[1:5], "answer": int(r[5])})
+                         for r in rows[k:k + 1000]) for k in range(0, len(rows), 1000)]
+    pro = ["\n".join(json.dumps({"question_id": k + j, "question": r[0],
+                                 "options": r[1:5] + rows[(k + j + 7) % len(rows)][1:5] +
+                                 rows[(k + j + 13) % len(rows)][1:3], "answer": "ABCD"[int(r[5])],
+                                 "answer_index": int(r[5])}, ensure_ascii=False)
+                     for j, r in enumerate(rows[k:k + 1000])) for k in range(0, len(rows), 1000)]
+    chat = ["\n".join(json.dumps({"messages": [
+        {"role": "user", "content": r[0] + "\n" + "\n".join(f"{'ABCD'[i]}. {o}" for i, o in enumerate(r[1:5]))},
+        {"role": "assistant", "content": f"The answer is ({'ABCD'[int(r[5])]})"}]})
+        for r in rows[k:k + 1000]) for k in range(0, len(rows), 1000)]
+    tqa = [(data / "truthfulqa" / "TruthfulQA.csv").read_text(encoding="utf-8")]
+    return {"mmlu-csv": csvs, "dumps": escaped + pro + chat + tqa}
+
+
+def write_jsonl(path: Path, texts: list[str]) -> None:
+    with path.open("w", encoding="utf-8") as fh:
+        for i, t in enumerate(texts):
+            fh.write(json.dumps({"id": str(i), "text": t}) + "\n")
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 
 
 class Janitor:
@@ -91,217 +109,126 @@ class Janitor:
         return sum(1 for d in docs for g in self._grams(d) if g in self.grams)
 
 
-def cpu() -> float:
+_CHILD = """
+import json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+from benchchecker_plugin.overlap import DEFAULT_METRICS, build_table, load_overlap_items, scan_corpus, shards_of
+items = load_overlap_items("mmlu", sys.argv[2])
+warm = build_table(items, DEFAULT_METRICS)
+scan_corpus(warm, shards_of(sys.argv[4]))
+table = build_table(items, DEFAULT_METRICS)
+def cpu():
     r = resource.getrusage(resource.RUSAGE_SELF)
     return r.ru_utime + r.ru_stime
+c0 = cpu()
+stats = scan_corpus(table, shards_of(sys.argv[3]))
+print(json.dumps({"mb": stats.bytes / 1e6, "cpu": cpu() - c0}))
+"""
 
 
-def short_docs(texts: list[str], n: int, words: int = 40) -> list[str]:
-    pool = " ".join(texts).split()
-    out: list[str] = []
-    i = 0
-    while len(out) < n:
-        if i + words > len(pool):
-            i = (i * 7919 + 13) % (len(pool) - words)   # wrap with a shift
-        out.append(" ".join(pool[i:i + words]))
-        i += words
-    return out
+def baseline_rate(commit: str, work: Path, data: str, corpus: Path, warm: Path, timeout: float) -> str:
+    """The baseline's MB per CPU-second on ``corpus`` in a child process (see the module)."""
+    old = work / f"baseline-{commit[:10]}"
+    if not (old / "benchchecker_plugin").is_dir():
+        old.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", commit, "benchchecker_plugin"],
+                                 check=True, capture_output=True).stdout
+        tar = work / "baseline.tar"
+        tar.write_bytes(archive)
+        with tarfile.open(tar) as t:
+            t.extractall(old, filter="data")
+    try:
+        got = subprocess.run([sys.executable, "-c", _CHILD, str(old), data, str(corpus), str(warm)],
+                             check=True, capture_output=True, text=True, timeout=timeout,
+                             env={**os.environ, "PYTHONPATH": str(old)})
+    except subprocess.TimeoutExpired:
+        size = corpus.stat().st_size / 1e6
+        return f"did not finish {size:.1f} MB in {timeout:.0f} s (< {size / timeout:.2f} MB/s)"
+    r = json.loads(got.stdout.strip().splitlines()[-1])
+    return f"{r['mb'] / r['cpu']:.1f} MB per CPU-second"
 
 
-def index_figures(items: list, texts: list[str], n_docs: int, work: Path) -> None:
+def new_rate(items: list, corpus: Path) -> tuple[float, float]:
+    table = build_table(items)
+    c0, t0 = cpu(), time.perf_counter()
+    partial = scan_corpus(table, shards_of(str(corpus)))
+    return partial.bytes / 1e6 / (cpu() - c0), time.perf_counter() - t0
+
+
+def index_memory(data: str, work: Path, mb: float, texts: list[str], dumps: dict[str, list[str]]) -> None:
+    """MMLU at top-10 with the index engine over about ``mb`` MB of real text and benchmark dumps,
+    in a fresh process: peak RSS against the 4 GB goal."""
+    corpus = work / "index-corpus.jsonl"
+    body = [t for ts in dumps.values() for t in ts]
+    size = sum(map(len, body))
+    for t in texts:
+        if size >= mb * 1e6:
+            break
+        body.append(t)
+        size += len(t)
+    write_jsonl(corpus, body)
+    child = (f"import resource, sys, time; sys.path.insert(0, {str(ROOT)!r})\n"
+             "from benchchecker_plugin.overlap import OverlapCorpus, OverlapRun, load_overlap_items, run_overlap\n"
+             f"items = load_overlap_items('mmlu', {data!r})\n"
+             "t0 = time.perf_counter()\n"
+             f"a = run_overlap(items, OverlapCorpus(({str(corpus)!r},)), OverlapRun(engine='index', "
+             f"index_dir=__import__('pathlib').Path({str(work / 'index-mmlu')!r}), top_k=10))\n"
+             "c = a.counts()\n"
+             "print(f'{time.perf_counter() - t0:.0f} s, {c[\"contaminated\"]} contaminated, peak RSS "
+             "{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB')\n")
     import shutil
 
-    docs = short_docs(texts, n_docs)
-    corpus = work / "short.jsonl"
-    with corpus.open("w", encoding="utf-8") as fh:
-        for i, t in enumerate(docs):
-            fh.write(json.dumps({"id": str(i), "text": t}) + "\n")
-    mb = sum(map(len, docs)) / 1e6
-    del docs
-    shutil.rmtree(work / "index", ignore_errors=True)
-    shards = shards_of(str(corpus))
-    t0 = time.perf_counter()
-    build_index(shards, work / "index")
-    build = time.perf_counter() - t0
-    index = CorpusIndex.open(work / "index", shards)
-    queries = items[:2000]
-    index.search(queries[:50], 10)   # warm-up
-    rates = {}
-    for threads in (1, 2):
-        t0 = time.perf_counter()
-        index.search(queries, 10, threads=threads)
-        rates[threads] = len(queries) / (time.perf_counter() - t0)
-    deng = items[::14][:1000]
-    table = build_table(deng, DEFAULT_METRICS)
-    index_results(CorpusIndex.open(work / "index", shards), build_table(deng[:20], DEFAULT_METRICS),
-                  (*DEFAULT_METRICS, Retrieval()))   # warm-up: numba kernels
-    t0 = time.perf_counter()
-    index_results(index, table, (*DEFAULT_METRICS, Retrieval()), k=10, threads=2)
-    per_item = (time.perf_counter() - t0) / len(deng)
-    print(f"index build: {n_docs:,} documents ({mb:.0f} MB) from JSONL in {build:.1f} s "
-          f"({n_docs / build:,.0f} documents/s; goal 1M in <= 60 s: "
-          f"{'met' if build * 1e6 / n_docs <= 60 else 'not met'}, {build * 1e6 / n_docs:.1f} s per 1M)")
-    print(f"index top-10 queries/s ({len(queries)} MMLU items): {rates[1]:.0f} on 1 thread, {rates[2]:.0f} "
-          f"on 2; ratio vs the 500 q/s goal: {rates[2] / 500:.2f}x")
-    print(f"Deng protocol per item ({len(deng)} items: top-10, chunk score, n-gram verification): "
-          f"{per_item * 1e3:.2f} ms; ratio vs their 2-3 minutes: {120 / per_item:,.0f}x-{180 / per_item:,.0f}x")
-
-
-def ray_vs_one_process(items: list, texts: list[str], work: Path, n_shards: int, cpus: int) -> None:
-    import numpy as np
-    import ray
-
-    from benchchecker_plugin.overlap import ray_runner, scan_shards
-
-    folder, warm = work / "shards", work / "warm"
-    for d in (folder, warm):
-        d.mkdir(parents=True, exist_ok=True)
-        for old in d.glob("*.jsonl"):
-            old.unlink()
-    per = -(-len(texts) // n_shards)
-    for k in range(n_shards):
-        with (folder / f"part-{k:03d}.jsonl").open("w", encoding="utf-8") as fh:
-            for i, t in enumerate(texts[k * per:(k + 1) * per]):
-                fh.write(json.dumps({"id": f"{k}-{i}", "text": t}) + "\n")
-    for k in range(2 * cpus):
-        (warm / f"w{k}.jsonl").write_text(json.dumps({"id": "w", "text": texts[k]}) + "\n")
-    shards, warm_shards = shards_of(str(folder)), shards_of(str(warm))
-    mb = sum(s.size for s in shards) / 1e6
-
-    scan_shards(build_table(items, DEFAULT_METRICS), warm_shards)   # this process's scanner built
-    one = build_table(items, DEFAULT_METRICS)
-    t0 = time.perf_counter()
-    scan_shards(one, shards)
-    one_s = time.perf_counter() - t0
-
-    ray.init(address="local", num_cpus=cpus, include_dashboard=False, log_to_driver=False)
-    try:
-        runner = ray_runner()
-        scan_shards(build_table(items, DEFAULT_METRICS), warm_shards, runner=runner)
-        many = build_table(items, DEFAULT_METRICS)
-        t0, c0, sys0 = time.perf_counter(), cpu(), _machine_cpu()
-        scan_shards(many, shards, runner=runner)
-        ray_s = time.perf_counter() - t0
-        driver_cpu, machine_cpu = cpu() - c0, _machine_cpu() - sys0
-    finally:
-        ray.shutdown()
-    same = np.array_equal(one.doc_count, many.doc_count) and one.locations == many.locations
-    print(f"{n_shards} JSONL shards, {mb:.0f} MB: one process {one_s:.1f} s ({mb / one_s:.0f} MB/s), "
-          f"Ray {cpus} CPUs {ray_s:.1f} s ({mb / ray_s:.0f} MB/s): ratio {one_s / ray_s:.2f}x; "
-          f"same table: {same}")
-    print(f"  during the Ray scan: the machine's CPU time {machine_cpu:.1f} s of {ray_s * (os.cpu_count() or 1):.1f} "
-          f"available; this driver {driver_cpu:.1f} s; the workers and Ray's own processes "
-          f"{(machine_cpu - driver_cpu) / ray_s:.2f} cores")
-
-
-def _machine_cpu() -> float:
-    """CPU seconds (user + system) the whole machine has spent, from /proc/stat."""
-    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (int(fields[0]) + int(fields[1]) + int(fields[2])) / ticks
-
-
-def _scan_child(data: str, corpus: str, out: object) -> None:
-    """In a fresh process: build the MMLU table, scan ``corpus`` streamed, report its figures and
-    this process's peak RSS (the parent's texts are not in it)."""
-    items = load_overlap_items("mmlu", data)
-    table = build_table(items, DEFAULT_METRICS)
-    rss_table = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    c0, t0 = cpu(), time.perf_counter()
-    stats = scan_corpus(table, shards_of(corpus))
-    out.put({"bytes": stats.bytes, "cpu": cpu() - c0, "wall": time.perf_counter() - t0,  # type: ignore[attr-defined]
-             "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "rss_table": rss_table})
-
-
-def memory_bound(texts: list[str], gb: float, work: Path, data: str) -> None:
-    """A corpus of ``gb`` GB (the real texts cycled, each copy a new document) written as one
-    JSONL, scanned streamed in a fresh process: peak RSS against the 1 GB goal (memory bounded by
-    the benchmark table, never by the corpus)."""
-    import multiprocessing
-
-    corpus = work / "big.jsonl"
-    written, k = 0, 0
-    with corpus.open("w", encoding="utf-8") as fh:
-        while written < gb * 1e9:
-            for i, t in enumerate(texts):
-                line = json.dumps({"id": f"{k}-{i}", "text": t}) + "\n"
-                fh.write(line)
-                written += len(line)
-                if written >= gb * 1e9:
-                    break
-            k += 1
-    ctx = multiprocessing.get_context("spawn")
-    q = ctx.Queue()
-    proc = ctx.Process(target=_scan_child, args=(data, str(corpus), q))
-    proc.start()
-    got = q.get()
-    proc.join()
-    corpus.unlink()
-    print(f"memory bound: {got['bytes'] / 1e9:.1f} GB of JSONL scanned streamed in {got['wall']:.0f} s wall "
-          f"({got['bytes'] / 1e6 / got['cpu']:.0f} MB per CPU-second); peak RSS {got['rss']:.0f} MB "
-          f"(after building the table: {got['rss_table']:.0f} MB); goal < 1024 MB: "
-          f"{'met' if got['rss'] < 1024 else 'not met'}")
+    shutil.rmtree(work / "index-mmlu", ignore_errors=True)
+    out = subprocess.run([sys.executable, "-c", child], check=True, capture_output=True, text=True)
+    print(f"index engine, MMLU top-10 over {size / 1e6:.0f} MB (benchmark dumps and real text): "
+          f"{out.stdout.strip()} (goal <= 4096 MB)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--mb", type=float, default=200)
+    ap.add_argument("--mb", type=float, default=200, help="MB of ordinary text")
     ap.add_argument("--work", type=Path, default=Path("/tmp/overlap-bench"))
-    ap.add_argument("--index-docs", type=int, default=1_000_000)
-    ap.add_argument("--data", default=str(ROOT / ".." / "shared" / "data" / "mmlu"))
-    ap.add_argument("--ray", type=int, default=0, metavar="CPUS",
-                    help="also Ray (a local cluster of CPUS) against one process")
-    ap.add_argument("--shards", type=int, default=8)
-    ap.add_argument("--stream-gb", type=float, default=0, metavar="GB",
-                    help="also a GB-sized JSONL (the texts cycled) scanned in a fresh process: peak RSS")
-    ap.add_argument("--only-stream", action="store_true", help="with --stream-gb: only that figure")
+    ap.add_argument("--data", type=Path, default=ROOT / ".." / "shared" / "data")
+    ap.add_argument("--baseline", default=BASELINE, help="the commit whose engine is the baseline")
+    ap.add_argument("--baseline-mb", type=float, default=2.0, help="MB of each corpus the baseline scans")
+    ap.add_argument("--baseline-timeout", type=float, default=300)
+    ap.add_argument("--index-mb", type=float, default=0, help="also the index engine's memory over this many MB")
     args = ap.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    items = load_overlap_items("mmlu", args.data)
+    mmlu = str(args.data / "mmlu")
+    items = load_overlap_items("mmlu", mmlu)
     texts = real_texts(args.mb)
-    mb = sum(len(t) for t in texts) / 1e6
-    corpus = args.work / "corpus.jsonl"
-    with corpus.open("w", encoding="utf-8") as fh:
-        for i, t in enumerate(texts):
-            fh.write(json.dumps({"id": str(i), "text": t}) + "\n")
-    print(f"benchmark: {len(items)} MMLU items; corpus: {len(texts)} documents, {mb:.1f} MB of text")
-    if args.stream_gb:
-        memory_bound(texts, args.stream_gb, args.work, args.data)
-        if args.only_stream:
-            return
-    table = build_table(items, DEFAULT_METRICS)
-    scan_texts(table, texts[:50])   # warm-up: numba compiles (or loads its cache) here
-
-    table = build_table(items, DEFAULT_METRICS)
-    c0, t0 = cpu(), time.perf_counter()
-    scan_texts(table, texts)
-    mem_cpu, mem_wall = cpu() - c0, time.perf_counter() - t0
-
-    table = build_table(items, DEFAULT_METRICS)
-    c0 = cpu()
-    stats = scan_corpus(table, shards_of(str(corpus)))
-    jsonl_cpu = cpu() - c0
-
-    n_base = max(1, len(texts) // 10)   # the baseline is slow: a tenth of the corpus
-    base_mb = sum(len(t) for t in texts[:n_base]) / 1e6
+    dumps = dump_texts(args.data)
+    corpora = {"ordinary": texts, **dumps}
+    warm = args.work / "warm.jsonl"
+    write_jsonl(warm, [texts[0][:20000], dumps["mmlu-csv"][0][:20000]])
+    new_rate(items, warm)   # numba compiles (or loads its cache) here
+    print(f"benchmark: {len(items)} MMLU items; baseline: commit {args.baseline[:10]}")
+    for name, docs in corpora.items():
+        corpus = args.work / f"{name}.jsonl"
+        write_jsonl(corpus, docs)
+        rate, wall = new_rate(items, corpus)
+        sample, size = [], 0
+        for d in docs:
+            sample.append(d[: int(args.baseline_mb * 1e6)])
+            size += len(sample[-1])
+            if size >= args.baseline_mb * 1e6:
+                break
+        part = args.work / f"{name}-sample.jsonl"
+        write_jsonl(part, sample)
+        base = baseline_rate(args.baseline, args.work, mmlu, part, warm, args.baseline_timeout)
+        mb = sum(map(len, docs)) / 1e6
+        print(f"{name:9s} {mb:6.1f} MB: {rate:6.1f} MB per CPU-second ({wall:.1f} s wall); baseline on "
+              f"{size / 1e6:.1f} MB of it: {base}")
+    n_base = max(1, len(texts) // 10)
     janitor = Janitor([i.text for i in items])
     c0 = cpu()
     janitor.scan(texts[:n_base])
-    base_cpu = cpu() - c0
-
-    mem_rate, jsonl_rate, base_rate = mb / mem_cpu, stats.bytes / 1e6 / jsonl_cpu, base_mb / base_cpu
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"scan, text in memory: {mem_rate:7.1f} MB per CPU-second ({mem_wall:.1f} s wall)")
-    print(f"scan, from JSONL:     {jsonl_rate:7.1f} MB per CPU-second ({stats.seconds:.1f} s wall)")
-    print(f"baseline, pure-Python Janitor 13-grams (in memory, {base_mb:.0f} MB): {base_rate:.1f} MB "
-          f"per CPU-second")
-    print(f"ratio in memory: {mem_rate / base_rate:.1f}x; ratio JSONL vs baseline in memory: "
-          f"{jsonl_rate / base_rate:.1f}x")
-    print(f"peak RSS: {rss:.0f} MB (the corpus list in memory included)")
-    if args.index_docs:
-        index_figures(items, texts, args.index_docs, args.work)
-    if args.ray:
-        ray_vs_one_process(items, texts, args.work, args.shards, args.ray)
+    base_mb = sum(len(t) for t in texts[:n_base]) / 1e6
+    print(f"pure-Python Janitor 13-grams on ordinary text: {base_mb / (cpu() - c0):.1f} MB per CPU-second")
+    print(f"peak RSS: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB (corpora in memory included)")
+    if args.index_mb:
+        index_memory(mmlu, args.work, args.index_mb, texts, dumps)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ class Found:
                       t.single, t.seed_of, t.gate)
         self.sizes = np.asarray(t.sizes, np.int64)
         self.pw4 = powers(SEED)
-        cap = max(4 * n, 4096)
+        cap = max(8 * n, 8192)
         self.cand = np.zeros((cap, N_COLS), np.int64)
         self.sim = np.zeros(cap)
         self.dp = np.zeros((LCS_MAX + 1, 2 * LCS_MAX + 2 * (LCS_MAX // 4) + 2), np.int32)   # 0.7 MB

@@ -16,7 +16,9 @@ Per document, token by token:
    :data:`QUOTES` longest), and joins its item's question (or gold answer) cluster when on a nearby
    diagonal (drift of at most :data:`DIAG_TOL` per step, gap at most :data:`GAP`), else closes it.
 4. At the document's end every cluster is closed and the candidates verified (:mod:`._verify`);
-   an item's best evidence (kind, similarity, matched tokens) and where it is are kept.
+   an item's best evidence (kind, similarity, matched tokens) and where it is are kept. A
+   document with more candidates than the buffer holds is settled whenever it fills (its
+   candidates then compete within each settled group).
 
 Plain arrays in and out; the state arrays persist across batches (see :class:`._found.Found`).
 """
@@ -309,8 +311,16 @@ def scan_batch(th, pre, doc_tok, doc_base, pw4, tab, seeds, sizes, cnt, last, ru
                     if oa < ob:
                         n_cand = _join(cg, s, doc, p + oa - gs, oa - lo - g_lo[s], ob - lo - g_lo[s],
                                        0, g_hi[s] - g_lo[s], 1, cand, n_cand)
+                if n_cand > cand.shape[0] - 8:   # the buffer is full: settle what it holds now
+                    _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_first,
+                            q_stamp)
+                    n_cand = 0
         for t in range(n_touch):
             s = touched[t]
+            if n_cand > cand.shape[0] - 8:
+                _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_first,
+                        q_stamp)
+                n_cand = 0
             if cq[s, K_DOC] == doc:
                 n_cand = _emit(cq, s, q_end[s], 0, cand, n_cand)
             if cg[s, K_DOC] == doc:

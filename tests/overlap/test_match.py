@@ -121,3 +121,25 @@ def test_quotes_are_capped_per_item_and_the_cut_is_said() -> None:
     # the question as found (document 0) and the other longest matches: five places, seven seen
     assert sorted({m["doc"] for m in r.matches}) == ["0", "1", "2", "3", "4"] and r.quotes_cut
     assert all(m.get("cut") and m["end"] - m["start"] == SNIPPET for m in r.matches)
+
+
+def test_a_document_with_more_candidates_than_the_buffer_finds_every_item() -> None:
+    """The whole benchmark in one document (a dump): the candidate buffer is settled whenever it
+    fills, so no item is lost (before, items past the buffer's end were called clean)."""
+    import numpy as np
+
+    from benchchecker_plugin.overlap._found import Found
+    from benchchecker_plugin.overlap._verify import N_COLS
+
+    rng = np.random.default_rng(0)
+    vocab = [f"w{k}" for k in range(3000)]
+    items = [mc_item("b", str(k), " ".join(rng.choice(vocab, 12)), [" ".join(rng.choice(vocab, 3))
+                                                                    for _ in range(4)], 0)
+             for k in range(300)]
+    dump = "\n".join(f'"{i.question}",{",".join(i.options)},0' for i in items)
+    table = build_table(items)
+    found = Found(table)
+    found.cand = np.zeros((40, N_COLS), np.int64)     # far fewer rows than the dump's candidates
+    found.sim = np.zeros(40)
+    found.batch("dump", ["0"], [dump])
+    assert (found.partial(("dump",)).kind == 3).all()
