@@ -37,7 +37,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchchecker_plugin.overlap import build_table, load_overlap_items, scan_corpus, shards_of  # noqa: E402
+from benchchecker_plugin.overlap import load_overlap_items, shards_of
+from benchchecker_plugin.overlap._scan import scan_corpus
+from benchchecker_plugin.overlap._table import build_table
 
 BASELINE = "1244df629533f8ba806021666fce5edaf2216745"   # the engine before items were read as parts
 

@@ -29,7 +29,7 @@ def test_a_lazy_name_is_imported_on_first_use_and_kept() -> None:
 def test_the_models_and_overlap_faces_load_no_torch_or_pandas_until_asked() -> None:
     code = ("import sys\n"
             "import benchchecker_plugin.models, benchchecker_plugin.overlap\n"
-            "heavy = [m for m in ('torch', 'transformers', 'pandas') if m in sys.modules]\n"
+            "heavy = [m for m in ('torch', 'transformers', 'pandas', 'numba') if m in sys.modules]\n"
             "assert not heavy, heavy\n"
             "from benchchecker_plugin.models import HFModel\n"
             "from benchchecker_plugin.overlap import run_overlap_eval\n"

@@ -136,9 +136,9 @@ def overlap(out_dir: Path, quick: bool, seed: int, items: int | None, background
     """
     import dataclasses
 
-    from ..overlap import FULL, QUICK, format_table, run_overlap_eval
+    from ..overlap import EVAL_FULL, EVAL_QUICK, format_table, run_overlap_eval
 
-    config = dataclasses.replace(QUICK if quick else FULL, seed=seed)
+    config = dataclasses.replace(EVAL_QUICK if quick else EVAL_FULL, seed=seed)
     if items is not None:
         config = dataclasses.replace(config, items_per_form=items)
     if background_mb is not None:

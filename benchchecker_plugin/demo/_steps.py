@@ -262,12 +262,12 @@ def leaderboard_step(ctx: DemoContext) -> StepResult:
 
 def overlap_step(ctx: DemoContext) -> StepResult:
     """The controlled overlap evaluation in miniature: items planted into real offline text."""
-    from ..overlap import DEMO, QUICK, run_overlap_eval
+    from ..overlap import EVAL_DEMO, EVAL_QUICK, run_overlap_eval
 
     if ctx.data_dir is None or not (ctx.data_dir / "mmlu").is_dir():
         raise _Skip("no data folder (../shared/data) with MMLU and TruthfulQA")
     out = ctx.out_dir / "overlap"
-    config = DEMO if ctx.quick else QUICK
+    config = EVAL_DEMO if ctx.quick else EVAL_QUICK
     doc = run_overlap_eval(out, ctx.data_dir, replace(config, seed=ctx.seed))
     metrics = ["parts", "any_ngram", "coverage", "longest", "lm_eval_13gram"]
     rows = []

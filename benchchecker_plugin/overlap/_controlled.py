@@ -105,9 +105,9 @@ class OverlapEvalConfig:
             raise InputError(f"perturbation rate must lie in [0, 1], got {self.rate}")
 
 
-FULL = OverlapEvalConfig()
-QUICK = OverlapEvalConfig(items_per_form=20, background_bytes=4e6)
-DEMO = OverlapEvalConfig(items_per_form=5, background_bytes=1e6)
+EVAL_FULL = OverlapEvalConfig()
+EVAL_QUICK = OverlapEvalConfig(items_per_form=20, background_bytes=4e6)
+EVAL_DEMO = OverlapEvalConfig(items_per_form=5, background_bytes=1e6)
 
 
 def eval_items(data_dir: Path) -> list[tuple[BenchmarkItem, OverlapItem]]:
@@ -294,7 +294,7 @@ def _background(config: OverlapEvalConfig, founds: Sequence[Found], janitor: Jan
     return hosts, bg
 
 
-def run_overlap_eval(out_dir: Path | None, data_dir: Path, config: OverlapEvalConfig = FULL, *,
+def run_overlap_eval(out_dir: Path | None, data_dir: Path, config: OverlapEvalConfig = EVAL_FULL, *,
                      roots: Mapping[str, Path | None] | None = None,
                      pairs: Sequence[tuple[BenchmarkItem, OverlapItem]] | None = None) -> dict[str, Any]:
     """Run the evaluation (see the module); writes ``out_dir/overlap_eval.json`` when given.

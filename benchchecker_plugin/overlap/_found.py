@@ -2,7 +2,7 @@
 
 :class:`Found` owns the arrays the kernel of :mod:`._match` updates across batches (window counts,
 runs, clusters, quotes, best evidence) and, after each batch, turns what changed into raw-text
-evidence while the batch's documents are still in memory (:class:`~._partial.Location`: the
+evidence while the batch's documents are still in memory (:class:`~._partial.MatchLocation`: the
 document id, the raw span in code points and its text). :meth:`Found.partial` is what it found so
 far, as a :class:`~._partial.ScanPartial`; :meth:`Found.reset` starts afresh (the next shard) while
 keeping the table's look-up structures.
@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import _match
-from ._partial import Location, ScanPartial
+from ._partial import MatchLocation, ScanPartial
 from ._table import SEED, BenchmarkTable, powers
 from ._tokenize import Tokens, tokenize_texts
 from ._verify import LCS_MAX, N_COLS
@@ -67,8 +67,8 @@ class Found:
         self.bsim = np.zeros(n)
         self.found_doc = np.full(n, -1, np.int64)
         self.touch_doc = np.full(n, -1, np.int64)
-        self.evidence: dict[int, tuple[Location, ...]] = {}
-        self.quote_at: dict[tuple[int, int, int], Location] = {}
+        self.evidence: dict[int, tuple[MatchLocation, ...]] = {}
+        self.quote_at: dict[tuple[int, int, int], MatchLocation] = {}
         self.documents = 0
         self.bytes = 0
 
@@ -105,9 +105,9 @@ class Found:
         g1 = np.where(has_g, tok.te[a + np.maximum(self.best[6, changed], 1) - 1], -1).tolist()
         for k, (s, doc) in enumerate(zip(changed.tolist(), d.tolist())):
             raw, shift = texts[doc], (shifts[doc] if shifts is not None else 0)
-            ev = [Location.quote(shard, ids[doc], raw, q0[k], q1[k], "question", shift)]
+            ev = [MatchLocation.quote(shard, ids[doc], raw, q0[k], q1[k], "question", shift)]
             if g0[k] >= 0:
-                ev.append(Location.quote(shard, ids[doc], raw, g0[k], g1[k], "answer", shift))
+                ev.append(MatchLocation.quote(shard, ids[doc], raw, g0[k], g1[k], "answer", shift))
             self.evidence[s] = tuple(ev)
 
     def _quotes(self, shard: str, ids: Sequence[str], texts: Sequence[str],
@@ -126,7 +126,7 @@ class Found:
         for k, (s, doc, p) in enumerate(zip(s_all.tolist(), docs.tolist(), pos.tolist())):
             if (s, doc, p) not in self.quote_at:
                 d = doc - base
-                self.quote_at[(s, doc, p)] = Location.quote(
+                self.quote_at[(s, doc, p)] = MatchLocation.quote(
                     shard, ids[d], texts[d], starts[k], ends[k], "match",
                     shifts[d] if shifts is not None else 0)
 
@@ -137,7 +137,7 @@ class Found:
         for z, n in enumerate(self.table.sizes):
             pos = np.flatnonzero(self.cnt[z]).astype(np.int64)
             counts[n] = (pos, self.cnt[z, pos].copy())
-        quotes: dict[int, tuple[tuple[int, Location], ...]] = {}
+        quotes: dict[int, tuple[tuple[int, MatchLocation], ...]] = {}
         for s in np.flatnonzero(self.qlen[:, 0]).tolist():
             quotes[s] = tuple((int(self.qlen[s, k]), self.quote_at[(s, int(self.qdoc[s, k]),
                                                                      int(self.qpos[s, k]))])

@@ -23,7 +23,7 @@ from ._found import Found
 from ._index import MANIFEST, Hit, SearchIndex, build_index
 from ._index_parts import PARTS, build_parted_index, local_map, open_index, ray_map
 from ._metrics import Measure, Metric, Retrieval
-from ._result import ItemResult, item_results
+from ._result import OverlapResult, item_results
 from ._scan import BATCH_BYTES
 from ._table import BenchmarkTable
 from ._tokenize import tokenize_texts
@@ -91,7 +91,7 @@ def _ensure_index(shards: list[Shard], corpus: OverlapCorpus, run: OverlapRun,
 def index_results(table: BenchmarkTable, shards: list[Shard], corpus: OverlapCorpus, run: OverlapRun,
                   metrics: Sequence[Metric], *, say: Callable[[str], None] | None = None,
                   on_bytes: Callable[[int], None] | None = None,
-                  threads: int | None = None) -> tuple[list[ItemResult], ScanPartial]:
+                  threads: int | None = None) -> tuple[list[OverlapResult], ScanPartial]:
     """Every metric on every item of ``table`` from the index (see the module)."""
     _ensure_index(shards, corpus, run, say, on_bytes)
     start = time.perf_counter()
@@ -157,7 +157,7 @@ def index_results(table: BenchmarkTable, shards: list[Shard], corpus: OverlapCor
                     measures[m.name] = Measure(score, score >= m.threshold, {
                         "rank": rank, "chunk": chunk[:200], "documents": len(hits[i]),
                         "corpus": hit.shard, "doc": hit.doc})
-            merged.append(ItemResult(res.benchmark, res.instance_id, res.n_tokens, measures, res.masked,
+            merged.append(OverlapResult(res.benchmark, res.instance_id, res.n_tokens, measures, res.masked,
                                      res.matches, res.quotes_cut))
         results = merged
     return results, partial

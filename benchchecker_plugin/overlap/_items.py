@@ -58,7 +58,7 @@ class OverlapItem:
         return self.text if self.question is None else self.question
 
 
-def mc_item(benchmark: str, instance_id: str, question: str, options: Sequence[str],
+def mc_query(benchmark: str, instance_id: str, question: str, options: Sequence[str],
             gold: int) -> OverlapItem:
     """A multiple-choice item: query question + gold option (TruthfulQA-style benchmarks: the
     question alone), parts question, gold answer, options."""
@@ -71,7 +71,7 @@ def mc_item(benchmark: str, instance_id: str, question: str, options: Sequence[s
 
 def mc_queries(items: Iterable[BenchmarkItem]) -> list[OverlapItem]:
     """The queries of multiple-choice items (``ts-guess``'s, any lm-eval or Inspect task's)."""
-    return [mc_item(i.benchmark, i.instance_id, i.question, i.options, i.answer) for i in items]
+    return [mc_query(i.benchmark, i.instance_id, i.question, i.options, i.answer) for i in items]
 
 
 def bug_queries(instances: Iterable[BugInstance]) -> list[OverlapItem]:
@@ -114,9 +114,9 @@ def _row_item(benchmark: str, where: str, row: Any) -> OverlapItem:
         if not (isinstance(options, list) and options and all(isinstance(o, str) for o in options)):
             raise DataError(f"{where}: 'options' is not a list of texts")
         if isinstance(answer, int) and not isinstance(answer, bool) and 0 <= answer < len(options):
-            return mc_item(benchmark, str(ident), question, options, answer)
+            return mc_query(benchmark, str(ident), question, options, answer)
         if isinstance(answer, str) and answer in options:
-            return mc_item(benchmark, str(ident), question, options, options.index(answer))
+            return mc_query(benchmark, str(ident), question, options, options.index(answer))
         raise DataError(f"{where}: 'answer' must be the index or the text of one of the "
                         f"{len(options)} options")
     if isinstance(answer, str):

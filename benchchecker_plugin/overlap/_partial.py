@@ -31,7 +31,7 @@ SNIPPET = 300
 FORMAT = 2
 
 
-class Location(NamedTuple):
+class MatchLocation(NamedTuple):
     """Where a part of an item was found: shard, document id, raw code-point span and its text
     (``text == raw[start:end]``; ``cut`` when the match ran past :data:`SNIPPET` characters). A
     named tuple: a scan makes tens of thousands of them."""
@@ -45,13 +45,13 @@ class Location(NamedTuple):
     cut: bool = False
 
     @staticmethod
-    def quote(corpus: str, doc: str, raw: str, start: int, end: int, part: str, shift: int = 0) -> Location:
+    def quote(corpus: str, doc: str, raw: str, start: int, end: int, part: str, shift: int = 0) -> MatchLocation:
         """``raw[start:end]`` (cut at :data:`SNIPPET`); ``raw`` begins ``shift`` code points into
         the document (a passage of it), so the offsets are the document's."""
         if end - start > SNIPPET:
-            return Location(corpus, doc, start + shift, start + SNIPPET + shift, raw[start:start + SNIPPET],
+            return MatchLocation(corpus, doc, start + shift, start + SNIPPET + shift, raw[start:start + SNIPPET],
                             part, True)
-        return Location(corpus, doc, start + shift, end + shift, raw[start:end], part, False)
+        return MatchLocation(corpus, doc, start + shift, end + shift, raw[start:end], part, False)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"corpus": self.corpus, "doc": self.doc, "start": self.start,
@@ -76,9 +76,9 @@ class ScanPartial:
     matched: np.ndarray        # int64 tokens matched
     options: np.ndarray        # int64 options found near the question
     docs: np.ndarray           # int64 documents holding the question
-    evidence: Mapping[int, tuple[Location, ...]]
+    evidence: Mapping[int, tuple[MatchLocation, ...]]
     quoted: np.ndarray         # int64 exact matches long enough to quote
-    quotes: Mapping[int, tuple[tuple[int, Location], ...]] = field(default_factory=dict)
+    quotes: Mapping[int, tuple[tuple[int, MatchLocation], ...]] = field(default_factory=dict)
     documents: int = 0
     bytes: int = 0
     seconds: float = 0.0
@@ -113,8 +113,8 @@ def better(kind_b: np.ndarray, sim_b: np.ndarray, m_b: np.ndarray, kind_a: np.nd
     return (kind_b > kind_a) | ((kind_b == kind_a) & ((sim_b > sim_a + 1e-12) | (eq & (m_b > m_a))))
 
 
-def merge_quotes(a: Sequence[tuple[int, Location]], b: Sequence[tuple[int, Location]],
-                 keep: int) -> tuple[tuple[int, Location], ...]:
+def merge_quotes(a: Sequence[tuple[int, MatchLocation]], b: Sequence[tuple[int, MatchLocation]],
+                 keep: int) -> tuple[tuple[int, MatchLocation], ...]:
     """The ``keep`` longest of ``a`` then ``b`` (stable: a's first among equal lengths)."""
     return tuple(sorted([*a, *b], key=lambda x: -x[0])[:keep])
 
@@ -170,8 +170,8 @@ def from_payload(arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> S
         tuple(meta["shards"]), counts, np.asarray(arrays["kind"], np.int8),
         np.asarray(arrays["sim"], np.float64), np.asarray(arrays["matched"], np.int64),
         np.asarray(arrays["options"], np.int64), np.asarray(arrays["docs"], np.int64),
-        {int(i): tuple(Location(*x) for x in e) for i, e in meta["evidence"].items()},
+        {int(i): tuple(MatchLocation(*x) for x in e) for i, e in meta["evidence"].items()},
         np.asarray(arrays["quoted"], np.int64),
-        {int(i): tuple((int(n), Location(*x)) for n, x in q) for i, q in meta["quotes"].items()},
+        {int(i): tuple((int(n), MatchLocation(*x)) for n, x in q) for i, q in meta["quotes"].items()},
         int(meta["documents"]), int(meta["bytes"]), float(meta["seconds"]),
         tuple((str(a), str(b)) for a, b in meta["failed"]))

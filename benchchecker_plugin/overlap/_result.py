@@ -29,7 +29,7 @@ METHOD = "benchchecker.overlap"
 
 
 @dataclass(frozen=True)
-class ItemResult:
+class OverlapResult:
     benchmark: str
     instance_id: str
     n_tokens: int
@@ -69,7 +69,7 @@ def parts_evidence(table: BenchmarkTable, partial: ScanPartial, index: int) -> P
         item.parts in ("question", "text", "patch", "problem_statement+patch"))
 
 
-def item_results(table: BenchmarkTable, partial: ScanPartial, metrics: Sequence[Metric]) -> list[ItemResult]:
+def item_results(table: BenchmarkTable, partial: ScanPartial, metrics: Sequence[Metric]) -> list[OverlapResult]:
     """Every metric on every item of a scanned table."""
     dense = dense_counts(table, partial)
     windowed = window_metrics(metrics)
@@ -95,7 +95,7 @@ def item_results(table: BenchmarkTable, partial: ScanPartial, metrics: Sequence[
                            m["start"] == d["start"] and m["end"] == d["end"] for m in matches):
                     matches.append(d)
             cut = int(partial.quoted[index]) > len(partial.quotes.get(index, ()))
-            out.append(ItemResult(item.benchmark, item.instance_id, int(table.n_tokens[index]),
+            out.append(OverlapResult(item.benchmark, item.instance_id, int(table.n_tokens[index]),
                                   measures, masked, tuple(matches), cut))
     nan = sum(1 for w in caught if issubclass(w.category, RuntimeWarning))
     if nan:
@@ -105,7 +105,7 @@ def item_results(table: BenchmarkTable, partial: ScanPartial, metrics: Sequence[
     return out
 
 
-def overlap_flags(results: Sequence[ItemResult], failed: Sequence[str], shards: int, documents: int,
+def overlap_flags(results: Sequence[OverlapResult], failed: Sequence[str], shards: int, documents: int,
                   *, rule: str = DEFAULT_RULE, model: str = ANY_MODEL) -> list[ContaminationFlag]:
     """One flag per item (see the module); ``failed``: the shards that could not be read."""
     flags = []

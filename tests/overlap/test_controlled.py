@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
-from benchchecker_plugin.overlap import OverlapItem, build_table, item_results, mc_item, scan_texts
+from benchchecker_plugin.overlap import OverlapItem, mc_query
 from benchchecker_plugin.overlap._controlled import (
     BASELINE,
     EVAL_METRICS,
@@ -22,6 +22,9 @@ from benchchecker_plugin.overlap._controlled import (
     run_overlap_eval,
 )
 from benchchecker_plugin.overlap._planting import Form
+from benchchecker_plugin.overlap._result import item_results
+from benchchecker_plugin.overlap._scan import scan_texts
+from benchchecker_plugin.overlap._table import build_table
 from benchchecker_plugin.tsguessing import BenchmarkItem
 from tests.helpers import SHARED_DATA, needs_shared_data
 
@@ -41,10 +44,10 @@ def _pairs() -> list[tuple[BenchmarkItem, OverlapItem]]:
     for k in range(N_PER):
         options = tuple(words(3) for _ in range(4))
         item = BenchmarkItem("mmlu", f"s/{k}", words(15), options, 1)
-        out.append((item, mc_item("mmlu", item.instance_id, item.question, options, 1)))
+        out.append((item, mc_query("mmlu", item.instance_id, item.question, options, 1)))
     for k in range(N_PER):
         item = BenchmarkItem("truthfulqa", str(k), words(9), (words(4), words(4), words(4)), 0)
-        out.append((item, mc_item("truthfulqa", item.instance_id, item.question, item.options, 0)))
+        out.append((item, mc_query("truthfulqa", item.instance_id, item.question, item.options, 0)))
     return out
 
 

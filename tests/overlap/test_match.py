@@ -10,8 +10,10 @@ import warnings
 
 import pytest
 
-from benchchecker_plugin.overlap import DEFAULT_METRICS, item_results, mc_item, scan_texts
+from benchchecker_plugin.overlap import DEFAULT_METRICS, mc_query
 from benchchecker_plugin.overlap._partial import SNIPPET
+from benchchecker_plugin.overlap._result import item_results
+from benchchecker_plugin.overlap._scan import scan_texts
 from benchchecker_plugin.overlap._table import build_table
 
 Q = "Which planet in the Solar System has the shortest orbital period around the Sun’s centre?"
@@ -24,16 +26,16 @@ FILLER = ("The standard library offers modules for text processing, binary data 
 
 def _items() -> list:
     return [
-        mc_item("mmlu", "planet", Q, OPTS, 1),
-        mc_item("mmlu", "capital-fr", "What is the capital city of the French Republic today?",
+        mc_query("mmlu", "planet", Q, OPTS, 1),
+        mc_query("mmlu", "capital-fr", "What is the capital city of the French Republic today?",
                 ["Paris", "Lyon", "Nice", "Lille"], 0),
-        mc_item("mmlu", "capital-de", "What is the capital city of the German Republic today?",
+        mc_query("mmlu", "capital-de", "What is the capital city of the German Republic today?",
                 ["Berlin", "Bonn", "Munich", "Hamburg"], 0),
-        mc_item("mmlu", "p1", f"{PASSAGE}\nWhich best describes the housing of the workers?",
+        mc_query("mmlu", "p1", f"{PASSAGE}\nWhich best describes the housing of the workers?",
                 ["company owned", "rented", "none", "free"], 0),
-        mc_item("mmlu", "p2", f"{PASSAGE}\nWhere did most of the workers come from originally?",
+        mc_query("mmlu", "p2", f"{PASSAGE}\nWhere did most of the workers come from originally?",
                 ["the farms", "cities", "the sea", "abroad"], 0),
-        mc_item("mmlu", "short", "−4 + (−3) =", ["−7", "−1", "1", "7"], 0),
+        mc_query("mmlu", "short", "−4 + (−3) =", ["−7", "−1", "1", "7"], 0),
     ]
 
 
@@ -113,7 +115,7 @@ def test_evidence_quotes_non_ascii_escaped_and_markup_documents() -> None:
 
 def test_quotes_are_capped_per_item_and_the_cut_is_said() -> None:
     long_q = " ".join(f"word{i}" for i in range(400))
-    table = build_table([mc_item("b", "long", long_q, ["yes", "no"], 0)])
+    table = build_table([mc_query("b", "long", long_q, ["yes", "no"], 0)])
     partial = scan_texts(table, [long_q] * 7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -133,7 +135,7 @@ def test_a_document_with_more_candidates_than_the_buffer_finds_every_item() -> N
 
     rng = np.random.default_rng(0)
     vocab = [f"w{k}" for k in range(3000)]
-    items = [mc_item("b", str(k), " ".join(rng.choice(vocab, 12)), [" ".join(rng.choice(vocab, 3))
+    items = [mc_query("b", str(k), " ".join(rng.choice(vocab, 12)), [" ".join(rng.choice(vocab, 3))
                                                                     for _ in range(4)], 0)
              for k in range(300)]
     dump = "\n".join(f'"{i.question}",{",".join(i.options)},0' for i in items)

@@ -10,23 +10,19 @@ import numpy as np
 import pytest
 
 from benchchecker_plugin.errors import InputError
-from benchchecker_plugin.overlap import (
+from benchchecker_plugin.overlap import OverlapItem, Parts, get_metric, tokens
+from benchchecker_plugin.overlap._metrics import (
     AnyNgram,
     Coverage,
     ItemWindows,
     LongestMatch,
-    OverlapItem,
-    Parts,
+    PartsEvidence,
     Retrieval,
     TokenLevel,
-    build_table,
-    get_metric,
-    item_results,
-    scan_texts,
-    tokens,
 )
-from benchchecker_plugin.overlap._metrics import PartsEvidence
-from benchchecker_plugin.overlap._result import dense_counts, item_windows
+from benchchecker_plugin.overlap._result import dense_counts, item_results, item_windows
+from benchchecker_plugin.overlap._scan import scan_texts
+from benchchecker_plugin.overlap._table import build_table
 
 
 def windows(n_tokens: int, n: int, counts: list[int]) -> ItemWindows:

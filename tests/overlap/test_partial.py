@@ -15,10 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchchecker_plugin.overlap import DEFAULT_METRICS, OverlapItem, item_results, overlap_flags, shards_of
+from benchchecker_plugin.overlap import DEFAULT_METRICS, OverlapItem, shards_of
 from benchchecker_plugin.overlap import _scan as scan_mod
 from benchchecker_plugin.overlap._found import Found
 from benchchecker_plugin.overlap._partial import ScanPartial, combine, combine_all, from_payload, to_payload
+from benchchecker_plugin.overlap._result import item_results, overlap_flags
 from benchchecker_plugin.overlap._scan import scan_corpus, scan_shard
 from benchchecker_plugin.overlap._table import build_table
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import InputError
-from benchchecker_plugin.overlap import OverlapCorpus, OverlapRun, mc_item, overlap_settings, run_overlap
+from benchchecker_plugin.overlap import OverlapCorpus, OverlapRun, mc_query, overlap_settings, run_overlap
 from benchchecker_plugin.overlap import _scan as scan_mod
 
 MMLU_Q = "Which planet in the Solar System has the shortest orbital period around the Sun?"
@@ -17,10 +17,10 @@ TQA_Q = "What happens if you crack your knuckles a lot over many years of your l
 
 
 def _items() -> list:
-    return [mc_item("mmlu", "m/0", MMLU_Q, ["Venus", "Mercury", "Mars", "Earth"], 1),
-            mc_item("mmlu", "m/1", "Which gas makes up most of the air that we breathe on Earth?",
+    return [mc_query("mmlu", "m/0", MMLU_Q, ["Venus", "Mercury", "Mars", "Earth"], 1),
+            mc_query("mmlu", "m/1", "Which gas makes up most of the air that we breathe on Earth?",
                     ["Oxygen", "Nitrogen", "Argon", "Carbon dioxide"], 1),
-            mc_item("truthfulqa", "0", TQA_Q, ["Nothing in particular happens", "Arthritis"], 0)]
+            mc_query("truthfulqa", "0", TQA_Q, ["Nothing in particular happens", "Arthritis"], 0)]
 
 
 def _corpus(tmp_path: Path) -> Path:

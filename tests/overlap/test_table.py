@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from benchchecker_plugin.errors import InputError
-from benchchecker_plugin.overlap import OverlapItem, build_table, mc_item, tokens
-from benchchecker_plugin.overlap._table import MIN_INFO, PASSAGE_MIN
+from benchchecker_plugin.overlap import OverlapItem, mc_query, tokens
+from benchchecker_plugin.overlap._table import MIN_INFO, PASSAGE_MIN, build_table
 
 PASSAGE = ("This question refers to the following information. The mill towns of the valley grew "
            "around the river, and their owners built housing for the workers who came from the farms.")
@@ -16,11 +16,11 @@ PASSAGE = ("This question refers to the following information. The mill towns of
 
 def _items() -> list[OverlapItem]:
     return [
-        mc_item("b", "p1", f"{PASSAGE}\nWhich best describes the housing?", ["owned", "rented", "none", "free"], 0),
-        mc_item("b", "p2", f"{PASSAGE}\nWhere did the workers come from?", ["farms", "cities", "sea", "abroad"], 0),
-        mc_item("b", "dup1", "Which of these is a prime number?", ["4", "6", "7", "9"], 2),
-        mc_item("b", "dup2", "Which of these is a prime number?", ["8", "11", "12", "15"], 1),
-        mc_item("b", "short", "−4 + (−3) =", ["−7", "−1", "1", "7"], 0),
+        mc_query("b", "p1", f"{PASSAGE}\nWhich best describes the housing?", ["owned", "rented", "none", "free"], 0),
+        mc_query("b", "p2", f"{PASSAGE}\nWhere did the workers come from?", ["farms", "cities", "sea", "abroad"], 0),
+        mc_query("b", "dup1", "Which of these is a prime number?", ["4", "6", "7", "9"], 2),
+        mc_query("b", "dup2", "Which of these is a prime number?", ["8", "11", "12", "15"], 1),
+        mc_query("b", "short", "−4 + (−3) =", ["−7", "−1", "1", "7"], 0),
         OverlapItem("t", "q", "What happens if you crack your knuckles a lot?", "question",
                     "What happens if you crack your knuckles a lot?", "Nothing in particular",
                     ("Nothing in particular", "You get arthritis")),
