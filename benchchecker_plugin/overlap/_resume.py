@@ -66,9 +66,11 @@ def save_partial(path: Path, partial: ScanPartial, key: str) -> None:
             with open(tmp, "wb") as fh:
                 arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), np.uint8)
                 np.savez(fh, **arrays)  # type: ignore[arg-type]
-    except OSError as exc:
+    except (OSError, InputError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+            str(exc).rsplit("(", 1)[-1].rstrip(")") if isinstance(exc, InputError) else str(exc)
         raise InputError(f"--state {path.parent}: cannot keep the scan of {partial.shards[0]} "
-                         f"({exc.strerror or exc}); the shards kept before are whole") from None
+                         f"({why}); the shards kept before are whole") from None
 
 
 def load_partial(path: Path, key: str) -> ScanPartial:
