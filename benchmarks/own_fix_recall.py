@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from benchchecker_plugin.flags import write_flags
     from benchchecker_plugin.instances import load_instances
     from benchchecker_plugin.repos import repo_dir_name, unapplies
-    from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+    from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
     from benchchecker_plugin.stage2._own_fix import own_fix_snapshot, pr_dates
     from benchchecker_plugin.stage2._sources import locate
 
@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         missing = [k for k in want if k not in have]
         if missing:
             t0 = time.perf_counter()
-            run = run_grid(insts, args.repos_dir, {m: w for (_, m), w in want.items()}, config=config, pairs=missing)
+            run = run_stage2(insts, args.repos_dir, {m: w for (_, m), w in want.items()}, config=config, pairs=missing)
             have.update({(f.instance_id, f.model): f for f in run.flags})
             args.stage2_cache.mkdir(parents=True, exist_ok=True)
             write_flags(cache, sorted(have.values(), key=lambda f: (f.instance_id, f.model)))

@@ -15,7 +15,7 @@ What it does, in order (library calls, no subprocess):
    fetch``; ``--source`` is its URL template). An instance whose repository is not cloned there is
    **not covered**: it gets no flag and is left out of every rate (it is *not* undecided);
 3. runs Stage II (was the gold patch in the repository at the cutoff?) for every covered
-   instance at every submission model's cutoff in one grid run (``run_grid``);
+   instance at every submission model's cutoff in one run (``run_stage2``);
 4. merges with policy ``benchchecker``: contaminated = Stage I (repository in the training data)
    AND Stage II (patch present). Stage I cannot be run for closed models here, so it is *assumed*
    true (``--assume-repo-seen``: these repositories are among the most-starred on GitHub);
@@ -176,20 +176,20 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
 
     With ``--stage2-cache DIR`` the flags are kept per (instance, cutoff instant) in
     ``DIR/owner__name.at.jsonl``: pairs found there are read, the missing ones computed
-    (``run_grid(pairs=...)``) and appended as soon as the repository is done. With
+    (``run_stage2(pairs=...)``) and appended as soon as the repository is done. With
     ``--cached-only`` nothing is computed: a repository missing any pair is returned as
     unfinished."""
     from dataclasses import replace
 
+    from benchchecker_plugin.cutoff import parse_cutoff
     from benchchecker_plugin.flags import write_flags
     from benchchecker_plugin.repos import repo_dir_name
-    from benchchecker_plugin.stage2 import PresenceConfig, run_grid, why_clean
-    from benchchecker_plugin.stage2._engine import cutoff_when
+    from benchchecker_plugin.stage2 import PresenceConfig, run_stage2, why_clean
     from benchchecker_plugin.stage2._own_fix import own_fix_snapshot, pr_dates
     from benchchecker_plugin.stage2._sources import locate
 
-    whens = {m: cutoff_when(m, c) for m, c in cutoffs.items()}
-    extra = [cutoff_when(d, d) for d in (args.extra_dates or [])]
+    whens = {m: parse_cutoff(c) for m, c in cutoffs.items()}
+    extra = [parse_cutoff(d) for d in (args.extra_dates or [])]
     at_all = sorted(set(whens.values()) | set(extra))
     dated = pr_dates(covered)
     by_repo: dict[str, list[Any]] = {}
@@ -218,7 +218,7 @@ def _stage2(covered: list[Any], args: argparse.Namespace, cutoffs: dict[str, Any
             continue
         if missing:
             t0 = time.perf_counter()
-            run = run_grid(insts, args.repos_dir, {m: w for (_, m), w in want.items()}, config=config,
+            run = run_stage2(insts, args.repos_dir, {m: w for (_, m), w in want.items()}, config=config,
                            pairs=missing)
             took += time.perf_counter() - t0
             snapshots += run.snapshots

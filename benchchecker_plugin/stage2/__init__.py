@@ -4,20 +4,20 @@ Pipeline: :mod:`._patch` (diff -> logical-line blocks) -> :mod:`._normalize` (bo
 :mod:`._localize` (same name, moved, GumTree-style subtree match; line alignment with a pluggable
 :mod:`._similarity`) -> :mod:`._decide` -> optional tests of the spliced patch (:mod:`._splice`, run
 by :mod:`benchchecker_plugin.testrun`); :mod:`._judge` judges one instance against one snapshot, and
-:mod:`._engine`, the one driver, runs instances x {model: cutoff} on an executor (one task per
-repository; :mod:`._presence` is it at one cutoff).
+:mod:`._engine`'s :func:`run_stage2`, the one entry, runs instances x {model: cutoff} on an executor
+(one task per repository), one cutoff or many; each instance at each snapshot is a
+:class:`PresenceVerdict` before it becomes a flag.
 
 The test runners live in :mod:`benchchecker_plugin.testrun`.
 """
 
 from ._config import METHOD, PresenceConfig
-from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
-from ._engine import GridRun, patch_presence_grid, run_grid, run_stage2
+from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, PresenceVerdict, decide
+from ._engine import GridRun, run_stage2
 from ._languages import LanguageSpec, get_language, language_names, register_language
 from ._localize import LineMatch, Location, SnapshotIndex, align, localize
 from ._normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
 from ._patch import PatchBlock, parse_patch
-from ._presence import patch_presence, summary_line
 from ._similarity import (
                          EmbeddingSimilarity,
                          ExactSimilarity,
@@ -27,6 +27,7 @@ from ._similarity import (
                          get_similarity,
 )
 from ._splice import SpliceError, modified_patch
+from ._summary import summary_line
 from ._synthetic import build_history
 from ._why_clean import CleanKind, why_clean
 
@@ -47,6 +48,7 @@ __all__ = [
     "ParsedSource",
     "PatchBlock",
     "PresenceConfig",
+    "PresenceVerdict",
     "RerankSimilarity",
     "Scope",
     "Similarity",
@@ -63,10 +65,7 @@ __all__ = [
     "normalize_code",
     "parse_patch",
     "parse_source",
-    "patch_presence",
-    "patch_presence_grid",
     "register_language",
-    "run_grid",
     "run_stage2",
     "summary_line",
     "why_clean",
