@@ -90,23 +90,19 @@ class ResolvedMatrix:
         """Build from ``{submission: resolved ids}``; ids outside ``instance_ids`` are an error."""
         ids = tuple(instance_ids)
         _check_unique(ids, "instance id")
-        index = pd.Index(ids)   # its hash table looks ids up in C
+        position = {iid: k for k, iid in enumerate(ids)}   # one lookup per resolved id
         names = tuple(resolved)
         mat = np.zeros((len(names), len(ids)), dtype=bool)
         for s, name in enumerate(names):
-            ids_of = resolved[name]
-            if isinstance(ids_of, (set, frozenset)):   # a row by membership: no list, no lookup
-                row = np.fromiter(map(ids_of.__contains__, ids), bool, len(ids))
-                if int(row.sum()) == len(ids_of):
-                    mat[s] = row
-                    continue
-            given = list(ids_of)
-            where = index.get_indexer(given) if given else np.zeros(0, np.intp)
-            if (where < 0).any():
-                unknown = [iid for iid, i in zip(given, where) if i < 0]
+            given = resolved[name]
+            given = given if isinstance(given, (set, frozenset, list, tuple)) else list(given)
+            try:
+                where = np.fromiter(map(position.__getitem__, given), np.intp, len(given))
+            except KeyError:
+                unknown = [iid for iid in given if iid not in position]
                 shown = ", ".join(sorted(unknown)[:5]) + (" ..." if len(unknown) > 5 else "")
                 raise DataError(f"submission {name}: {len(unknown)} resolved instance ids are not "
-                                f"in the benchmark's instance list: {shown}")
+                                f"in the benchmark's instance list: {shown}") from None
             mat[s, where] = True
         return cls(names, ids, mat)
 
@@ -215,7 +211,7 @@ def bootstrap_draws(instance_ids: Sequence[str], tiers: Mapping[str, str] | None
                     options: RescoreOptions | None = None, **overrides: Unpack[RescoreOverrides]
                     ) -> BootstrapDraws | None:
     """The cluster bootstrap's draws for :func:`rate_and_pool` on ``instance_ids`` and ``tiers``
-    (``options`` as there), started now in a background thread so that they are made while the
+    (``options`` as there), started now on a pool of threads so that they are made while the
     caller reads its other inputs; give them to ``rate_and_pool(draws=)``, :meth:`close
     <.strata.BootstrapDraws.close>` them if it is not called. ``None`` when there is nothing to
     draw or the tiers do not cover the instances (``rate_and_pool`` says so)."""
