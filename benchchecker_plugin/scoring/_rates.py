@@ -51,7 +51,7 @@ from ._bootstrap import seed_key, wilson_interval
 from ._pooled import POOLED_COLUMNS, TOO_FEW, per_submission_table, pooled_table
 from ._power import MdeConfig, draw_worlds, minimum_detectable_drop
 from ._roc import UndefinedMetricWarning
-from ._strata import BootstrapDraws, StrataSums, strata_sums
+from ._strata import OUTSIDE, BootstrapDraws, StrataSums, strata_sums
 from ._verdict_codes import CLEAN, CONTAMINATED, UNDECIDED, verdict_code_rows
 
 LEADERBOARD_COLUMNS = (
@@ -141,15 +141,44 @@ class _Prepared:
 
     def distinct(self) -> dict[str, np.ndarray]:
         res = self.matrix.resolved
-        return {"clean": self.codes == _CLEAN, "resolved_clean": res & (self.codes == _CLEAN),
-                "contaminated": self.codes == _CONTAMINATED, "undecided": self.codes == _UNDECIDED,
-                "tier_idx": self.tier_idx}
+        out = {"clean": self.codes == _CLEAN, "resolved_clean": res & (self.codes == _CLEAN),
+               "contaminated": self.codes == _CONTAMINATED, "undecided": self.codes == _UNDECIDED,
+               "tier_idx": self.tier_idx}
+        if self.codes.size and bool((self.codes == OUTSIDE).any()):
+            out["eligible"] = self.codes != OUTSIDE
+        return out
+
+
+def _own_lists(codes: np.ndarray, matrix: ResolvedMatrix,
+               lists: Mapping[str, Iterable[str]] | None) -> np.ndarray:
+    """``codes`` with :data:`~.strata.OUTSIDE` where an instance is not in its submission's own
+    instance list (``lists``: several boards rated together; a submission without a list has
+    them all); a resolved id outside its own list is a :class:`DataError`."""
+    if not lists:
+        return codes
+    unknown = [s for s in lists if s not in set(matrix.submissions)]
+    if unknown:
+        raise InputError(f"instance lists name unknown submissions: {', '.join(unknown[:5])}")
+    position = {iid: k for k, iid in enumerate(matrix.instance_ids)}
+    codes = codes.copy()
+    for s, name in enumerate(matrix.submissions):
+        if name not in lists:
+            continue
+        own = np.zeros(len(position), bool)
+        own[[position[i] for i in lists[name] if i in position]] = True
+        stray = matrix.resolved[s] & ~own
+        if stray.any():
+            shown = ", ".join(matrix.instance_ids[k] for k in np.flatnonzero(stray)[:5])
+            raise DataError(f"submission {name}: resolved instances outside its own instance "
+                            f"list: {shown}")
+        codes[s, ~own] = OUTSIDE
+    return codes
 
 
 def _prepare(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
              instance_ids: Sequence[str] | None, verdicts: Mapping[str, Any] | None,
-             tiers: Mapping[str, str] | None, group_hard: bool, covered: Iterable[str] | None
-             ) -> _Prepared:
+             tiers: Mapping[str, str] | None, group_hard: bool, covered: Iterable[str] | None,
+             lists: Mapping[str, Iterable[str]] | None = None) -> _Prepared:
     if not isinstance(resolved, ResolvedMatrix):
         if instance_ids is None:
             raise InputError("instance_ids (the benchmark's instance list) is required with a "
@@ -159,6 +188,7 @@ def _prepare(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
         raise InputError("instance_ids differ from the ResolvedMatrix's instance_ids")
     matrix = resolved if covered is None else _restrict(resolved, covered)
     codes = verdict_code_rows(verdicts or {}, matrix.submissions, matrix.instance_ids)
+    codes = _own_lists(codes, matrix, lists)
     names, idx = _tier_index(tiers, matrix.instance_ids, group_hard)
     return _Prepared(resolved, matrix, codes, names, idx)
 
@@ -288,15 +318,19 @@ def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                   dates: Mapping[str, str] | None = None, options: RescoreOptions | None = None,
                   covered: Iterable[str] | None = None, mde: MdeConfig | None = None,
                   draws: BootstrapDraws | None = None,
+                  lists: Mapping[str, Iterable[str]] | None = None,
                   **overrides: Unpack[RescoreOverrides]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(rate_table(...), pooled_summary(...))`` on the same inputs, equal to calling each, with
     the inputs prepared and the cluster bootstrap drawn once instead of twice. With ``mde``, both
     tables gain an ``mde`` column (:mod:`._power`): the minimum detectable drop of every cell whose
     drop is estimated (``nan`` elsewhere). ``draws``: the bootstrap's draws started earlier
     (:func:`bootstrap_draws`), taken when they are of these tiers and options (else drawn here):
-    the same numbers either way."""
+    the same numbers either way. ``lists``: ``{submission: its own instance ids}`` when
+    submissions of several boards are rated together over the union ``instance_ids`` (an
+    instance shared by boards is one cluster of the bootstrap): each submission is rated over its
+    own list only (its rates, counts and MDE), and a pooled cell over the lists of its members."""
     opts = RescoreOptions.of(options, **overrides).check()
-    prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered)
+    prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered, lists)
     sums = _sums(prep, opts, draws)
     table = _rates(prep, sums, by_tier=tiers is not None, models=models, dates=dates, opts=opts)
     summary = _pooled(prep, sums, groups, by_tier=tiers is not None, opts=opts)

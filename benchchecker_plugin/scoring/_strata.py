@@ -36,6 +36,9 @@ from ..errors import InputError
 #: the per-instance quantities summed per stratum, in this order along axis 2 of StrataSums.q
 QUANTITIES = ("R", "C", "RC", "X", "RX", "U", "RU")
 CLEAN, CONTAMINATED, UNDECIDED = 0, 1, 2
+#: the code of an instance outside a submission's own instance list (several boards pooled): in
+#: none of C, X, U, so the submission's stratum size ``C + X + U`` leaves it out
+OUTSIDE = 3
 #: resamples per generator: the unit of the split draws (the product's blocks are whole chunks)
 CHUNK = 32
 
@@ -146,7 +149,8 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
     """Per-stratum sums of the data (resample 0) and of ``n_boot`` cluster-bootstrap resamples.
 
     ``resolved`` (submissions x instances, bool), ``codes`` (same shape; 0 clean, 1 contaminated,
-    2 undecided), ``tier_idx`` (instances; 0 .. ``n_tiers`` - 1). ``draws``: the counts already
+    2 undecided, 3 outside the submission's instance list), ``tier_idx`` (instances; 0 ..
+    ``n_tiers`` - 1). ``draws``: the counts already
     being drawn (:class:`BootstrapDraws`), taken when they are of this seed, ``n_boot`` and
     tier sizes (else drawn here, on ``threads`` threads: the same sums on any number)."""
     res = np.asarray(resolved, dtype=bool)
@@ -156,7 +160,10 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
         raise InputError(f"resolved {res.shape}, codes {codes.shape} and tiers {tier_idx.shape} "
                          "do not match (submissions x instances)")
     if codes.size and not _valid_codes(codes):
-        raise InputError("verdict codes must be 0 (clean), 1 (contaminated) or 2 (undecided)")
+        raise InputError("verdict codes must be 0 (clean), 1 (contaminated), 2 (undecided) or 3 "
+                         "(outside the submission's instances)")
+    if codes.size and bool((res & (codes == OUTSIDE)).any()):
+        raise InputError("a submission resolved an instance outside its own instance list")
     s, n_rows = res.shape[0], 1 + int(n_boot)
     distinct, row_of = _distinct_rows(codes)
     q = np.zeros((n_tiers, n_rows, len(QUANTITIES), s), np.float64)
@@ -203,8 +210,8 @@ def _taken(draws: BootstrapDraws, spans: list[tuple[int, int, int, int]]
 
 def _valid_codes(codes: np.ndarray) -> bool:
     if np.issubdtype(codes.dtype, np.integer):   # (a bound check: no 1e7-element isin)
-        return bool(codes.min() >= CLEAN and codes.max() <= UNDECIDED)
-    return bool(np.isin(codes, (CLEAN, CONTAMINATED, UNDECIDED)).all())
+        return bool(codes.min() >= CLEAN and codes.max() <= OUTSIDE)
+    return bool(np.isin(codes, (CLEAN, CONTAMINATED, UNDECIDED, OUTSIDE)).all())
 
 
 def _ahead(pool: ThreadPoolExecutor, draws: _Draws, spans: list[tuple[int, int, int, int]],

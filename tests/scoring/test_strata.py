@@ -54,6 +54,8 @@ def test_strata_sums_of_submissions_sharing_verdicts_equal_the_plain_sums():
         ref = np.einsum("bi,sqi->bqs", whole[t].astype(np.float64), q[:, :, tier_idx == t])
         assert np.array_equal(sums.q[t], ref)
     with pytest.raises(InputError, match="verdict codes"):
+        strata_sums(res, codes + 2, tier_idx, 2, n_boot=3, seed=7)
+    with pytest.raises(InputError, match="resolved an instance outside its own instance list"):
         strata_sums(res, codes + 1, tier_idx, 2, n_boot=3, seed=7)
 
 
