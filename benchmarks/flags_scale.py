@@ -49,17 +49,14 @@ def _write(path: Path, n: int) -> None:
 
 
 def _old(path: Path) -> int:
-    """The path before: jsonschema validates every record."""
-    from benchchecker_plugin.flags import ContaminationFlag
-    from benchchecker_plugin.flags._io import _validator
+    """The path before: jsonschema validates every record (``validate_record``)."""
+    from benchchecker_plugin.flags import ContaminationFlag, validate_record
 
-    validator = _validator()
     n = 0
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             data = json.loads(line)
-            errors = list(validator.iter_errors(data))
-            assert not errors
+            validate_record(data)
             ContaminationFlag.from_dict(data)
             n += 1
     return n

@@ -221,7 +221,7 @@ def bases_only(instances: Sequence[Any], args: argparse.Namespace) -> int:
     """How each instance's gold patch is read against its project's release snapshots."""
     from benchchecker_plugin.errors import BenchcheckerError
     from benchchecker_plugin.repos import ReleaseHistory, find_releases
-    from benchchecker_plugin.stage2._base_read import read_base
+    from benchchecker_plugin.stage2 import read_base
 
     per: dict[str, Counter] = defaultdict(Counter)
     rows = []

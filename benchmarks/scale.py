@@ -32,6 +32,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -121,9 +122,7 @@ def main() -> None:
         repos = len({i.repo for i in instances})  # one task per repository, unless fewer than CPUs
         per_task = args.instances_per_task or (len(instances) if repos >= args.cpus
                                                else max(1, math.ceil(len(instances) / args.cpus)))
-        from benchchecker_plugin.stage2._engine import group_tasks
-
-        tasks = len(group_tasks(instances, root, cutoffs, config, per_task))
+        tasks = sum(math.ceil(n / per_task) for n in Counter(i.repo.lower() for i in instances).values())
         t0 = time.perf_counter()
         on_ray = run_stage2(instances, root, cutoffs, config=config, executor=ex, instances_per_task=per_task)
         ray_s = time.perf_counter() - t0

@@ -272,7 +272,8 @@ def _rates(prep: _Prepared, sums: StrataSums, *, by_tier: bool, models: Mapping[
     table = per.rename(columns={"group": "submission"})
     table.insert(1, "model", [models.get(s, "") for s in table["submission"]])
     table.insert(2, "date", [dates.get(s, "") for s in table["submission"]])
-    res_counts = (table["original_rate"] * table["n_instances"]).round().astype(int)
+    # (a submission none of whose own instances is covered has no rate: nan, counted 0 here)
+    res_counts = (table["original_rate"] * table["n_instances"]).fillna(0).round().astype(int)
     for name, k, n in (("original", res_counts, table["n_instances"]),
                        ("clean", table["n_resolved_clean"], table["n_clean"]),
                        ("contaminated", (table["contaminated_rate"] * table["n_contaminated"])

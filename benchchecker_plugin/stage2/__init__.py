@@ -11,12 +11,14 @@ by :mod:`benchchecker_plugin.testrun`); :mod:`._judge` judges one instance again
 The test runners live in :mod:`benchchecker_plugin.testrun`.
 """
 
+from ._base_read import BaseRead, read_base
 from ._config import METHOD, PresenceConfig
 from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, PresenceVerdict, decide
 from ._engine import GridRun, run_stage2
 from ._languages import LanguageSpec, get_language, language_names, register_language
 from ._localize import LineMatch, Location, SnapshotIndex, align, localize
 from ._normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
+from ._own_fix import OwnFix, own_fix_snapshot, pr_dates
 from ._patch import PatchBlock, parse_patch
 from ._similarity import (
                          EmbeddingSimilarity,
@@ -26,12 +28,14 @@ from ._similarity import (
                          Similarity,
                          get_similarity,
 )
+from ._sources import locate
 from ._splice import SpliceError, modified_patch
 from ._summary import summary_line
 from ._synthetic import build_history
 from ._why_clean import CleanKind, why_clean
 
 __all__ = [
+    "BaseRead",
     "BlockResult",
     "Category",
     "CleanKind",
@@ -45,6 +49,7 @@ __all__ = [
     "Location",
     "LogicalLine",
     "METHOD",
+    "OwnFix",
     "ParsedSource",
     "PatchBlock",
     "PresenceConfig",
@@ -61,10 +66,14 @@ __all__ = [
     "get_similarity",
     "language_names",
     "localize",
+    "locate",
     "modified_patch",
     "normalize_code",
+    "own_fix_snapshot",
     "parse_patch",
     "parse_source",
+    "pr_dates",
+    "read_base",
     "register_language",
     "run_stage2",
     "summary_line",
