@@ -3,6 +3,7 @@ bundle (the inputs of every figure) and a page rebuilt from it alone."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -83,10 +84,13 @@ def _command(ctx: click.Context) -> str:
             parts.append(flag)
             continue
         for v in values:
-            text = str(v)
-            short = "=".join(f"<{Path(p).name}>" if "/" in p else p for p in text.split("=", 1))
-            parts.append(f"{flag} {short}")
+            parts.append(f"{flag} {'='.join(_short(p) for p in str(v).split('=', 1))}")
     return " ".join(parts)
+
+
+def _short(text: str) -> str:
+    """A path as ``<its last part>`` (the build facts name no folder of the machine)."""
+    return f"<{Path(text).name}>" if os.sep in text and Path(text).exists() else text
 
 
 @writes_into("out", _FILES)
@@ -215,6 +219,7 @@ def republish(board: tuple[str, ...], instances: tuple[str, ...], tiers: tuple[s
         command=_command(click.get_current_context()),
         **{**{k: v for k, v in options.items() if not isinstance(v, tuple)}, **tuples})
     bundle = run(config, out, say=lambda line: click.echo(line, err=True))
-    scored = bundle.instances["submission"].nunique()
-    click.echo(f"{bundle.facts.stage2}; {scored} submissions scored of {bundle.facts.n_submissions}; "
-               f"wrote the bundle and its page into {out}")
+    published, banded = bundle.published["submission"].nunique(), len(bundle.facts.bands)
+    click.echo(f"{bundle.facts.stage2}; of {bundle.facts.n_submissions} submissions {published} scored at "
+               f"a published cutoff, {banded} over a plausible interval, {len(bundle.unscored)} not "
+               f"scored; wrote the bundle and its page into {out}")
