@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from ..rescore_options import RescoreOptions
-from ..scoring import MdeConfig, UndefinedMetricWarning, rate_and_pool
+from ..scoring import ALL_TIER, MdeConfig, UndefinedMetricWarning, rate_and_pool
 from ._facts import BuildFacts
 
 CLAUDE4 = re.compile(r"claude-(4-(sonnet|opus)|(sonnet|opus)-4)(?![-.]5)", re.I)
@@ -85,7 +85,8 @@ def score(inst: pd.DataFrame, column: str, groups: Mapping[str, Sequence[str]], 
     """The rate table and pooled summary of the rows ``inst`` with verdicts from ``column``,
     over the covered instances (those whose verdict is not ``not covered``, or ``covered``)."""
     ids = list(dict.fromkeys(inst["instance_id"]))
-    tiers = dict(zip(inst["instance_id"], inst["tier"]))
+    # a board without difficulty labels (SWE-bench Lite, full) has the one tier "all": no tier rows
+    tiers = None if set(inst["tier"]) == {ALL_TIER} else dict(zip(inst["instance_id"], inst["tier"]))
     cov = covered if covered is not None else set(
         inst.loc[inst[column] != "not covered", "instance_id"])
     resolved = {s: list(part.loc[part["resolved"] == 1, "instance_id"])

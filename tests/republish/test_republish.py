@@ -135,3 +135,24 @@ def test_the_inputs_are_refused_in_one_line_naming_them(board: RepublishConfig, 
         republish(dataclasses.replace(board, flags=other), tmp_path / "x")
     with pytest.raises(DataError, match="missing from the bundle"):
         rebuild(tmp_path, tmp_path / "y")
+
+
+def test_a_board_without_difficulty_labels_is_one_tier(tmp_path: Path) -> None:
+    """SWE-bench Lite and full label no difficulty: every instance is in the one tier "all", and
+    the tables have one row per submission and group (no tier rows, no repeated "all" row)."""
+    import json
+
+    folder, instances = write_board(tmp_path, IDS, {"20240110_a": 0.5, "20240620_b": 0.6})
+    rows = [json.loads(line) for line in instances.read_text().splitlines()]
+    instances.write_text("".join(json.dumps({k: v for k, v in r.items() if k != "difficulty"}) + "\n"
+                                 for r in rows))
+    model_map, cutoffs = write_models(tmp_path, {"20240110_a": "m1", "20240620_b": "m2"},
+                                      {"m1": "2023-06", "m2": "2024-01"})
+    flags = write_flags_for(tmp_path / "flags.jsonl", IDS, ["m1", "m2"])
+    config = RepublishConfig(boards=(BoardSource("lite", folder, instances=instances),), model_map=model_map,
+                             cutoffs=cutoffs, flags=flags, **{**FAST, "mde_sims": 0})
+    bundle = republish(config, tmp_path / "out")
+    assert set(bundle.instances["tier"]) == {"all"} and bundle.facts.benchmark == "swe-bench"
+    table = pd.read_csv(tmp_path / "out" / "leaderboard.csv")
+    assert list(table["tier"]) == ["all", "all"] and list(table["submission"]) == ["20240110_a", "20240620_b"]
+    assert bundle.facts.display_title == "lite"
