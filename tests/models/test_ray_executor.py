@@ -234,7 +234,7 @@ def test_head_and_worker_started_with_ray_start(grid, tmp_path: Path) -> None:  
             "import json, sys, time, ray\n"
             "from benchchecker_plugin.instances import BugInstance\n"
             "from benchchecker_plugin.models._ray_executor import RayExecutor\n"
-            "from benchchecker_plugin.stage2 import PresenceConfig, run_grid\n"
+            "from benchchecker_plugin.stage2 import PresenceConfig, run_stage2\n"
             "root, insts, cutoffs = sys.argv[1], [BugInstance(**d) for d in json.loads(sys.argv[2])], "
             "json.loads(sys.argv[3])\n"
             "cfg = PresenceConfig(similarity='difflib')\n"
