@@ -1,18 +1,25 @@
 """Training cutoffs as published: a year, a month or a day, each meaning the whole period; or an
-ISO datetime (``2024-04-30T12:00:00Z``), the moment itself (as ``--cutoff`` reads it)."""
+ISO datetime (``2024-04-30T12:00:00Z``), the moment itself (as ``--cutoff`` reads it).
+
+:class:`CutoffPeriod` is a cutoff as the period it names; :func:`parse_cutoff` is the one reader of
+a ``--cutoff`` value (a period means its last second), called once at each public boundary (a
+command's option, :func:`~benchchecker_plugin.stage2.run_stage2`, ``Snapshot.at``) and passing
+a datetime on."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 
-from .errors import DataError
+from .errors import DataError, InputError
 
-__all__ = ["EARLIEST_CUTOFF_YEAR", "CutoffPeriod", "period_in_words"]
+__all__ = ["EARLIEST_CUTOFF", "EARLIEST_CUTOFF_YEAR", "CutoffPeriod", "parse_cutoff", "period_in_words"]
 
-#: no model's training cutoff lies before this year (patch-presence refuses the same: repos.snapshot)
+#: no model's training cutoff lies before this year (git itself misreads dates before 1970 and
+#: returns HEAD)
 EARLIEST_CUTOFF_YEAR = 1990
+EARLIEST_CUTOFF = datetime(EARLIEST_CUTOFF_YEAR, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -81,3 +88,38 @@ def period_in_words(text: str) -> CutoffPeriod | None:
     start = datetime(year, first, 1, tzinfo=UTC)
     end = datetime(year + (last == 12), last % 12 + 1, 1, tzinfo=UTC)
     return CutoffPeriod(f"{year}-{first:02d}..{year}-{last:02d}", start, end)
+
+
+def parse_cutoff(cutoff: str | date | datetime | CutoffPeriod) -> datetime:
+    """A timezone-aware UTC datetime. A cutoff published as a period means its last second:
+    ``"2023-04-30"`` is 2023-04-30T23:59:59Z, ``"2023-04"`` 2023-04-30T23:59:59Z, ``"2023"``
+    2023-12-31T23:59:59Z (as is a :class:`CutoffPeriod`); a datetime is itself (UTC when naive).
+    A value that is none of these, or lies before :data:`EARLIEST_CUTOFF` (a typo), is an
+    :class:`~benchchecker_plugin.errors.InputError` naming it."""
+    if isinstance(cutoff, CutoffPeriod):
+        return _plausible(cutoff.last_moment, cutoff.text)
+    if isinstance(cutoff, datetime):
+        return cutoff if cutoff.tzinfo else cutoff.replace(tzinfo=UTC)
+    if isinstance(cutoff, date):
+        return datetime.combine(cutoff, time(23, 59, 59), tzinfo=UTC)
+    text = str(cutoff).strip()
+    if CutoffPeriod.matches(text) and int(text[:4]) < EARLIEST_CUTOFF.year:
+        return _plausible(datetime(max(int(text[:4]), 1), 1, 1, tzinfo=UTC), cutoff)
+    try:   # (the plausibility check stays outside: its InputError is a ValueError too)
+        if CutoffPeriod.matches(text):  # 2023, 2023-10, 2023-10-31: the end of that period
+            parsed = CutoffPeriod.parse(text).last_moment
+        else:
+            parsed = parse_cutoff(datetime.fromisoformat(text.replace("Z", "+00:00")))
+    except (ValueError, DataError) as exc:
+        raise InputError(f"cutoff {cutoff!r} is not a date (YYYY, YYYY-MM, YYYY-MM-DD) or an ISO "
+                         "datetime") from exc
+    return _plausible(parsed, cutoff)
+
+
+def _plausible(when: datetime, given: object) -> datetime:
+    """``when``, or an :class:`InputError` for a cutoff no model can have (``0202-06-01``, a typo
+    for 2022, silently gave today's HEAD and ``contaminated: true``)."""
+    if when < EARLIEST_CUTOFF:   # a future cutoff is harmless: it reads the latest commit
+        raise InputError(f"cutoff {given!r} is implausible ({when.date().isoformat()}): no "
+                         f"training cutoff lies before {EARLIEST_CUTOFF.year}; a typo?")
+    return when

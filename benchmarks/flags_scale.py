@@ -5,15 +5,18 @@
    (``json`` + jsonschema on every record), timed on ``--old-n`` records. Goal: 1e6 records read
    and validated in <= 10 s.
 2. Leaderboard: ``benchchecker leaderboard`` over ``--subs`` submissions x ``--instances``
-   instances x (instances x ``--models``) flags, in a child process (wall time and peak RSS),
-   beside the old per-submission merge (every flag re-merged for each submission) timed on
-   ``--old-subs`` submissions and scaled per submission. Goal (issue 38): 100 x 1e5 x 1e6 in
-   <= 10 s, peak memory <= 1 GB. With ``--baseline DIR`` (a checkout of the code before, e.g.
-   ``git worktree add /tmp/before <commit>``) the same job also runs on that code in the same
-   run, and the two runs' output files are compared byte for byte (sha256); without it, the
-   recorded baseline (issue 38, main at ee81e5e: 45 s, 0.91 GB peak RSS) is printed beside.
-   Wall and CPU time (user + system) are both printed, with the load: on a shared machine the
-   wall time is the load's as much as the code's.
+   instances x (instances x ``--models``) flags, in a child process (wall time, CPU time and
+   peak RSS). Goal: 100 x 1e5 x 1e6 in <= 10 s, peak memory <= 1 GB. Beside it, in the same
+   run, the same job with today's bootstrap draws before the split ones (one generator's
+   multinomial draws in order, in one thread: ``_sequential_draws.py``, a copy kept here for
+   this comparison); the two leaderboards' rates must be equal, and how far the intervals moved
+   (other random numbers) is printed. With ``--baseline DIR`` (a checkout of the code before
+   the split draws, e.g. ``git worktree add /tmp/before <commit>``) the job also runs on that
+   code and its files must equal those of today's draws byte for byte (the copy is faithful).
+   Last, the per-submission merge of before issue 38 (every flag re-merged for each
+   submission), timed on ``--old-subs`` submissions and scaled. Wall and CPU time (user +
+   system) are both printed, with the load: on a shared machine the wall time is the load's as
+   much as the code's.
 
     python benchmarks/flags_scale.py [--n 1000000] [--old-n 100000]
            [--subs 100 --instances 100000 --models 10 --old-subs 3] [--baseline DIR]
@@ -30,6 +33,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchchecker_plugin.scoring import draw_threads
+
 
 def _write(path: Path, n: int) -> None:
     with open(path, "w", encoding="utf-8") as fh:
@@ -44,17 +49,14 @@ def _write(path: Path, n: int) -> None:
 
 
 def _old(path: Path) -> int:
-    """The path before: jsonschema validates every record."""
-    from benchchecker_plugin.flags import ContaminationFlag
-    from benchchecker_plugin.flags._io import _validator
+    """The path before: jsonschema validates every record (``validate_record``)."""
+    from benchchecker_plugin.flags import ContaminationFlag, validate_record
 
-    validator = _validator()
     n = 0
     with open(path, encoding="utf-8") as fh:
         for line in fh:
             data = json.loads(line)
-            errors = list(validator.iter_errors(data))
-            assert not errors
+            validate_record(data)
             ContaminationFlag.from_dict(data)
             n += 1
     return n
@@ -93,75 +95,103 @@ def _leaderboard_data(root: Path, subs: int, n_inst: int, n_models: int) -> tupl
     return root / "subs", tiers, flags
 
 
-def _leaderboard(args: argparse.Namespace) -> None:
+_CHILD = ("import resource, sys, time\n"
+          "if sys.argv[1] == 'sequential':\n"
+          "    sys.path.insert(0, sys.argv[2])\n"
+          "    import _sequential_draws\n"
+          "    _sequential_draws.install()\n"
+          "from benchchecker_plugin.cli import main\n"
+          "t = time.perf_counter()\n"
+          "try:\n    main(sys.argv[3:], standalone_mode=False)\n"
+          "finally:\n"
+          "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
+          "    print('WALL', time.perf_counter() - t, 'RSS', u.ru_maxrss, 'CPU', u.ru_utime + u.ru_stime)\n")
+
+
+def _run_leaderboard(tmp: Path, data: tuple[Path, Path, Path], out: Path, pythonpath: str,
+                     draws: str = "split") -> tuple[float, float, float, dict[str, str]]:
+    """``benchchecker leaderboard`` in a child process: wall s, CPU s, peak RSS GB, sha256 of
+    each file written. ``draws="sequential"``: with the draws of before (``_sequential_draws``)."""
     import subprocess
     import sys
 
-    from benchchecker_plugin.flags import merge_flags, read_flags
-    from benchchecker_plugin.leaderboard import load_submissions
+    subs_dir, tiers, flags = data
+    env = dict(os.environ, PYTHONPATH=pythonpath)   # cwd=tmp: no '' entry shadows it
+    proc = subprocess.run([sys.executable, "-c", _CHILD, draws, str(Path(__file__).resolve().parent),
+                           "leaderboard", "--submissions", str(subs_dir), "--flags", str(flags),
+                           "--tiers", str(tiers), "--benchmark", "swe-bench-verified", "--out", str(out)],
+                          capture_output=True, text=True, check=False, env=env, cwd=tmp)
+    last = [ln for ln in proc.stdout.splitlines() if ln.startswith("WALL")]
+    if proc.returncode != 0 or not last:
+        raise SystemExit(f"leaderboard failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    _, wall, _, rss, _, cpu = last[-1].split()
+    digests = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted(out.iterdir())}
+    return float(wall), float(cpu), int(rss) / 2**20, digests
 
+
+def _interval_shift(new: Path, old: Path) -> str:
+    """How the two runs' leaderboards differ: the rates (no bootstrap) must be equal; the drop
+    intervals move with the random numbers."""
+    import pandas as pd
+
+    a, b = pd.read_csv(new / "leaderboard.csv"), pd.read_csv(old / "leaderboard.csv")
+    rates = [c for c in a.columns if c.endswith("_rate") or c.startswith("n_")]
+    if not a[rates].equals(b[rates]):
+        raise SystemExit("the rates differ between the two draws: only the intervals may")
+    shift = max(float((a[c] - b[c]).abs().max()) for c in ("drop_ci_low", "drop_ci_high"))
+    return (f"rates identical; drop interval ends moved by at most {100 * shift:.2f} points "
+            "(other random numbers, the same distribution)")
+
+
+def _leaderboard(args: argparse.Namespace) -> None:
+    here = str(Path(__file__).resolve().parents[1])
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
-        subs_dir, tiers, flags = _leaderboard_data(Path(tmp), args.subs, args.instances, args.models)
+        data = _leaderboard_data(Path(tmp), args.subs, args.instances, args.models)
         n_flags = args.instances * args.models
         print(f"data: {args.subs} submissions x {args.instances:,} instances x {n_flags:,} flags "
               f"(written in {time.perf_counter() - t:.0f} s)")
-        code = ("import resource, sys, time\n"
-                "from benchchecker_plugin.cli import main\n"
-                "t = time.perf_counter()\n"
-                "try:\n    main(sys.argv[1:], standalone_mode=False)\n"
-                "finally:\n"
-                "    u = resource.getrusage(resource.RUSAGE_SELF)\n"
-                "    print('WALL', time.perf_counter() - t, 'RSS', u.ru_maxrss, 'CPU', u.ru_utime + u.ru_stime)\n")
-
-        def run(out: Path, pythonpath: str) -> tuple[float, float, float, dict[str, str]]:
-            env = dict(os.environ, PYTHONPATH=pythonpath)   # cwd=tmp: no '' entry shadows it
-            proc = subprocess.run([sys.executable, "-c", code, "leaderboard", "--submissions",
-                                   str(subs_dir), "--flags", str(flags), "--tiers", str(tiers),
-                                   "--benchmark", "swe-bench-verified", "--out", str(out)],
-                                  capture_output=True, text=True, check=False, env=env, cwd=tmp)
-            last = [ln for ln in proc.stdout.splitlines() if ln.startswith("WALL")]
-            if proc.returncode != 0 or not last:
-                raise SystemExit(f"leaderboard failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-            _, wall, _, rss, _, cpu = last[-1].split()
-            digests = {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in sorted(out.iterdir())}
-            return float(wall), float(cpu), int(rss) / 2**20, digests
-
         load = f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
-        new_s, new_cpu, peak_gb, new_files = run(Path(tmp) / "out",
-                                                 str(Path(__file__).resolve().parents[1]))
-        print(f"leaderboard (flags as columns, verdicts per instance list, draws while reading): "
-              f"{new_s:.1f} s wall, {new_cpu:.1f} s CPU, peak RSS {peak_gb:.2f} GB "
-              f"(goal: <= 10 s, <= 1 GB; {load})")
+        new_s, new_cpu, peak_gb, new_files = _run_leaderboard(Path(tmp), data, Path(tmp) / "out", here)
+        print(f"leaderboard (split draws on {draw_threads()} thread(s)): {new_s:.1f} s wall, "
+              f"{new_cpu:.1f} s CPU, peak RSS {peak_gb:.2f} GB (goal: <= 10 s, <= 1 GB; {load})")
+        old_s, old_cpu, old_gb, old_files = _run_leaderboard(Path(tmp), data, Path(tmp) / "out-seq",
+                                                             here, "sequential")
+        print(f"today's draws (one generator in order, benchmarks/_sequential_draws.py), same run: "
+              f"{old_s:.1f} s wall, {old_cpu:.1f} s CPU, peak RSS {old_gb:.2f} GB -> now "
+              f"{old_s / new_s:.2f}x faster in wall time, {old_cpu / new_cpu:.2f}x in CPU "
+              f"(load average {os.getloadavg()[0]:.1f} after)")
+        print(_interval_shift(Path(tmp) / "out", Path(tmp) / "out-seq"))
         if args.baseline is not None:
-            old_s, old_cpu, old_gb, old_files = run(Path(tmp) / "out-before",
-                                                    str(args.baseline.resolve()))
-            print(f"before ({args.baseline}), same run: {old_s:.1f} s wall, {old_cpu:.1f} s CPU, peak "
-                  f"RSS {old_gb:.2f} GB -> {old_cpu / new_cpu:.2f}x the CPU time, memory now "
-                  f"{peak_gb / old_gb:.0%} of before (load average {os.getloadavg()[0]:.1f} after)")
-            same = old_files == new_files
-            print(f"output files ({', '.join(new_files)}): "
-                  f"{'byte-identical (sha256)' if same else 'DIFFER'}")
-            if not same:
-                raise SystemExit("the leaderboard's files differ from the baseline's")
-        else:
-            print("before (recorded, issue 38: main at ee81e5e, 2 CPUs at load ~4): 45 s wall, "
-                  "45 s CPU, 0.91 GB peak RSS; give --baseline DIR to measure it in this run and "
-                  "compare the files")
+            base_s, base_cpu, base_gb, base_files = _run_leaderboard(
+                Path(tmp), data, Path(tmp) / "out-before", str(args.baseline.resolve()))
+            print(f"before ({args.baseline}), same run: {base_s:.1f} s wall, {base_cpu:.1f} s CPU, "
+                  f"peak RSS {base_gb:.2f} GB; its files "
+                  f"{'equal' if base_files == old_files else 'DIFFER FROM'} those of today's draws "
+                  "above (byte for byte)")
+            if base_files != old_files:
+                raise SystemExit("_sequential_draws.py does not draw what the code before drew")
+        _old_merge(args, data, new_s, n_flags)
 
-        # the old path: for each submission, every flag filtered and the applicable ones merged into
-        # new records (merge_flags), as `leaderboard` did before (timed on a few, per submission)
-        all_flags = read_flags(flags)
-        subs = load_submissions(subs_dir)[: args.old_subs]
-        t = time.perf_counter()
-        for sub in subs:
-            (model,) = sub.models
-            relevant = [f for f in all_flags if f.benchmark == "swe-bench-verified" and f.applies_to(model)]
-            {m.instance_id: m.verdict for m in merge_flags(relevant) if m.applies_to(model)}
-        per_sub = (time.perf_counter() - t) / len(subs)
-        print(f"old path (all {n_flags:,} flags filtered and merged per submission): {per_sub:.1f} s per "
-              f"submission -> {args.subs} submissions: {per_sub * args.subs:.0f} s in verdicts alone; "
-              f"whole leaderboard {per_sub * args.subs / new_s:.1f}x slower than now")
+
+def _old_merge(args: argparse.Namespace, data: tuple[Path, Path, Path], new_s: float, n_flags: int) -> None:
+    """The path before issue 38: for each submission, every flag filtered and the applicable ones
+    merged into new records (merge_flags), timed on a few submissions, per submission."""
+    from benchchecker_plugin.flags import merge_flags, read_flags
+    from benchchecker_plugin.leaderboard import load_submissions
+
+    subs_dir, _, flags = data
+    all_flags = read_flags(flags)
+    subs = load_submissions(subs_dir)[: args.old_subs]
+    t = time.perf_counter()
+    for sub in subs:
+        (model,) = sub.models
+        relevant = [f for f in all_flags if f.benchmark == "swe-bench-verified" and f.applies_to(model)]
+        {m.instance_id: m.verdict for m in merge_flags(relevant) if m.applies_to(model)}
+    per_sub = (time.perf_counter() - t) / len(subs)
+    print(f"old path (all {n_flags:,} flags filtered and merged per submission): {per_sub:.1f} s per "
+          f"submission -> {args.subs} submissions: {per_sub * args.subs:.0f} s in verdicts alone; "
+          f"whole leaderboard {per_sub * args.subs / new_s:.1f}x slower than now")
 
 
 def _read(args: argparse.Namespace) -> None:

@@ -136,7 +136,7 @@ def _verdict(flag) -> str:  # noqa: ANN001 (ContaminationFlag)
 def java_stage2(data_dir: Path, repos_dir: Path, cutoff: str, model: str, flags_file: Path | None) -> None:
     from benchchecker_plugin.flags import read_flags, write_flags
     from benchchecker_plugin.instances import load_instances, load_multi_swe_bench_tiers
-    from benchchecker_plugin.stage2 import patch_presence, summary_line
+    from benchchecker_plugin.stage2 import run_stage2, summary_line
 
     insts = load_instances(data_dir / "instances" / "java", "multi-swe-bench")
     kept, missing = _with_clone(insts, repos_dir)
@@ -146,7 +146,7 @@ def java_stage2(data_dir: Path, repos_dir: Path, cutoff: str, model: str, flags_
         flags = [f for f in read_flags(flags_file) if f.instance_id in {i.instance_id for i in kept}]
     else:
         start = time.perf_counter()
-        flags = patch_presence(kept, repos_dir, cutoff, model=model)
+        flags = list(run_stage2(kept, repos_dir, {model: cutoff}, reuse_counts=False).flags)
         print(f"stage II: {summary_line(flags)} in {time.perf_counter() - start:.0f} s", file=sys.stderr)
         if flags_file is not None:
             write_flags(flags_file, flags)

@@ -139,11 +139,12 @@ def markdown(result: dict[str, Any], command: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from benchchecker_plugin.cutoff import parse_cutoff
     from benchchecker_plugin.cutoffs_file import read_cutoffs
     from benchchecker_plugin.errors import RepositoryError
     from benchchecker_plugin.instances import load_instances
-    from benchchecker_plugin.repos import find_releases, find_repo, parse_cutoff
-    from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+    from benchchecker_plugin.repos import find_releases, find_repo
+    from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -188,10 +189,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     whens = {k: parse_cutoff(v) for k, v in cutoffs.items()}
     print(f"{len(both)} instances of {len({i.repo for i in both})} projects x {len(cutoffs)} cutoffs; "
           f"without both sources: {', '.join(sorted(skipped)) or 'none'}", file=sys.stderr)
-    git_flags = run_grid(both, args.repos_dir, cutoffs,
-                         config=PresenceConfig(similarity=args.similarity, snapshot_source="git")).flags
-    rel_flags = run_grid(both, args.repos_dir, cutoffs,
-                         config=PresenceConfig(similarity=args.similarity, snapshot_source="releases",
+    git_flags = run_stage2(both, args.repos_dir, cutoffs, config=PresenceConfig(similarity=args.similarity, snapshot_source="git")).flags
+    rel_flags = run_stage2(both, args.repos_dir, cutoffs, config=PresenceConfig(similarity=args.similarity, snapshot_source="releases",
                                                releases_dir=args.releases_dir,
                                                lag_margin_days=args.lag_margin)).flags
     if args.save_flags is not None:
@@ -222,7 +221,7 @@ def bases_only(instances: Sequence[Any], args: argparse.Namespace) -> int:
     """How each instance's gold patch is read against its project's release snapshots."""
     from benchchecker_plugin.errors import BenchcheckerError
     from benchchecker_plugin.repos import ReleaseHistory, find_releases
-    from benchchecker_plugin.stage2._base_read import read_base
+    from benchchecker_plugin.stage2 import read_base
 
     per: dict[str, Counter] = defaultdict(Counter)
     rows = []

@@ -4,8 +4,8 @@
     python benchmarks/scale.py --cases 24 --cutoffs 6 --cpus 2
     python benchmarks/scale.py --repos-dir CLONES --instances verified.jsonl --limit 12
 
-Runs the same multi-cutoff grid twice: ``run_grid`` in this process (one core), then
-``run_grid`` with a Ray executor on a local Ray cluster of ``--cpus`` CPUs (one task per
+Runs the same multi-cutoff grid twice: ``run_stage2`` in this process (one core), then
+``run_stage2`` with a Ray executor on a local Ray cluster of ``--cpus`` CPUs (one task per
 repository chunk, each a whole grid over every cutoff, so the snapshot sharing is kept). Prints both wall times,
 the ratio, and checks that the flags are identical (timings aside; ``--similarity difflib``, so
 no embedding batch effects). Ray's start (``ray.init``) and the workers' first import of the
@@ -32,6 +32,7 @@ import os
 import sys
 import tempfile
 import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,7 @@ def main() -> None:
     import ray
 
     from benchchecker_plugin.models import LocalExecutor, RayExecutor
-    from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+    from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 
     config = PresenceConfig(similarity="difflib")
     with tempfile.TemporaryDirectory(prefix="bc-scale-") as tmp:
@@ -108,7 +109,7 @@ def main() -> None:
               f"({len({i.repo for i in instances})} repositories; built in {time.perf_counter() - t0:.1f} s)")
 
         t0 = time.perf_counter()
-        local = run_grid(instances, root, cutoffs, config=config, executor=LocalExecutor())
+        local = run_stage2(instances, root, cutoffs, config=config, executor=LocalExecutor())
         local_s = time.perf_counter() - t0
         print(f"local, 1 process:      {local_s:8.2f} s  ({local_s / pairs * 1000:.1f} ms/pair; "
               f"{local.snapshots} snapshots)")
@@ -121,11 +122,9 @@ def main() -> None:
         repos = len({i.repo for i in instances})  # one task per repository, unless fewer than CPUs
         per_task = args.instances_per_task or (len(instances) if repos >= args.cpus
                                                else max(1, math.ceil(len(instances) / args.cpus)))
-        from benchchecker_plugin.stage2._engine import group_tasks
-
-        tasks = len(group_tasks(instances, root, cutoffs, config, per_task))
+        tasks = sum(math.ceil(n / per_task) for n in Counter(i.repo.lower() for i in instances).values())
         t0 = time.perf_counter()
-        on_ray = run_grid(instances, root, cutoffs, config=config, executor=ex, instances_per_task=per_task)
+        on_ray = run_stage2(instances, root, cutoffs, config=config, executor=ex, instances_per_task=per_task)
         ray_s = time.perf_counter() - t0
         ray.shutdown()
         ratio = local_s / ray_s

@@ -136,7 +136,7 @@ def main() -> None:
         rates.append(len(queries) / (time.perf_counter() - t))
         samples.append([r.samples for r in res])
         print(f"probing {label:<68} {rates[-1]:8.2f} queries/s ({rates[-1] / rates[0]:.1f}x)")
-    from benchchecker_plugin.models._prefix import shared_prefixes
+    from benchchecker_plugin.models import shared_prefixes
 
     rows = [model.model._prompt_ids(q.query, GenerationParams()) if isinstance(model, PerSeed)
             else model._prompt_ids(q.query, GenerationParams()) for q in queries]

@@ -4,7 +4,7 @@
     python benchmarks/stage2.py --cases 90      # quicker
 
 Builds a labelled history (``benchchecker_plugin.stage2._synthetic``) from the installed sympy and
-pandas source trees, then times ``patch_presence`` (instances/s, verification excluded) against
+pandas source trees, then times ``run_stage2`` at one cutoff (instances/s, verification excluded) against
 the named baseline, *naive all-pairs difflib alignment*: every added line of a gold patch compared
 (``difflib.SequenceMatcher.ratio``) with every line of every Python file of the snapshot. The
 baseline is timed on a few instances (it takes seconds per instance) and its rate extrapolated;
@@ -69,7 +69,7 @@ def main() -> None:
         PresenceConfig,
         RerankSimilarity,
         build_history,
-        patch_presence,
+        run_stage2,
     )
 
     cutoff = datetime(2024, 1, 1, tzinfo=UTC)
@@ -94,7 +94,7 @@ def main() -> None:
         rates = {}
         for name, config in configs.items():
             t = time.perf_counter()
-            flags = patch_presence([c.instance for c in cases], work, cutoff, config=config)
+            flags = list(run_stage2([c.instance for c in cases], work, {"*": cutoff}, config=config, reuse_counts=False).flags)
             dt = time.perf_counter() - t
             failed = sum(1 for f in flags if "error" in f.evidence)
             r = rates_at_threshold(labels, flags=[f.contaminated is True for f in flags])

@@ -8,7 +8,7 @@ are the SWE-bench Verified ones of those repositories, the cutoffs the published
 ``model_cutoffs/model_cutoffs.csv`` (models without a published cutoff are left out), both from
 ``--data-dir`` (default: ``../shared/data`` next to the project).
 
-Times ``run_grid`` (every model in one run) against the named baseline, *one ``patch_presence``
+Times ``run_stage2`` over every model in one run against the named baseline, *one ``run_stage2``
 run per model*. One run per model over ~200 instances takes minutes, so the baseline is run for
 a random sample of ``--baseline-models`` models only and its mean time per model extrapolated to
 all models (printed as such). Each run gets its own similarity (cold line-embedding cache); the
@@ -18,7 +18,7 @@ The grid's flags for the sampled models are checked against the baseline's: equa
 and creation time. With the default ``difflib+minilm`` a line's embedding depends (by ~1e-7) on
 the batch it was first computed in, so two runs that batch lines differently can differ in a
 rounded similarity's last digit, or, at a near tie, in which line wins. So each flag that differs
-is computed once more by ``patch_presence`` alone with the grid's similarity (the same line
+is computed once more by a one-model ``run_stage2`` with the grid's similarity (the same line
 embeddings): equal to the grid's flag, the difference came from the embedding batches, not from
 the grid ("same with the grid's line embeddings"); anything else is counted as different and
 makes the benchmark exit 1. With ``--similarity difflib`` every flag must be identical outright.
@@ -76,8 +76,7 @@ def main() -> None:
         LexicalSimilarity,
         PresenceConfig,
         RerankSimilarity,
-        patch_presence,
-        run_grid,
+        run_stage2,
     )
 
     table = read_cutoffs(args.data_dir / "model_cutoffs" / "model_cutoffs.csv")
@@ -105,7 +104,7 @@ def main() -> None:
     EmbeddingSimilarity().embed(["warm up"])  # the model load is kept out of every timing
     grid_config = fresh_config()
     t0 = time.perf_counter()
-    run = run_grid(instances, args.repos_dir, cutoffs, config=grid_config)
+    run = run_stage2(instances, args.repos_dir, cutoffs, config=grid_config)
     grid_s = time.perf_counter() - t0
     failed = sum(1 for f in run.flags if "error" in f.evidence)
     print(f"grid: {len(run.flags)} flags ({len(instances)} instances x {run.models} models) in {grid_s:.0f} s; "
@@ -119,7 +118,7 @@ def main() -> None:
     by_id = {i.instance_id: i for i in instances}
     for model in sample:
         t0 = time.perf_counter()
-        flags = patch_presence(instances, args.repos_dir, cutoffs[model], model=model, config=fresh_config())
+        flags = list(run_stage2(instances, args.repos_dir, {model: cutoffs[model]}, config=fresh_config(), reuse_counts=False).flags)
         times.append(time.perf_counter() - t0)
         print(f"baseline, one run for {model} (cutoff {cutoffs[model].text}): {times[-1]:.0f} s")
         for f in flags:
@@ -127,8 +126,7 @@ def main() -> None:
             if a == b:
                 same += 1
                 continue
-            again = patch_presence([by_id[f.instance_id]], args.repos_dir, cutoffs[model], model=model,
-                                   config=grid_config)[0]
+            again = list(run_stage2([by_id[f.instance_id]], args.repos_dir, {model: cutoffs[model]}, config=grid_config, reuse_counts=False).flags)[0]
             if _strip(again) == a:
                 noise += 1
                 print(f"  {f.instance_id} / {model}: same with the grid's line embeddings; the two runs "

@@ -210,7 +210,7 @@ def read_labels(path: Path = LABELS) -> list[dict]:
 def run_stage2(labels: list[dict], instances_path: Path, repos_dir: Path, **config) -> dict[tuple[str, str], object]:
     """``{(instance_id, cutoff): flag}`` for every labelled pair, grouped by cutoff."""
     from benchchecker_plugin.instances import load_instances
-    from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
+    from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 
     wanted = {r["instance_id"] for r in labels}
     by_id = {i.instance_id: i for i in load_instances(str(instances_path)) if i.instance_id in wanted}
@@ -221,7 +221,7 @@ def run_stage2(labels: list[dict], instances_path: Path, repos_dir: Path, **conf
     out = {}
     os.environ.setdefault("BENCHCHECKER_PROGRESS", "0")
     for n, (cutoff, insts) in enumerate(sorted(by_cutoff.items())):
-        for inst, flag in zip(insts, patch_presence(insts, repos_dir, cutoff, model="m", config=cfg)):
+        for inst, flag in zip(insts, list(run_stage2(insts, repos_dir, {"m": cutoff}, config=cfg, reuse_counts=False).flags)):
             out[(inst.instance_id, cutoff)] = flag
         print(f"\r  {n + 1}/{len(by_cutoff)} cutoffs", end="", file=sys.stderr)
     print(file=sys.stderr)

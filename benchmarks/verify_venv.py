@@ -34,14 +34,14 @@ def main() -> None:
     args = p.parse_args()
 
     from benchchecker_plugin.instances import load_swebench
-    from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
+    from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
     from benchchecker_plugin.testrun import EnvUnavailable, VenvRunner, load_env_specs
 
     wanted = args.repos.split(",")
     insts = [i for i in load_swebench(args.instances) if i.repo in wanted
              and (Path(args.repos_dir) / i.repo.replace("/", "__")).is_dir()]
     t = time.perf_counter()
-    plain = patch_presence(insts, args.repos_dir, args.cutoff, config=PresenceConfig())
+    plain = list(run_stage2(insts, args.repos_dir, {"*": args.cutoff}, config=PresenceConfig(), reuse_counts=False).flags)
     print(f"Stage II at {args.cutoff}: {len(insts)} instances in {time.perf_counter() - t:.0f} s: "
           f"{Counter(f.evidence.get('category') for f in plain)}")
     undecided = [i for i, f in zip(insts, plain) if f.contaminated is None and "error" not in f.evidence]
@@ -54,7 +54,7 @@ def main() -> None:
         rows[inst.repo]["instances"] += 1
     for inst in undecided:
         t = time.perf_counter()
-        (flag,) = patch_presence([inst], args.repos_dir, args.cutoff, config=PresenceConfig(runner=runner))
+        (flag,) = list(run_stage2([inst], args.repos_dir, {"*": args.cutoff}, config=PresenceConfig(runner=runner), reuse_counts=False).flags)
         times.append(time.perf_counter() - t)
         cat = flag.evidence.get("category")
         rows[inst.repo]["undecided"] += 1

@@ -97,7 +97,7 @@ def test_the_published_tables_agree() -> None:
 
 def test_iso_datetimes_are_read_as_cutoff_reads_them(tmp_path: Path) -> None:
     """Issue 29: --cutoffs refused the ISO datetimes --cutoff accepts; a datetime is that moment."""
-    from benchchecker_plugin.repos import parse_cutoff
+    from benchchecker_plugin.cutoff import parse_cutoff
 
     path = tmp_path / "c.json"
     path.write_text(json.dumps({"a": "2024-04-30T12:00:00Z", "b": "2024-04-30 12:00",

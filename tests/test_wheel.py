@@ -139,3 +139,33 @@ def test_the_lm_eval_task_runs_from_the_installed_wheel(wheel: Path, tmp_path: P
     assert "|astronomy|" in run.stdout   # the task's alias
     (results,) = (work / "out").rglob("results_*.json")
     assert json.loads(results.read_text())["results"]["mmlu_local_astronomy"]["acc,none"] >= 0
+
+
+@needs_shared_data("swebench_verified")
+@needs_shared_data("multi_swe_bench")
+def test_republish_runs_from_the_installed_wheel(wheel: Path, tmp_path: Path) -> None:
+    """``benchchecker republish`` from the wheel alone (no checkout on the path): SWE-bench Verified
+    from its shipped inputs and Multi-SWE-bench's Java experiments, each bundle rebuilt byte for
+    byte by ``--rebuild`` (a quick MDE: the rebuild equality is what is checked)."""
+    pytest.importorskip("openpyxl")
+    from tests.helpers.real_boards import java_args, same_files, verified_args
+
+    py = _venv(tmp_path / "venv")   # (--ignore-installed: a development install seen through
+    subprocess.run([py, "-m", "pip", "install", "-q", "--no-deps", "--ignore-installed", wheel],
+                   check=True)       # the running interpreter would count as this version)
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    where = subprocess.run([py, "-c", "import benchchecker_plugin.republish as r; print(r.__file__)"],
+                           capture_output=True, text=True, check=True, cwd=work, env=env).stdout
+    assert where.startswith(str(tmp_path / "venv")), where
+    cli = py.parent / "benchchecker"
+    for name, args in (("verified", verified_args(work / "verified", "--mde-sims", "5")),
+                       ("java", java_args(tmp_path, work / "java", "--band-floor", "2023-06-01"))):
+        run = subprocess.run([cli, *args], capture_output=True, text=True, cwd=work, env=env)
+        assert run.returncode == 0, run.stderr[-3000:]
+        again = subprocess.run([cli, "republish", "--rebuild", str(work / name), "--out",
+                                str(work / f"{name}-again")], capture_output=True, text=True, cwd=work,
+                               env=env)
+        assert again.returncode == 0, again.stderr[-3000:]
+        assert same_files(work / name, work / f"{name}-again") == [], name

@@ -131,9 +131,10 @@ def _load_bug_instances(benchmark: str, config: CheckConfig) -> list[Any]:
 def _bug_benchmark(benchmark: str, instances: list[Any], model: TextModel, model_name: str,
                    config: CheckConfig, reference: LogprobModel | None, notes: list[str],
                    repos: list[RepoEvidence]) -> tuple[list[ContaminationFlag], list[ContaminationFlag]]:
+    from ..cutoff import parse_cutoff
     from ..repos import find_repo
     from ..stage1 import presence_flags, repo_presence
-    from ..stage2 import patch_presence
+    from ..stage2 import run_stage2
 
     if config.repos_dir is None:
         notes.append(f"{benchmark}: skipped Stage I and II ({len(instances)} instances): they read the "
@@ -163,7 +164,8 @@ def _bug_benchmark(benchmark: str, instances: list[Any], model: TextModel, model
         notes.append(f"{benchmark}: dry run: Stage II (patch presence) would judge {len(instances)} "
                      f"instances in {len(by_repo)} repositories at {config.cutoff}; not run")
         return stage1, []
-    stage2 = patch_presence(instances, config.repos_dir, config.cutoff, model=model_name)
+    stage2 = list(run_stage2(instances, config.repos_dir, {model_name: parse_cutoff(config.cutoff)},
+                             desc="patch presence", reuse_counts=False).flags)
     return stage1, stage2
 
 

@@ -24,6 +24,7 @@ _COMMANDS = {
     "score": "benchchecker_plugin.cli._score_cmd:score",
     "rescore": "benchchecker_plugin.cli._score_cmd:rescore",
     "leaderboard": "benchchecker_plugin.cli._score_cmd:leaderboard",
+    "republish": "benchchecker_plugin.cli._republish_cmd:republish",
     # detectors
     "patch-presence": "benchchecker_plugin.cli._stage2_cmd:patch_presence",
     "repo-presence": "benchchecker_plugin.cli._stage1_cmd:repo_presence",
@@ -51,6 +52,7 @@ _SHORT_HELP = {
              "intervals.",
     "rescore": "Re-score one run without its contaminated instances, per difficulty tier.",
     "leaderboard": "Re-score every submission of a leaderboard and publish the filtered leaderboard.",
+    "republish": "Republish a leaderboard without the instances Stage II flags, for any board.",
     "patch-presence": "Was each instance's gold patch already in its repository at the training cutoff?",
     "repo-presence": "Stage I: was the model trained on this repository? (text outputs only)",
     "baselines": "Logit membership-inference scores of repositories: loss, zlib, Min-K% and Min-K%++.",

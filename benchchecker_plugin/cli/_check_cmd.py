@@ -82,7 +82,7 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
         write_check_report,
         write_check_summary,
     )
-    from ..repos import parse_cutoff
+    from ..cutoff import parse_cutoff
 
     parse_cutoff(cutoff)  # validate early: a bad date is a one-line error before any model loads
     names = tuple(b.strip() for b in benchmarks.split(",") if b.strip())

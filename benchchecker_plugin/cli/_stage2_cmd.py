@@ -134,9 +134,8 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
       benchchecker patch-presence --instances swebench_verified.jsonl \\
           --repos-dir repos/ --cutoffs model_cutoffs.csv -o stage2_all_models.jsonl
     """
-    from ..repos import parse_cutoff
-    from ..stage2 import PresenceConfig, summary_line
-    from ..stage2 import patch_presence as run
+    from ..cutoff import parse_cutoff
+    from ..stage2 import PresenceConfig, run_stage2, summary_line
     from ..testrun import make_runner
     if (cutoff is None) == (cutoffs_file is None):
         raise click.UsageError("give exactly one of --cutoff (one model) or --cutoffs FILE (every "
@@ -178,7 +177,8 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
         _run_grid(instances, repos_dir, table, config, executor, workers, output)
         return
     assert when is not None  # no --cutoffs, so --cutoff was given (exactly one, checked above)
-    flags = run(instances, repos_dir, when, model=model, config=config, executor=executor, workers=workers)
+    flags = list(run_stage2(instances, repos_dir, {model: when}, config=config, executor=executor,
+                            workers=workers, desc="patch presence", reuse_counts=False).flags)
     write_flags(output, flags)
     click.echo(f"{summary_line(flags)}; wrote {os.fspath(output)}", err=True)
     for f in flags:
@@ -228,7 +228,7 @@ def _names(items: Sequence[str], most: int = 8) -> str:
 def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCutoffs,
               config: PresenceConfig, executor: Executor | None, workers: int, output: Path) -> None:
     """``--cutoffs``: one grid run over every model of the file, summarised on stderr."""
-    from ..stage2 import run_grid, summary_line
+    from ..stage2 import run_stage2, summary_line
 
     if table.skipped:
         click.echo(f"{table.path}: skipped {len(table.skipped)} row(s) with no known cutoff: "
@@ -236,7 +236,7 @@ def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCut
     others = [m for m in table.unknown if m not in table.skipped]
     if others:
         click.echo(f"{table.path}: no known cutoff for {len(others)} more model(s): {_names(others)}", err=True)
-    run = run_grid(instances, repos_dir, table.cutoffs, config=config, executor=executor, workers=workers)
+    run = run_stage2(instances, repos_dir, table.cutoffs, config=config, executor=executor, workers=workers)
     write_flags(output, run.flags)
     counts = summary_line(run.flags).partition(": ")[2]
     click.echo(f"{len(instances)} instances x {run.models} models = {len(run.flags)} flags: {counts}; "

@@ -85,7 +85,7 @@ def stage2_step(ctx: DemoContext) -> StepResult:
     from datetime import datetime
 
     from ..scoring import detection_metrics
-    from ..stage2 import build_history, patch_presence
+    from ..stage2 import build_history, run_stage2
 
     root = ctx.out_dir / "stage2"
     repo = root / "repos" / "synthetic__history"
@@ -96,7 +96,8 @@ def stage2_step(ctx: DemoContext) -> StepResult:
     cutoff = datetime(2024, 6, 1, tzinfo=UTC)
     cases = build_history(_installed_source("rich"), repo, cutoff=cutoff,
                           per_scenario=2 if ctx.quick else 4, seed=ctx.seed)
-    flags = patch_presence([c.instance for c in cases], root / "repos", cutoff, model="*")
+    flags = list(run_stage2([c.instance for c in cases], root / "repos", {"*": cutoff},
+                            reuse_counts=False).flags)
     write_flags(root / "stage2_flags.jsonl", flags)
     labels = [c.label for c in cases]
     scores = [f.score for f in flags]

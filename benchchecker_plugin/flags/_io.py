@@ -251,6 +251,7 @@ def checked_chunks(file: Path) -> Iterator[tuple[bool, list[Any]]]:
     :class:`FlagsFormatError` naming its line (duplicates are the reader's to find)."""
     decoder, failures = _typed_decoder()
     lineno = 0
+    passed: dict[str, set[str]] = {}   # the patterned values already matched (ids recur per model)
     with open_input(file) as fh:
         while True:
             chunk = fh.read(_CHUNK)
@@ -263,7 +264,7 @@ def checked_chunks(file: Path) -> Iterator[tuple[bool, list[Any]]]:
             except (*failures, RecursionError):   # nested too deeply: the slow path names the line
                 records = None
             # (msgspec refuses numbers beyond a double, so every score it decodes is finite)
-            if (records is not None and _patterns_hold(records)
+            if (records is not None and _patterns_hold(records, passed)
                     and not keys_may_repeat(chunk, _compact(records), partial(_n_keys, records))):
                 yield True, records
             else:
@@ -272,14 +273,18 @@ def checked_chunks(file: Path) -> Iterator[tuple[bool, list[Any]]]:
             lineno += chunk.count(b"\n")
 
 
-def _patterns_hold(records: list[Any]) -> bool:
+def _patterns_hold(records: list[Any], passed: dict[str, set[str]] | None = None) -> bool:
     """Whether every value of a patterned field matches its schema pattern (``re.search``, as
-    JSON Schema), each distinct value checked once."""
+    JSON Schema), each distinct value checked once; ``passed`` (per field) holds the values that
+    matched in the chunks before, and gains this chunk's when all of them match."""
     _, patterns = _fast_rules()
     for name, regex in patterns.items():
         values = set(map(operator.attrgetter(name), records))
+        known = passed.setdefault(name, set()) if passed is not None else set()
+        values -= known
         if not all(map(regex.search, values)):
             return False
+        known |= values
     return True
 
 

@@ -28,6 +28,7 @@ from ._gguf import EXPORT_MARKER, ensure_exported, export_gguf_folder, shipped_g
 from ._inspect_api import InspectModel, greedy_fields
 from ._names import canonical_model_name, lm_eval_model_name
 from ._options import ModelOptions, set_threads
+from ._prefix import PrefixPlan, shared_prefixes
 from ._ray_executor import RayExecutor
 from ._spec import get_model
 from ._tiny_gpt2 import tiny_gpt2, train_tokenizer
@@ -64,6 +65,7 @@ __all__ = [
     "ModelOptions",
     "ModelSpec",
     "PREFIXES",
+    "PrefixPlan",
     "RayExecutor",
     "ResponseCache",
     "TextModel",
@@ -80,6 +82,7 @@ __all__ = [
     "model_identity",
     "parse_spec",
     "set_threads",
+    "shared_prefixes",
     "shipped_gguf_path",
     "tiny_gpt2",
     "train_tokenizer",

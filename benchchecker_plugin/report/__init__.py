@@ -2,7 +2,7 @@
 
 from ._cells import csv_escape, csv_unescape, markdown_cell, markdown_text
 from ._html import HtmlPage
-from ._leaderboard import describe_flags, write_leaderboard_report
+from ._leaderboard import CVC_SENTENCE, DROP_SENTENCE, describe_flags, write_leaderboard_report
 from ._plots import drop_by_tier_svg, drop_over_time_svg, figure_to_svg, pyplot
 from ._tables import (
     display_drops,
@@ -17,6 +17,8 @@ from ._tables import (
 )
 
 __all__ = [
+    "CVC_SENTENCE",
+    "DROP_SENTENCE",
     "HtmlPage",
     "csv_escape",
     "csv_unescape",

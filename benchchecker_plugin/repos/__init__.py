@@ -34,7 +34,7 @@ from ._releases import (
     is_release_repo,
     releases_dir_name,
 )
-from ._snapshot import Snapshot, default_ref, parse_cutoff
+from ._snapshot import Snapshot, default_ref
 
 __all__ = [
     "BlobReader",
@@ -70,7 +70,6 @@ __all__ = [
     "holds_line",
     "is_release_repo",
     "is_shallow",
-    "parse_cutoff",
     "plan_releases",
     "releases_dir_name",
     "repo_dir_name",

@@ -45,13 +45,14 @@ from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
 from ..atomic import write_text_atomic
+from ..cutoff import parse_cutoff
 from ..errors import DataError, RepositoryError
 from ._archive import ExtractLimits
 from ._fetch import locked, repo_dir_name
 from ._git import git
 from ._index import PackageIndex, ReleaseFile, SimpleIndex, project_name, release_version
 from ._sdist_tree import store_tree, unpack_sdist
-from ._snapshot import Snapshot, parse_cutoff
+from ._snapshot import Snapshot
 
 RELEASES_SUFFIX = ".releases"
 RELEASES_MARKER = "benchchecker-releases.json"

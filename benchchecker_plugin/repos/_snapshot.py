@@ -17,51 +17,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..cutoff import CutoffPeriod
-from ..errors import DataError, InputError, RepositoryError
+from ..cutoff import parse_cutoff
+from ..errors import DataError, RepositoryError
 from ._git import BlobReader, git, is_shallow, resolve_commit, toplevel
 from ._language import detect_language
-
-
-def parse_cutoff(cutoff: str | date | datetime | CutoffPeriod) -> datetime:
-    """A timezone-aware UTC datetime. A cutoff published as a period means its last second:
-    ``"2023-04-30"`` is 2023-04-30T23:59:59Z, ``"2023-04"`` 2023-04-30T23:59:59Z, ``"2023"``
-    2023-12-31T23:59:59Z (as is a :class:`CutoffPeriod`)."""
-    if isinstance(cutoff, CutoffPeriod):
-        return _plausible(cutoff.last_moment, cutoff.text)
-    if isinstance(cutoff, datetime):
-        return cutoff if cutoff.tzinfo else cutoff.replace(tzinfo=UTC)
-    if isinstance(cutoff, date):
-        return datetime.combine(cutoff, time(23, 59, 59), tzinfo=UTC)
-    text = str(cutoff).strip()
-    if CutoffPeriod.matches(text) and int(text[:4]) < EARLIEST_CUTOFF.year:
-        return _plausible(datetime(max(int(text[:4]), 1), 1, 1, tzinfo=UTC), cutoff)
-    try:   # (the plausibility check stays outside: its InputError is a ValueError too)
-        if CutoffPeriod.matches(text):  # 2023, 2023-10, 2023-10-31: the end of that period
-            parsed = CutoffPeriod.parse(text).last_moment
-        else:
-            parsed = parse_cutoff(datetime.fromisoformat(text.replace("Z", "+00:00")))
-    except (ValueError, DataError) as exc:
-        raise InputError(f"cutoff {cutoff!r} is not a date (YYYY, YYYY-MM, YYYY-MM-DD) or an ISO "
-                         "datetime") from exc
-    return _plausible(parsed, cutoff)
-
-
-#: No training cutoff lies before this (git itself misreads dates before 1970 and returns HEAD).
-EARLIEST_CUTOFF = datetime(1990, 1, 1, tzinfo=UTC)
-
-
-def _plausible(when: datetime, given: object) -> datetime:
-    """``when``, or an :class:`InputError` for a cutoff no model can have (``0202-06-01``, a typo
-    for 2022, silently gave today's HEAD and ``contaminated: true``)."""
-    if when < EARLIEST_CUTOFF:   # a future cutoff is harmless: it reads the latest commit
-        raise InputError(f"cutoff {given!r} is implausible ({when.date().isoformat()}): no "
-                         f"training cutoff lies before {EARLIEST_CUTOFF.year}; a typo?")
-    return when
 
 
 def default_ref(repo: Path) -> str:

@@ -26,7 +26,7 @@ from ._roc import (
     roc_curve,
     tpr_at_fpr,
 )
-from ._strata import BootstrapDraws
+from ._strata import BootstrapDraws, draw_threads
 from ._verdict_codes import NO_VERDICT, CodedVerdicts
 
 __all__ = [
@@ -54,6 +54,7 @@ __all__ = [
     "bootstrap_auc",
     "bootstrap_draws",
     "detection_metrics",
+    "draw_threads",
     "mantel_haenszel_ratio",
     "minimum_detectable_drop",
     "pooled_summary",

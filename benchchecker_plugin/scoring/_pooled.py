@@ -97,7 +97,14 @@ def _estimates(sums: StrataSums, tiers: np.ndarray, subs: np.ndarray | None) -> 
         rows = slice(int(tiers[0]), int(tiers[0]) + 1)
     pick = (lambda x: x[rows]) if subs is None else (lambda x: x[rows][:, :, subs])
     R, C, RC, X, RX, U, RU = (pick(sums.get(k)) for k in _Q)  # noqa: N806
-    N = np.broadcast_to(sums.n[rows][:, :, None], R.shape)  # noqa: N806
+    # each stratum's size: its instances are clean, contaminated or undecided (C + X + U is the
+    # tier's size, or a submission's own share of it when boards are pooled: code OUTSIDE); the
+    # tier's size itself where they agree (a broadcast: its layout fixes the order of the sums
+    # below, and so their last bits)
+    N = C + X + U  # noqa: N806
+    tier_n = np.broadcast_to(sums.n[rows][:, :, None], R.shape)
+    if np.array_equal(N, tier_n):
+        N = tier_n  # noqa: N806
     axes: tuple[int, ...] = (0,) if subs is None else (0, 2)
     tot = lambda x: x.sum(axis=axes)  # noqa: E731
     out: dict[str, np.ndarray] = {}
@@ -198,13 +205,13 @@ def per_submission_table(sums: StrataSums, submissions: Sequence[str], tier_name
     for tier, tiers in _tier_sets(tier_names, by_tier):
         est = _estimates(sums, tiers, None)
         point = {k: sums.get(k)[tiers, 0].sum(axis=0) for k in _Q}
-        n_inst = int(sums.n[tiers, 0].sum())   # small: one resample
+        n_inst = point["C"] + point["X"] + point["U"]   # each submission's own instances
         bounds = {key: _intervals(est[key][1:], ci, what) for key, what in
                   (("relative_drop", "drop"), ("clean_vs_contaminated", "clean-vs-contaminated"))}
         rows = []
         for k, name in enumerate(submissions):
             row: dict[str, Any] = {"group": name, "tier": tier, "n_submissions": 1,
-                                   "n_instances": n_inst, "n_clean": int(point["C"][k]),
+                                   "n_instances": int(n_inst[k]), "n_clean": int(point["C"][k]),
                                    "n_resolved_clean": int(point["RC"][k]),
                                    "n_contaminated": int(point["X"][k]),
                                    "n_undecided": int(point["U"][k])}
@@ -247,10 +254,12 @@ def _row(sums: StrataSums, subs: np.ndarray, tiers: np.ndarray, label: str, tier
          ) -> dict[str, Any]:
     in_tier = np.isin(distinct["tier_idx"], tiers)
     any_of = lambda key: int((distinct[key][subs][:, in_tier]).any(axis=0).sum())  # noqa: E731
+    eligible = distinct.get("eligible")   # (several boards) the instances of some member's list
     n_clean, n_res_clean = any_of("clean"), any_of("resolved_clean")
     est = _estimates(sums, tiers, subs) if subs.size else {}
     row: dict[str, Any] = {"group": label, "tier": tier, "n_submissions": int(subs.size),
-                           "n_instances": int(in_tier.sum()), "n_clean": n_clean,
+                           "n_instances": int(in_tier.sum()) if eligible is None else any_of("eligible"),
+                           "n_clean": n_clean,
                            "n_resolved_clean": n_res_clean,
                            "n_contaminated": any_of("contaminated"),
                            "n_undecided": any_of("undecided")}

@@ -28,6 +28,7 @@ from ..errors import InputError
 from ._bootstrap import percentile_interval
 
 CLEAN = 0   # the verdict code of a clean instance (as in .strata and .rates)
+OUTSIDE = 3   # an instance outside a submission's own instance list (.strata.OUTSIDE)
 
 MDE_SENTENCE = (
     "MDE (minimum detectable drop): the smallest relative drop that this estimator and its 95% "
@@ -101,6 +102,7 @@ def _detected(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, tie
     d = drop[cell_of][None, :, None]                          # (1, S', 1)
     num = np.zeros((1 + cfg.n_boot, sims, len(cells)))
     den = np.zeros_like(num)
+    outside = codes[sub_rows] == OUTSIDE if bool((codes == OUTSIDE).any()) else None
     for t in tiers:
         where = np.flatnonzero(tier_idx == t)
         if where.size == 0:
@@ -108,11 +110,17 @@ def _detected(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, tie
         res = resolved[sub_rows][:, where]                        # (S', m_t)
         clean = codes[sub_rows][:, worlds.perm[:, where]] == CLEAN  # (S', sims, m_t)
         clean = clean.transpose(1, 0, 2)                          # (sims, S', m_t)
-        share = clean.sum(axis=2, keepdims=True) / where.size     # c of each stratum
+        cnt = worlds.counts[int(t)]
+        n_t: float | np.ndarray = float(where.size)
+        size: float | np.ndarray = where.size
+        if outside is not None:   # several boards: a submission's stratum is its own instances
+            own = ~outside[:, where]                              # (S', m_t), not permuted
+            clean &= own[None]
+            size = np.maximum(own.sum(axis=1), 1)[None, :, None]
+            n_t = (cnt @ own.T.astype(np.float32))[:, None, :]    # (1 + B, 1, S')
+        share = clean.sum(axis=2, keepdims=True) / size           # c of each stratum
         thin = d / (1.0 - share * (1.0 - d))
         planted = res[None] & ~(clean & (worlds.u[:, sub_rows][:, :, where] < thin))
-        cnt = worlds.counts[int(t)]
-        n_t = float(where.size)
         mt = where.size
 
         def flat(x: np.ndarray, mt: int = mt) -> np.ndarray:
@@ -145,7 +153,8 @@ def minimum_detectable_drop(resolved: np.ndarray, codes: np.ndarray, tier_idx: n
                             ) -> np.ndarray:
     """The MDE (a fraction, 0..1) of each cell: ``cells`` are disjoint arrays of submission rows
     of ``resolved`` / ``codes`` (submissions x instances; codes 0 clean, 1 contaminated, 2
-    undecided), pooled over ``tiers`` (indices into ``0 .. n_tiers - 1``). ``nan`` where even a
+    undecided, 3 outside the submission's own instance list), pooled over ``tiers`` (indices
+    into ``0 .. n_tiers - 1``). ``nan`` where even a
     drop of 100% is detected in fewer than ``config.power`` of the worlds (no resolved clean
     instance to remove, or too few clean instances to estimate)."""
     cfg = config or MdeConfig()

@@ -51,7 +51,7 @@ from ._bootstrap import seed_key, wilson_interval
 from ._pooled import POOLED_COLUMNS, TOO_FEW, per_submission_table, pooled_table
 from ._power import MdeConfig, draw_worlds, minimum_detectable_drop
 from ._roc import UndefinedMetricWarning
-from ._strata import BootstrapDraws, StrataSums, strata_sums
+from ._strata import OUTSIDE, BootstrapDraws, StrataSums, strata_sums
 from ._verdict_codes import CLEAN, CONTAMINATED, UNDECIDED, verdict_code_rows
 
 LEADERBOARD_COLUMNS = (
@@ -90,23 +90,19 @@ class ResolvedMatrix:
         """Build from ``{submission: resolved ids}``; ids outside ``instance_ids`` are an error."""
         ids = tuple(instance_ids)
         _check_unique(ids, "instance id")
-        index = pd.Index(ids)   # its hash table looks ids up in C
+        position = {iid: k for k, iid in enumerate(ids)}   # one lookup per resolved id
         names = tuple(resolved)
         mat = np.zeros((len(names), len(ids)), dtype=bool)
         for s, name in enumerate(names):
-            ids_of = resolved[name]
-            if isinstance(ids_of, (set, frozenset)):   # a row by membership: no list, no lookup
-                row = np.fromiter(map(ids_of.__contains__, ids), bool, len(ids))
-                if int(row.sum()) == len(ids_of):
-                    mat[s] = row
-                    continue
-            given = list(ids_of)
-            where = index.get_indexer(given) if given else np.zeros(0, np.intp)
-            if (where < 0).any():
-                unknown = [iid for iid, i in zip(given, where) if i < 0]
+            given = resolved[name]
+            given = given if isinstance(given, (set, frozenset, list, tuple)) else list(given)
+            try:
+                where = np.fromiter(map(position.__getitem__, given), np.intp, len(given))
+            except KeyError:
+                unknown = [iid for iid in given if iid not in position]
                 shown = ", ".join(sorted(unknown)[:5]) + (" ..." if len(unknown) > 5 else "")
                 raise DataError(f"submission {name}: {len(unknown)} resolved instance ids are not "
-                                f"in the benchmark's instance list: {shown}")
+                                f"in the benchmark's instance list: {shown}") from None
             mat[s, where] = True
         return cls(names, ids, mat)
 
@@ -145,15 +141,44 @@ class _Prepared:
 
     def distinct(self) -> dict[str, np.ndarray]:
         res = self.matrix.resolved
-        return {"clean": self.codes == _CLEAN, "resolved_clean": res & (self.codes == _CLEAN),
-                "contaminated": self.codes == _CONTAMINATED, "undecided": self.codes == _UNDECIDED,
-                "tier_idx": self.tier_idx}
+        out = {"clean": self.codes == _CLEAN, "resolved_clean": res & (self.codes == _CLEAN),
+               "contaminated": self.codes == _CONTAMINATED, "undecided": self.codes == _UNDECIDED,
+               "tier_idx": self.tier_idx}
+        if self.codes.size and bool((self.codes == OUTSIDE).any()):
+            out["eligible"] = self.codes != OUTSIDE
+        return out
+
+
+def _own_lists(codes: np.ndarray, matrix: ResolvedMatrix,
+               lists: Mapping[str, Iterable[str]] | None) -> np.ndarray:
+    """``codes`` with :data:`~.strata.OUTSIDE` where an instance is not in its submission's own
+    instance list (``lists``: several boards rated together; a submission without a list has
+    them all); a resolved id outside its own list is a :class:`DataError`."""
+    if not lists:
+        return codes
+    unknown = [s for s in lists if s not in set(matrix.submissions)]
+    if unknown:
+        raise InputError(f"instance lists name unknown submissions: {', '.join(unknown[:5])}")
+    position = {iid: k for k, iid in enumerate(matrix.instance_ids)}
+    codes = codes.copy()
+    for s, name in enumerate(matrix.submissions):
+        if name not in lists:
+            continue
+        own = np.zeros(len(position), bool)
+        own[[position[i] for i in lists[name] if i in position]] = True
+        stray = matrix.resolved[s] & ~own
+        if stray.any():
+            shown = ", ".join(matrix.instance_ids[k] for k in np.flatnonzero(stray)[:5])
+            raise DataError(f"submission {name}: resolved instances outside its own instance "
+                            f"list: {shown}")
+        codes[s, ~own] = OUTSIDE
+    return codes
 
 
 def _prepare(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
              instance_ids: Sequence[str] | None, verdicts: Mapping[str, Any] | None,
-             tiers: Mapping[str, str] | None, group_hard: bool, covered: Iterable[str] | None
-             ) -> _Prepared:
+             tiers: Mapping[str, str] | None, group_hard: bool, covered: Iterable[str] | None,
+             lists: Mapping[str, Iterable[str]] | None = None) -> _Prepared:
     if not isinstance(resolved, ResolvedMatrix):
         if instance_ids is None:
             raise InputError("instance_ids (the benchmark's instance list) is required with a "
@@ -163,6 +188,7 @@ def _prepare(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
         raise InputError("instance_ids differ from the ResolvedMatrix's instance_ids")
     matrix = resolved if covered is None else _restrict(resolved, covered)
     codes = verdict_code_rows(verdicts or {}, matrix.submissions, matrix.instance_ids)
+    codes = _own_lists(codes, matrix, lists)
     names, idx = _tier_index(tiers, matrix.instance_ids, group_hard)
     return _Prepared(resolved, matrix, codes, names, idx)
 
@@ -215,7 +241,7 @@ def bootstrap_draws(instance_ids: Sequence[str], tiers: Mapping[str, str] | None
                     options: RescoreOptions | None = None, **overrides: Unpack[RescoreOverrides]
                     ) -> BootstrapDraws | None:
     """The cluster bootstrap's draws for :func:`rate_and_pool` on ``instance_ids`` and ``tiers``
-    (``options`` as there), started now in a background thread so that they are made while the
+    (``options`` as there), started now on a pool of threads so that they are made while the
     caller reads its other inputs; give them to ``rate_and_pool(draws=)``, :meth:`close
     <.strata.BootstrapDraws.close>` them if it is not called. ``None`` when there is nothing to
     draw or the tiers do not cover the instances (``rate_and_pool`` says so)."""
@@ -246,7 +272,8 @@ def _rates(prep: _Prepared, sums: StrataSums, *, by_tier: bool, models: Mapping[
     table = per.rename(columns={"group": "submission"})
     table.insert(1, "model", [models.get(s, "") for s in table["submission"]])
     table.insert(2, "date", [dates.get(s, "") for s in table["submission"]])
-    res_counts = (table["original_rate"] * table["n_instances"]).round().astype(int)
+    # (a submission none of whose own instances is covered has no rate: nan, counted 0 here)
+    res_counts = (table["original_rate"] * table["n_instances"]).fillna(0).round().astype(int)
     for name, k, n in (("original", res_counts, table["n_instances"]),
                        ("clean", table["n_resolved_clean"], table["n_clean"]),
                        ("contaminated", (table["contaminated_rate"] * table["n_contaminated"])
@@ -292,15 +319,19 @@ def rate_and_pool(resolved: ResolvedMatrix | Mapping[str, Iterable[str]],
                   dates: Mapping[str, str] | None = None, options: RescoreOptions | None = None,
                   covered: Iterable[str] | None = None, mde: MdeConfig | None = None,
                   draws: BootstrapDraws | None = None,
+                  lists: Mapping[str, Iterable[str]] | None = None,
                   **overrides: Unpack[RescoreOverrides]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(rate_table(...), pooled_summary(...))`` on the same inputs, equal to calling each, with
     the inputs prepared and the cluster bootstrap drawn once instead of twice. With ``mde``, both
     tables gain an ``mde`` column (:mod:`._power`): the minimum detectable drop of every cell whose
     drop is estimated (``nan`` elsewhere). ``draws``: the bootstrap's draws started earlier
     (:func:`bootstrap_draws`), taken when they are of these tiers and options (else drawn here):
-    the same numbers either way."""
+    the same numbers either way. ``lists``: ``{submission: its own instance ids}`` when
+    submissions of several boards are rated together over the union ``instance_ids`` (an
+    instance shared by boards is one cluster of the bootstrap): each submission is rated over its
+    own list only (its rates, counts and MDE), and a pooled cell over the lists of its members."""
     opts = RescoreOptions.of(options, **overrides).check()
-    prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered)
+    prep = _prepare(resolved, instance_ids, verdicts, tiers, opts.group_hard, covered, lists)
     sums = _sums(prep, opts, draws)
     table = _rates(prep, sums, by_tier=tiers is not None, models=models, dates=dates, opts=opts)
     summary = _pooled(prep, sums, groups, by_tier=tiers is not None, opts=opts)

@@ -6,16 +6,23 @@ sums are a product of the draw counts (resamples x instances) with the instances
 (instances x quantities), exact in float32 (every sum is an integer below 2**24). The product
 is taken only over what is not already known: per submission ``R``, ``RC`` and ``RX``; ``C``,
 ``X`` and ``U`` once per *distinct* verdict row (the submissions of one model share theirs);
-``RU = R - RC - RX`` after it. The draws are made a block of rows at a time, one block ahead in
-a second thread (numpy draws without the GIL) while the product of the block before is taken,
-with BLAS on one thread (several thread pools, ours and BLAS's, only wait on each other); or,
-started before the inputs are read (:class:`BootstrapDraws`), while the caller reads them. The
-draws are one generator's, in order, whichever way: the same numbers as one whole draw.
+``RU = R - RC - RX`` after it.
+
+The draws are split: the counts of each chunk of :data:`CHUNK` resamples of a tier come from
+their own generator, a child of the seed's :class:`numpy.random.SeedSequence`
+(``SeedSequence(seed).spawn`` per tier, then per chunk), so the chunks are drawn in parallel, on
+any number of threads, in any order, and give the same numbers: the sums are identical whatever
+the thread count. A chunk's resample draws ``m`` instance indices uniformly (``m`` the tier's
+size) and counts them (a multinomial draw, made as ``m`` uniform integers and a count: a tenth of
+the cost of ``Generator.multinomial``'s binomials). The draws are made a block of rows ahead of
+the product, on a pool of threads (numpy draws without the GIL), with BLAS on one thread (several
+thread pools, ours and BLAS's, only wait on each other); or, started before the inputs are read
+(:class:`BootstrapDraws`), while the caller reads them.
 """
 
 from __future__ import annotations
 
-import threading
+import os
 from collections import deque
 from collections.abc import Generator, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -29,7 +36,21 @@ from ..errors import InputError
 #: the per-instance quantities summed per stratum, in this order along axis 2 of StrataSums.q
 QUANTITIES = ("R", "C", "RC", "X", "RX", "U", "RU")
 CLEAN, CONTAMINATED, UNDECIDED = 0, 1, 2
-_AHEAD = 1   # draw blocks made ahead of the product (each at most 32 MB)
+#: the code of an instance outside a submission's own instance list (several boards pooled): in
+#: none of C, X, U, so the submission's stratum size ``C + X + U`` leaves it out
+OUTSIDE = 3
+#: resamples per generator: the unit of the split draws (the product's blocks are whole chunks)
+CHUNK = 32
+
+
+def draw_threads() -> int:
+    """The threads the draws are made on by default: the CPUs this process may use, at most 4
+    (the draws of a 1e5-instance board take under a second of CPU)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:   # (not on every platform)
+        cpus = os.cpu_count() or 1
+    return max(1, min(4, cpus))
 
 
 @dataclass(frozen=True)
@@ -46,75 +67,69 @@ class StrataSums:
 
 
 class _Draws:
-    """The bootstrap's draw counts of one seed, made a block of rows at a time, tier by tier and
-    resample by resample (row 0 all ones, the data; then each tier's instances drawn with
-    replacement within the tier; float32, every weighted sum an integer below 2**24, exact): the
-    numbers of one whole draw, but only one block is held (1001 x 25,000 counts are 100 MB as
-    float32, and numpy's int64 draws twice that), a few rows drawn at once."""
-
-    _ROWS = 32   # resamples drawn per call: int64 for 32 x the tier's instances at a time
+    """The bootstrap's draw counts of one seed: row 0 of every tier all ones (the data), row
+    ``b`` >= 1 a resample of the tier's instances with replacement. Rows ``[CHUNK * k, CHUNK *
+    (k + 1))`` of tier ``t`` come from the generator of ``SeedSequence(seed)``'s child ``t``'s
+    child ``k``: any block of whole chunks is drawn alone, on any thread, the same numbers."""
 
     def __init__(self, seed: int) -> None:
-        self._rng = np.random.default_rng(np.random.SeedSequence(int(seed)))
+        self._seed = int(seed)
 
-    def rows(self, m: int, start: int, stop: int) -> np.ndarray:
-        """Rows ``start`` to ``stop`` of a tier of ``m`` instances (row 0: ones, the data); the
-        blocks of one tier must be asked for in order."""
+    def rows(self, t: int, m: int, start: int, stop: int) -> np.ndarray:
+        """Rows ``start`` to ``stop`` (float32) of tier ``t`` of ``m`` instances; ``start`` a
+        multiple of :data:`CHUNK`, ``stop`` one too or the tier's last row + 1."""
+        if start % CHUNK:
+            raise InputError(f"draw rows start at a multiple of {CHUNK}, got {start}")
         counts = np.ones((stop - start, m), np.float32)
         if not m:
             return counts
-        p = np.full(m, 1.0 / m)
-        for r in range(max(start, 1), stop, self._ROWS):
-            k = min(self._ROWS, stop - r)
-            counts[r - start:r - start + k] = self._rng.multinomial(m, p, size=k)
+        for c0 in range(start, stop, CHUNK):
+            c1 = min(c0 + CHUNK, stop)
+            self._chunk(t, m, c0, counts[c0 - start:c1 - start])
         return counts
+
+    def _chunk(self, t: int, m: int, c0: int, out: np.ndarray) -> None:
+        """Chunk ``c0 // CHUNK`` of tier ``t`` into ``out`` (its rows; row 0 of the tier stays ones)."""
+        seq = np.random.SeedSequence(self._seed, spawn_key=(t, c0 // CHUNK))
+        rng = np.random.default_rng(seq)
+        first = 1 if c0 == 0 else 0
+        picks = rng.integers(0, m, size=(out.shape[0] - first, m))
+        for r, row in enumerate(picks, start=first):
+            out[r] = np.bincount(row, minlength=m)
 
 
 class BootstrapDraws:
     """The draw counts :func:`strata_sums` makes for ``n_boot`` resamples of tiers of ``sizes``
-    instances (``seed``), made in a background thread from construction on, while the caller
-    reads its other inputs (numpy draws without the GIL): the same generator, the same order,
-    the same numbers, held as uint8 (1001 x 1e5 counts: 100 MB) until :func:`strata_sums` takes
-    them, a tier at a time. :meth:`close` stops the thread (an error before the sums)."""
+    instances (``seed``), made on a pool of ``threads`` threads from construction on, while the
+    caller reads its other inputs (numpy draws without the GIL): the same chunks, the same
+    numbers, held as uint8 (1001 x 1e5 counts: 100 MB) until :func:`strata_sums` takes them, a
+    tier at a time. :meth:`close` stops the drawing (an error before the sums)."""
 
-    def __init__(self, seed: int, n_boot: int, sizes: Sequence[int]) -> None:
+    def __init__(self, seed: int, n_boot: int, sizes: Sequence[int], *, threads: int | None = None) -> None:
         self.key = (int(seed), int(n_boot), tuple(int(m) for m in sizes))
-        self._tiers: list[np.ndarray | None] = [None] * len(self.key[2])
-        self._ready = [threading.Event() for _ in self.key[2]]
-        self._stop = threading.Event()
-        self._failed: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="bootstrap-draws", daemon=True)
-        self._thread.start()
+        n_rows = 1 + self.key[1]
+        self._tiers: list[np.ndarray | None] = [np.empty((n_rows, m), np.uint8) for m in self.key[2]]
+        draws = _Draws(self.key[0])
+        self._pool = ThreadPoolExecutor(threads or draw_threads(), thread_name_prefix="bootstrap-draws")
+        self._jobs: list[list[Future[None]]] = [
+            [self._pool.submit(self._fill, draws, t, m, b0, min(b0 + CHUNK, n_rows))
+             for b0 in range(0, n_rows, CHUNK)] if m else []
+            for t, m in enumerate(self.key[2])]
+        self._pool.shutdown(wait=False)   # the submitted chunks still run; the threads end after
 
-    def _run(self) -> None:
-        seed, n_boot, sizes = self.key
-        draws = _Draws(seed)
-        try:
-            for t, m in enumerate(sizes):
-                if not m:
-                    self._ready[t].set()
-                    continue
-                out = np.empty((1 + n_boot, m), np.uint8)
-                for b0 in range(0, 1 + n_boot, _Draws._ROWS):
-                    if self._stop.is_set():
-                        return
-                    block = draws.rows(m, b0, min(b0 + _Draws._ROWS, 1 + n_boot))
-                    if block.max() > 255:   # (a count of 256 draws of one instance: never seen)
-                        raise OverflowError("a draw count does not fit in a byte")
-                    out[b0:b0 + block.shape[0]] = block
-                self._tiers[t] = out
-                self._ready[t].set()
-        except BaseException as exc:   # said by take(), in the caller's thread
-            self._failed = exc
-        finally:
-            for ready in self._ready:
-                ready.set()
+    def _fill(self, draws: _Draws, t: int, m: int, b0: int, b1: int) -> None:
+        out = self._tiers[t]
+        if out is None:   # closed, or taken already
+            return
+        block = draws.rows(t, m, b0, b1)
+        if block.max() > 255:   # (a count of 256 draws of one instance: never seen)
+            raise OverflowError("a draw count does not fit in a byte")
+        out[b0:b1] = block
 
     def take(self, t: int) -> np.ndarray:
         """Tier ``t``'s counts (resamples x instances, uint8), waiting for them; given once."""
-        self._ready[t].wait()
-        if self._failed is not None:
-            raise self._failed
+        for job in self._jobs[t]:
+            job.result()   # a chunk's error is raised here, in the caller's thread
         out, self._tiers[t] = self._tiers[t], None
         if out is None:
             raise InputError(f"the draws of tier {t} were taken already or never made")
@@ -122,18 +137,22 @@ class BootstrapDraws:
 
     def close(self) -> None:
         """Stop drawing (what was drawn is dropped)."""
-        self._stop.set()
+        for jobs in self._jobs:
+            for job in jobs:
+                job.cancel()
         self._tiers = [None] * len(self._tiers)
 
 
 def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n_tiers: int, *,
-                n_boot: int, seed: int, draws: BootstrapDraws | None = None) -> StrataSums:
+                n_boot: int, seed: int, draws: BootstrapDraws | None = None,
+                threads: int | None = None) -> StrataSums:
     """Per-stratum sums of the data (resample 0) and of ``n_boot`` cluster-bootstrap resamples.
 
     ``resolved`` (submissions x instances, bool), ``codes`` (same shape; 0 clean, 1 contaminated,
-    2 undecided), ``tier_idx`` (instances; 0 .. ``n_tiers`` - 1). ``draws``: the counts already
+    2 undecided, 3 outside the submission's instance list), ``tier_idx`` (instances; 0 ..
+    ``n_tiers`` - 1). ``draws``: the counts already
     being drawn (:class:`BootstrapDraws`), taken when they are of this seed, ``n_boot`` and
-    tier sizes (else drawn here)."""
+    tier sizes (else drawn here, on ``threads`` threads: the same sums on any number)."""
     res = np.asarray(resolved, dtype=bool)
     codes = np.asarray(codes)
     tier_idx = np.asarray(tier_idx, dtype=np.intp)
@@ -141,25 +160,29 @@ def strata_sums(resolved: np.ndarray, codes: np.ndarray, tier_idx: np.ndarray, n
         raise InputError(f"resolved {res.shape}, codes {codes.shape} and tiers {tier_idx.shape} "
                          "do not match (submissions x instances)")
     if codes.size and not _valid_codes(codes):
-        raise InputError("verdict codes must be 0 (clean), 1 (contaminated) or 2 (undecided)")
+        raise InputError("verdict codes must be 0 (clean), 1 (contaminated), 2 (undecided) or 3 "
+                         "(outside the submission's instances)")
+    if codes.size and bool((res & (codes == OUTSIDE)).any()):
+        raise InputError("a submission resolved an instance outside its own instance list")
     s, n_rows = res.shape[0], 1 + int(n_boot)
     distinct, row_of = _distinct_rows(codes)
     q = np.zeros((n_tiers, n_rows, len(QUANTITIES), s), np.float64)
     n = np.zeros((n_tiers, n_rows), np.float64)
     # few large products: many small ones cost far more than their arithmetic (BLAS start-up);
     # a block's draws hold at most 8M counts (32 MB)
-    block = max(1, 8_000_000 // max(1, len(QUANTITIES) * s, int(tier_idx.size)))
+    block = CHUNK * max(1, 8_000_000 // max(1, len(QUANTITIES) * s, int(tier_idx.size)) // CHUNK)
     tiers = [(t, np.flatnonzero(tier_idx == t)) for t in range(n_tiers)]
     tiers = [(t, cols) for t, cols in tiers if cols.size]
     spans = [(t, cols.size, b0, min(b0 + block, n_rows)) for t, cols in tiers
              for b0 in range(0, n_rows, block)]
+    threads = threads or draw_threads()
     sizes = tuple(np.bincount(tier_idx, minlength=n_tiers).tolist()) if tier_idx.size \
         else (0,) * n_tiers
     ready = draws is not None and draws.key == (int(seed), int(n_boot), sizes)
     if draws is not None and not ready:
         draws.close()   # of other inputs: drawn here instead
-    with (_one_blas_thread(), ThreadPoolExecutor(1, thread_name_prefix="draws") as pool,
-          closing(_taken(draws, spans) if ready and draws else _ahead(pool, _Draws(seed), spans))
+    with (_one_blas_thread(), ThreadPoolExecutor(threads, thread_name_prefix="draws") as pool,
+          closing(_taken(draws, spans) if ready and draws else _ahead(pool, _Draws(seed), spans, threads))
           as blocks):
         for t, cols in tiers:
             stack = _per_instance(res[:, cols], codes[:, cols], distinct[:, cols])
@@ -187,20 +210,20 @@ def _taken(draws: BootstrapDraws, spans: list[tuple[int, int, int, int]]
 
 def _valid_codes(codes: np.ndarray) -> bool:
     if np.issubdtype(codes.dtype, np.integer):   # (a bound check: no 1e7-element isin)
-        return bool(codes.min() >= CLEAN and codes.max() <= UNDECIDED)
-    return bool(np.isin(codes, (CLEAN, CONTAMINATED, UNDECIDED)).all())
+        return bool(codes.min() >= CLEAN and codes.max() <= OUTSIDE)
+    return bool(np.isin(codes, (CLEAN, CONTAMINATED, UNDECIDED, OUTSIDE)).all())
 
 
-def _ahead(pool: ThreadPoolExecutor, draws: _Draws, spans: list[tuple[int, int, int, int]]
-           ) -> Generator[np.ndarray, None, None]:
-    """The draw blocks of ``spans`` (tier, instances, first row, end row) in order, each made
-    in ``pool`` while the ones before it are used (one worker: the draws stay in order)."""
+def _ahead(pool: ThreadPoolExecutor, draws: _Draws, spans: list[tuple[int, int, int, int]],
+           threads: int) -> Generator[np.ndarray, None, None]:
+    """The draw blocks of ``spans`` (tier, instances, first row, end row) in order, made in
+    ``pool``'s ``threads`` threads, as many ahead as there are threads, while the ones before
+    them are used (each block is its own chunks' numbers, whichever thread draws it)."""
     pending: deque[Future[np.ndarray]] = deque()
-    todo = iter(spans)
     try:
-        for _, m, b0, b1 in todo:
-            pending.append(pool.submit(draws.rows, m, b0, b1))
-            if len(pending) > _AHEAD:
+        for t, m, b0, b1 in spans:
+            pending.append(pool.submit(draws.rows, t, m, b0, b1))
+            if len(pending) > threads:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()

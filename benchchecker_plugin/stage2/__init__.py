@@ -4,20 +4,22 @@ Pipeline: :mod:`._patch` (diff -> logical-line blocks) -> :mod:`._normalize` (bo
 :mod:`._localize` (same name, moved, GumTree-style subtree match; line alignment with a pluggable
 :mod:`._similarity`) -> :mod:`._decide` -> optional tests of the spliced patch (:mod:`._splice`, run
 by :mod:`benchchecker_plugin.testrun`); :mod:`._judge` judges one instance against one snapshot, and
-:mod:`._engine`, the one driver, runs instances x {model: cutoff} on an executor (one task per
-repository; :mod:`._presence` is it at one cutoff).
+:mod:`._engine`'s :func:`run_stage2`, the one entry, runs instances x {model: cutoff} on an executor
+(one task per repository), one cutoff or many; each instance at each snapshot is a
+:class:`PresenceVerdict` before it becomes a flag.
 
 The test runners live in :mod:`benchchecker_plugin.testrun`.
 """
 
+from ._base_read import BaseRead, read_base
 from ._config import METHOD, PresenceConfig
-from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, decide
-from ._engine import GridRun, patch_presence_grid, run_grid, run_stage2
+from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, PresenceVerdict, decide
+from ._engine import GridRun, run_stage2
 from ._languages import LanguageSpec, get_language, language_names, register_language
 from ._localize import LineMatch, Location, SnapshotIndex, align, localize
 from ._normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
+from ._own_fix import OwnFix, own_fix_snapshot, pr_dates
 from ._patch import PatchBlock, parse_patch
-from ._presence import patch_presence, summary_line
 from ._similarity import (
                          EmbeddingSimilarity,
                          ExactSimilarity,
@@ -26,11 +28,14 @@ from ._similarity import (
                          Similarity,
                          get_similarity,
 )
+from ._sources import locate
 from ._splice import SpliceError, modified_patch
+from ._summary import summary_line
 from ._synthetic import build_history
 from ._why_clean import CleanKind, why_clean
 
 __all__ = [
+    "BaseRead",
     "BlockResult",
     "Category",
     "CleanKind",
@@ -44,9 +49,11 @@ __all__ = [
     "Location",
     "LogicalLine",
     "METHOD",
+    "OwnFix",
     "ParsedSource",
     "PatchBlock",
     "PresenceConfig",
+    "PresenceVerdict",
     "RerankSimilarity",
     "Scope",
     "Similarity",
@@ -59,14 +66,15 @@ __all__ = [
     "get_similarity",
     "language_names",
     "localize",
+    "locate",
     "modified_patch",
     "normalize_code",
+    "own_fix_snapshot",
     "parse_patch",
     "parse_source",
-    "patch_presence",
-    "patch_presence_grid",
+    "pr_dates",
+    "read_base",
     "register_language",
-    "run_grid",
     "run_stage2",
     "summary_line",
     "why_clean",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 import enum
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from ._localize import LineMatch, Location
 from ._patch import PatchBlock
@@ -41,6 +43,24 @@ class BlockResult:
     removed_found: tuple[float, ...]
     score: float
     category: Category
+
+
+@dataclass(frozen=True)
+class PresenceVerdict:
+    """One instance judged at one snapshot: its ``category``, ``score`` (the least matched-line
+    similarity; 1.0 when verified by tests) and ``evidence`` (what the flag records)."""
+
+    category: Category
+    score: float
+    evidence: dict[str, Any]
+
+    @property
+    def contaminated(self) -> bool | None:
+        return self.category.contaminated
+
+    def copy(self) -> PresenceVerdict:
+        """The same verdict with its own copy of the evidence (to be changed apart)."""
+        return PresenceVerdict(self.category, self.score, copy.deepcopy(self.evidence))
 
 
 def block_result(block: PatchBlock, location: Location | None, matches: tuple[LineMatch, ...],

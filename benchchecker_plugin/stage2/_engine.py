@@ -1,10 +1,11 @@
-"""Stage II's one driver: a flag per (instance, model) of ``{model: cutoff}``, the work shared.
+"""Stage II's one entry: a flag per (instance, model) of ``{model: cutoff}``, the work shared.
 
->>> run = run_grid(load_instances("verified.jsonl"), "repos/",
-...                {"gpt-4-0613": "2021-09", "claude-2": "2023"})                # doctest: +SKIP
+>>> run = run_stage2(load_instances("verified.jsonl"), "repos/",
+...                  {"gpt-4-0613": "2021-09", "claude-2": "2023"})              # doctest: +SKIP
+>>> flags = run_stage2(insts, "repos/", {"gpt-4-0613": "2023-04-30"}).flags     # doctest: +SKIP
 
-:func:`~.presence.patch_presence` (one cutoff) and :func:`run_grid` (many) are both
-:func:`run_stage2`. The work is cut into :class:`GridTask` s, one per repository (or per chunk of
+One cutoff or many, it is :func:`run_stage2`; each cutoff is read once, there
+(:func:`~benchchecker_plugin.cutoff.parse_cutoff`). The work is cut into :class:`GridTask` s, one per repository (or per chunk of
 its instances, ``instances_per_task``), each self-contained: ``executor`` maps the tasks (by
 default one after another in this process; a Ray executor ships each to a worker, which returns
 its flags), and a task runs its instances at each commit of its repository on ``workers``
@@ -31,7 +32,6 @@ pairs, a flag whose error names the folder and the worker's host.
 from __future__ import annotations
 
 import contextlib
-import copy
 import os
 import socket
 from collections.abc import Collection, Mapping, Sequence
@@ -40,13 +40,13 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
-from ..cutoff import CutoffPeriod
+from ..cutoff import CutoffPeriod, parse_cutoff
 from ..errors import InputError, RepositoryError
 from ..flags import ContaminationFlag
 from ..instances import BugInstance
 from ..models import Executor, ItemResult, LocalExecutor, call_item
 from ..progress import OneBar, current_bar, one_bar
-from ..repos import Snapshot, parse_cutoff
+from ..repos import Snapshot
 from ._caches import SharedIndex
 from ._config import PresenceConfig
 from ._judge import named, to_flag
@@ -73,7 +73,7 @@ class GridRun:
     alignments_reused: int
 
 
-def cutoff_when(model: str, cutoff: Any) -> datetime:
+def _cutoff_when(model: str, cutoff: Any) -> datetime:
     try:
         return parse_cutoff(cutoff)
     except InputError as exc:
@@ -122,12 +122,12 @@ class GridTask:
             given: set[int] = set()
             for model in self.models_of(inst, whens):
                 res = outcomes[(k, whens[model])]
-                if res.ok and id(res) in given:  # models sharing a commit: one evidence dict per flag
-                    res = ItemResult(res.index, copy.deepcopy(res.value))
+                if res.ok and res.value is not None and id(res) in given:  # models sharing a commit: one evidence dict per flag
+                    res = ItemResult(res.index, res.value.copy())
                 given.add(id(res))
                 if not self.reuse_counts and res.ok and res.value is not None:
                     for key in _REUSE_KEYS:
-                        res.value[2].get("timings_s", {}).pop(key, None)
+                        res.value.evidence.get("timings_s", {}).pop(key, None)
                 flags.append(to_flag(inst, model, res, whens[model]))
         return flags
 
@@ -190,10 +190,10 @@ def _outcomes(task: GridTask, wanted: list[set[datetime]], bar: OneBar
                 runs = threads.map(one, at_sha, desc=f"patch presence {path.name}@{sha[:10]}")
                 for k, res in zip(at_sha, runs):
                     if res.ok and res.value is not None:
-                        timings = res.value[2]["timings_s"]
+                        timings = res.value.evidence["timings_s"]
                         reused += timings["blocks_reused"]
                         realigned += timings["alignments_reused"]
-                        computed += len(res.value[2]["blocks"]) - timings["blocks_reused"] - timings["alignments_reused"]
+                        computed += len(res.value.evidence["blocks"]) - timings["blocks_reused"] - timings["alignments_reused"]
                     for when in group:
                         if when in wanted[k]:
                             outcomes[(k, when)] = repo.dated(k, insts[k], res, snap, when)
@@ -227,15 +227,15 @@ def _commits(path: Path, idxs: Sequence[int], wanted: list[set[datetime]], insts
     return commits
 
 
-def group_tasks(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str], cutoffs: Cutoffs,
-                config: PresenceConfig, instances_per_task: int | None = None, *,
+def group_tasks(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str],
+                whens: Mapping[str, datetime], config: PresenceConfig,
+                instances_per_task: int | None = None, *,
                 pairs: frozenset[tuple[str, str]] | None = None, workers: int = 1,
                 reuse_counts: bool = True) -> list[GridTask]:
-    """The tasks of a run: the instances that get a flag grouped by repository (first-seen
-    order), in chunks of at most ``instances_per_task``."""
+    """The tasks of a run over ``whens`` (model -> cutoff, parsed): the instances that get a flag
+    grouped by repository (first-seen order), in chunks of at most ``instances_per_task``."""
     if instances_per_task is not None and instances_per_task < 1:
         raise InputError(f"instances_per_task must be >= 1, got {instances_per_task}")
-    whens = {m: cutoff_when(m, c) for m, c in cutoffs.items()}
     wanted = _wanted(instances, whens, pairs)
     groups: dict[str, list[int]] = {}
     for i, inst in enumerate(instances):
@@ -257,14 +257,16 @@ def run_stage2(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[st
                pairs: Collection[tuple[str, str]] | None = None, instances_per_task: int | None = None,
                desc: str | None = None, reuse_counts: bool = True) -> GridRun:
     """Stage II flags for every (instance, model) of ``cutoffs`` (model -> cutoff: a published
-    period, a date or an ISO datetime) and what was shared; failures are flags with
-    ``evidence.error``. ``executor`` runs the repository tasks (module doc), ``workers``
+    period, a date, a datetime or an ISO datetime, each read once here) and what was shared;
+    failures are flags with ``evidence.error``. Flags come by instance, then by model in the
+    order of ``cutoffs``. ``executor`` runs the repository tasks (module doc), ``workers``
     threads the instances of a task. With ``pairs`` ((instance id, model) pairs) only those
     flags are computed and returned, each equal to a full run's. ``desc`` names the progress
-    bar; ``reuse_counts=False`` leaves the reuse counts out of ``evidence.timings_s``."""
+    bar; ``reuse_counts=False`` leaves the reuse counts out of ``evidence.timings_s`` (one
+    cutoff has nothing to reuse)."""
     if not cutoffs:
         raise InputError("no models: the cutoffs mapping is empty")
-    whens = {m: cutoff_when(m, c) for m, c in cutoffs.items()}
+    whens = {m: _cutoff_when(m, c) for m, c in cutoffs.items()}
     chosen = None if pairs is None else frozenset(pairs)
     if chosen is not None:
         unknown = sorted({m for _, m in chosen} - set(whens))
@@ -299,20 +301,3 @@ def run_stage2(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[st
             for i, inst in zip(task.indices, task.instances):
                 per[i] = [to_flag(inst, m, failed, whens[m]) for m in task.models_of(inst, whens)]
     return GridRun(tuple(f for flags in per for f in flags), len(whens), snapshots, computed, reused, realigned)
-
-
-def run_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str], cutoffs: Cutoffs, *,
-             config: PresenceConfig | None = None, executor: Executor | None = None, workers: int = 1,
-             pairs: Collection[tuple[str, str]] | None = None,
-             instances_per_task: int | None = None) -> GridRun:
-    """:func:`run_stage2` for every model of ``cutoffs``, with the reuse counts in each flag."""
-    return run_stage2(instances, repos_dir, cutoffs, config=config, executor=executor, workers=workers,
-                      pairs=pairs, instances_per_task=instances_per_task)
-
-
-def patch_presence_grid(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str], cutoffs: Cutoffs,
-                        *, config: PresenceConfig | None = None, executor: Executor | None = None,
-                        workers: int = 1) -> list[ContaminationFlag]:
-    """One stage-II flag per (instance, model), ordered by instance then by model in the order of
-    ``cutoffs`` (model -> cutoff: a published period, a date or an ISO datetime)."""
-    return list(run_grid(instances, repos_dir, cutoffs, config=config, executor=executor, workers=workers).flags)

@@ -18,7 +18,7 @@ from ..models import ItemResult
 from ..repos import Snapshot
 from ..testrun import VerifyOutcome
 from ._config import METHOD, PresenceConfig
-from ._decide import BlockResult, Category, block_result, decide
+from ._decide import BlockResult, Category, PresenceVerdict, block_result, decide
 from ._localize import Location, align
 from ._normalize import ParsedSource
 from ._patch import PatchBlock
@@ -86,8 +86,8 @@ def judge_block(block: PatchBlock, loc: Location | None, posts: dict[str, Parsed
 def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequence[BlockResult],
             config: PresenceConfig, similarity: str,
             run_tests: Callable[[BugInstance, str], VerifyOutcome] | None = None
-            ) -> tuple[Category, float, dict[str, Any]]:
-    """Category, score and evidence (no timings) of an instance from its block results;
+            ) -> PresenceVerdict:
+    """The verdict (category, score and evidence, no timings) of an instance from its block results;
     ``run_tests`` (default ``config.runner.run``) verifies an undecided instance."""
     category, score = decide(list(results))  # decide() is typed for a list; it only reads it
     evidence: dict[str, Any] = {
@@ -117,7 +117,7 @@ def verdict(inst: BugInstance, snapshot: Snapshot, base: Snapshot, results: Sequ
                 evidence["verification"]["detail"] += f"; not settled clean: {doubt}"
             if transplanted:
                 evidence["verification"]["transplanted"] = True
-    return category, score, evidence
+    return PresenceVerdict(category, score, evidence)
 
 
 def _doubt(inst: BugInstance, outcome: VerifyOutcome, results: Sequence[BlockResult], transplanted: bool) -> str:
@@ -165,9 +165,9 @@ def named(inst: BugInstance, fn: Callable[[], T]) -> T:
 def to_flag(inst: BugInstance, model: str, res: ItemResult, when: datetime) -> ContaminationFlag:
     """The flag of one (instance, model) from its outcome; a failure keeps its error and cutoff."""
     if res.ok and res.value is not None:
-        category, score, evidence = res.value
-        return ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD, category.contaminated,
-                                 float(score), evidence=evidence)
+        got: PresenceVerdict = res.value
+        return ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD, got.contaminated,
+                                 float(got.score), evidence=got.evidence)
     return ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD, None, 0.0,
                              evidence={"category": Category.ERROR.value, "error": res.error,
                                        "cutoff": when.isoformat()})

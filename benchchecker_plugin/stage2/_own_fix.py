@@ -31,7 +31,7 @@ are numbered in time order) by interpolating between the instances of the same r
 creation is known; ``basis`` says which.
 
 Stage II at ``when`` (the snapshot's own date) reads that snapshot; the share of instances found
-present there is a label-free recall figure (``benchmarks/own_fix_recall.py``).
+present there is a label-free recall figure (a republication's ``own_fix_recall.csv``).
 """
 
 from __future__ import annotations

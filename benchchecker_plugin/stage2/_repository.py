@@ -6,7 +6,6 @@ snapshots and the lag rule's release snapshots, each made once whichever worker 
 
 from __future__ import annotations
 
-import copy
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,7 +19,7 @@ from ..testrun import VerifyOutcome
 from ._base_read import read_base
 from ._caches import BlobCache, MemoSimilarity, OnceMap, SharedIndex
 from ._config import PresenceConfig
-from ._decide import BlockResult, Category
+from ._decide import BlockResult, PresenceVerdict
 from ._judge import judge_block, named, verdict
 from ._localize import Location, localize
 from ._normalize import ParsedSource
@@ -99,25 +98,22 @@ class Repository:
         (:func:`~.sources.adjust_for_dates`), on its own copy of the evidence."""
         if not res.ok or res.value is None:
             return res
-        category, score, evidence = res.value
 
-        def category_at(other: Snapshot) -> tuple[Category, float]:
+        def verdict_at(other: Snapshot) -> PresenceVerdict:
             known, index = self.others.get(other.commit, lambda: (other, self.index(other)))
             if known is not other:
                 other.close()
-            got = self.at(i, inst, known, index)
-            return got[0], got[1]
+            return self.at(i, inst, known, index)
 
         try:
-            value = adjust_for_dates(inst, category, score, copy.deepcopy(evidence), snap, when,
+            value = adjust_for_dates(inst, res.value.copy(), snap, when,
                                      lag_margin_days=self.config.lag_margin_days,
-                                     merge_dates=self.config.merge_dates, category_at=category_at)
+                                     merge_dates=self.config.merge_dates, verdict_at=verdict_at)
         except (BenchcheckerError, OSError) as exc:
             return ItemResult(res.index, None, f"instance {inst.instance_id!r}: {exc}")
         return ItemResult(res.index, value)
 
-    def at(self, i: int, inst: BugInstance, snap: Snapshot, index: SharedIndex
-           ) -> tuple[Category, float, dict[str, Any]]:
+    def at(self, i: int, inst: BugInstance, snap: Snapshot, index: SharedIndex) -> PresenceVerdict:
         prep = self.prepare(i, inst)
         t0 = time.perf_counter()
         results, reused, realigned = [], 0, 0
@@ -145,10 +141,10 @@ class Repository:
                 prep.tested[diff] = self.config.runner.run(inst, diff)
             return prep.tested[diff]
 
-        category, score, evidence = verdict(inst, snap, prep.base, results, self.config, self.sim.name,
-                                            run_tests)
+        got = verdict(inst, snap, prep.base, results, self.config, self.sim.name, run_tests)
+        evidence = got.evidence
         evidence["base_source"] = prep.base_source
         evidence["timings_s"] = {"parse": prep.parse_s, "match": round(t1 - t0, 4),
                                  "total": round(time.perf_counter() - t0, 4), "blocks_reused": reused,
                                  "alignments_reused": realigned}
-        return category, score, evidence
+        return got

@@ -42,7 +42,7 @@ from ..repos import (
     fix_landed,
     is_release_repo,
 )
-from ._decide import Category
+from ._decide import Category, PresenceVerdict
 
 SNAPSHOT_SOURCES = ("auto", "git", "releases")
 _lock = threading.Lock()
@@ -100,23 +100,24 @@ def describe(snapshot: Snapshot) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------------- dates
-def adjust_for_dates(inst: BugInstance, category: Category, score: float, evidence: dict[str, Any],
-                     snapshot: Snapshot, when: datetime, *, lag_margin_days: float | None,
-                     merge_dates: bool, category_at: Callable[[Snapshot], tuple[Category, float]]
-                     ) -> tuple[Category, float, dict[str, Any]]:
-    """The verdict of ``inst`` at the cutoff ``when`` with the date rules applied (module doc);
-    ``evidence`` is changed in place. ``category_at`` decides the instance on another snapshot
-    of the same repository (the release after the cutoff)."""
+def adjust_for_dates(inst: BugInstance, got: PresenceVerdict, snapshot: Snapshot, when: datetime, *,
+                     lag_margin_days: float | None, merge_dates: bool,
+                     verdict_at: Callable[[Snapshot], PresenceVerdict]) -> PresenceVerdict:
+    """The verdict of ``inst`` at the cutoff ``when`` (``got``, read at ``snapshot``) with the
+    date rules applied (module doc); ``got.evidence`` is changed in place. ``verdict_at``
+    decides the instance on another snapshot of the same repository (the release after the
+    cutoff)."""
+    category, score, evidence = got.category, got.score, got.evidence
     evidence["snapshot_source"] = describe(snapshot)
     if is_release_repo(snapshot.repo):
         if lag_margin_days is not None and category.contaminated is False:
-            category, score = _lag(inst, category, score, evidence, snapshot, when, lag_margin_days, category_at)
-        return category, score, evidence
+            category, score = _lag(inst, category, score, evidence, snapshot, when, lag_margin_days, verdict_at)
+        return PresenceVerdict(category, score, evidence)
     if not merge_dates:
-        return category, score, evidence
+        return got
     fix = fix_landed(snapshot.repo, inst.instance_id, inst.base_commit, inst.patch)
     if fix is None:
-        return category, score, evidence
+        return got
     merged = fix.landed_at
     info: dict[str, Any] = {**fix.to_evidence(), "after_cutoff": merged > when}
     evidence["fix_merged"] = info
@@ -127,11 +128,11 @@ def adjust_for_dates(inst: BugInstance, category: Category, score: float, eviden
     elif merged > when and category.contaminated is True:
         evidence["present_before_fix"] = ("the fixed lines are in the snapshot although the fix was "
                                           "merged after the cutoff (earlier code restored by the fix?)")
-    return category, score, evidence
+    return PresenceVerdict(category, score, evidence)
 
 
 def _lag(inst: BugInstance, category: Category, score: float, evidence: dict[str, Any], snapshot: Snapshot,
-         when: datetime, margin: float, category_at: Callable[[Snapshot], tuple[Category, float]]
+         when: datetime, margin: float, verdict_at: Callable[[Snapshot], PresenceVerdict]
          ) -> tuple[Category, float]:
     hist = history(snapshot.repo)
     rel = hist.of_commit(snapshot.commit)
@@ -153,7 +154,8 @@ def _lag(inst: BugInstance, category: Category, score: float, evidence: dict[str
         info["why"] = f"release {nxt.version} was not fetched"
     else:
         info["pr_created_at"] = created.isoformat()
-        later, later_score = category_at(hist.snapshot(nxt, when))
+        later_verdict = verdict_at(hist.snapshot(nxt, when))
+        later, later_score = later_verdict.category, later_verdict.score
         if later.contaminated is True:
             info.update(applied=True, was=category.value,
                         why=f"fix present in {nxt.version}, the first release after the cutoff")

@@ -15,7 +15,7 @@ A flag that is not contaminated (clean, or undecided with a snapshot) gets ``evi
   the snapshot);
 - ``never-found``: never found present at any snapshot after the fix, the instance's own fix
   snapshot included (a rewrite since, or a miss of the detector: the recall at the own fix
-  snapshot, ``benchmarks/own_fix_recall.py``, measures which).
+  snapshot, a republication's ``own_fix_recall.csv``, measures which).
 
 Every flag read at a snapshot gets ``evidence.snapshot``: ``{"source": "git", "commit": sha}`` or
 ``{"source": "release", "version", "sha256", "uploaded"}`` (the same as ``evidence.snapshot_source``

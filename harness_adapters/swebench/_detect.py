@@ -9,7 +9,7 @@ presence) at the model's training cutoff, for exactly the run's instances, befor
   formats ``patch-presence --cutoffs`` reads, :func:`benchchecker_plugin.cutoffs_file.read_cutoffs`),
   looked up by the flags' model name, then by its last ``/`` part.
 - The clones come from ``--contamination-repos-dir`` (``DIR/owner__name``, as ``patch-presence`` reads them).
-- Stage II is :func:`benchchecker_plugin.stage2.run_grid` with one model: it reads git history and
+- Stage II is :func:`benchchecker_plugin.stage2.run_stage2` with one model: it reads git history and
   asks no model.
 
 An instance whose repository has no clone is never guessed: its flag is undecided (contaminated
@@ -117,7 +117,7 @@ class DetectRequest:
         if cutoff is not None and cutoffs_file is not None:
             raise InputError("give either --contamination-cutoff DATE or --contamination-cutoffs FILE, not both")
         if cutoff is not None:
-            from benchchecker_plugin.repos import parse_cutoff
+            from benchchecker_plugin.cutoff import parse_cutoff
 
             try:
                 parse_cutoff(cutoff)
@@ -216,7 +216,7 @@ class DetectPlan:
     @property
     def cutoff_moment(self) -> str:
         """The last moment the snapshot may hold, as ISO text (UTC)."""
-        from benchchecker_plugin.repos import parse_cutoff
+        from benchchecker_plugin.cutoff import parse_cutoff
 
         return parse_cutoff(self.cutoff).isoformat()
 
@@ -276,7 +276,7 @@ def run_detection(plan: DetectPlan) -> Detection:
     With no clone for any of the run's repositories this is an :class:`InputError` (a wrong
     ``--contamination-repos-dir``); with some missing, a warning names them and their instances are undecided.
     """
-    from benchchecker_plugin.stage2 import run_grid
+    from benchchecker_plugin.stage2 import run_stage2
 
     if not plan.present:
         raise InputError(f"--contamination-repos-dir {plan.repos_dir}: no clone of any repository of this run "
@@ -289,7 +289,7 @@ def run_detection(plan: DetectPlan) -> Detection:
     echo(f"detection: Stage II at cutoff {plan.cutoff_moment} (from {plan.cutoff_from}) for "
          f"{len(plan.instances)} instance(s), model '{plan.model}'; {NO_MODEL_CALLS}")
     start = time.perf_counter()
-    run = run_grid(plan.instances, plan.repos_dir, {plan.model: plan.cutoff})
+    run = run_stage2(plan.instances, plan.repos_dir, {plan.model: plan.cutoff})
     seconds = plan.load_s + time.perf_counter() - start
     return Detection(tuple(run.flags), {plan.dataset: _benchmark(plan.dataset)},
                      probes=len(plan.instances), seconds=seconds)

@@ -155,3 +155,21 @@ def test_a_bad_line_deep_in_a_big_file_is_named_with_its_line(tmp_path) -> None:
 def test_control_characters_in_names_are_refused_by_both(field: str, bad: str) -> None:
     record = {**VALID, field: bad}
     assert not _fast_valid(record) and not _schema_ok(record)
+
+
+def test_values_matched_in_earlier_chunks_are_not_matched_again_and_a_bad_one_still_fails() -> None:
+    """The reader keeps, per patterned field, the values already matched (an instance id recurs
+    once per model): a chunk checks only its new values, and a bad new value still fails it."""
+    from benchchecker_plugin.flags._io import _patterns_hold, _typed_decoder
+
+    decoder, _ = _typed_decoder()
+
+    def chunk(*methods: str) -> list[Any]:
+        return decoder.decode_lines("\n".join(json.dumps({**VALID, "method": m}) for m in methods).encode())
+
+    passed: dict[str, set[str]] = {}
+    assert _patterns_hold(chunk("benchchecker.stage2", "ts_guess"), passed)
+    assert passed["method"] == {"benchchecker.stage2", "ts_guess"}
+    assert _patterns_hold(chunk("ts_guess"), passed)
+    assert not _patterns_hold(chunk("ts_guess", "Not A Method"), passed)
+    assert "Not A Method" not in passed["method"]

@@ -27,7 +27,7 @@ from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import MissingExtraError
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.models import ItemResult, LocalExecutor
-from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from tests.helpers.flags import untimed_flags
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, REFACTORED, history
 
@@ -119,15 +119,15 @@ def test_grid_on_ray_gives_the_local_flags_in_order(cluster, grid) -> None:  # n
     from benchchecker_plugin.models import RayExecutor
 
     root, insts = grid
-    local = run_grid(insts, root, CUTOFFS, config=CONFIG)
-    ray_run = run_grid(insts, root, CUTOFFS, config=CONFIG, executor=RayExecutor())
+    local = run_stage2(insts, root, CUTOFFS, config=CONFIG)
+    ray_run = run_stage2(insts, root, CUTOFFS, config=CONFIG, executor=RayExecutor())
     assert untimed_flags(ray_run.flags) == untimed_flags(local.flags)
     assert [(f.instance_id, f.model) for f in ray_run.flags] == [(i.instance_id, m) for i in insts for m in CUTOFFS]
     assert (ray_run.snapshots, ray_run.blocks_computed) == (local.snapshots, local.blocks_computed)
     cats = {(f.instance_id, f.model): f.evidence["category"] for f in ray_run.flags}
     assert cats[("o__calc-1", "fixed")] != cats[("o__calc-1", "buggy")]  # a grid that decides something
     assert "error" in ray_run.flags[len(CUTOFFS) * 3].evidence  # nobody/nothing: no clone
-    chunked = run_grid(insts, root, CUTOFFS, config=CONFIG, executor=RayExecutor(), instances_per_task=1)
+    chunked = run_stage2(insts, root, CUTOFFS, config=CONFIG, executor=RayExecutor(), instances_per_task=1)
     assert untimed_flags(chunked.flags) == untimed_flags(local.flags)
 
 
@@ -137,7 +137,7 @@ def test_worker_that_cannot_see_the_repositories_names_the_folder(cluster, grid,
 
     _, insts = grid
     gone = tmp_path / "not-mounted"
-    run = run_grid(insts[:2], gone, {"m": "2023-02-15"}, config=CONFIG, executor=RayExecutor())
+    run = run_stage2(insts[:2], gone, {"m": "2023-02-15"}, config=CONFIG, executor=RayExecutor())
     assert len(run.flags) == 2 and all(f.contaminated is None for f in run.flags)
     for f in run.flags:
         assert f"repository folder {gone} is not visible on worker" in f.evidence["error"]
@@ -234,7 +234,7 @@ def test_head_and_worker_started_with_ray_start(grid, tmp_path: Path) -> None:  
             "import json, sys, time, ray\n"
             "from benchchecker_plugin.instances import BugInstance\n"
             "from benchchecker_plugin.models._ray_executor import RayExecutor\n"
-            "from benchchecker_plugin.stage2 import PresenceConfig, run_grid\n"
+            "from benchchecker_plugin.stage2 import PresenceConfig, run_stage2\n"
             "root, insts, cutoffs = sys.argv[1], [BugInstance(**d) for d in json.loads(sys.argv[2])], "
             "json.loads(sys.argv[3])\n"
             "cfg = PresenceConfig(similarity='difflib')\n"
@@ -243,8 +243,8 @@ def test_head_and_worker_started_with_ray_start(grid, tmp_path: Path) -> None:  
             "while sum(1 for n in ray.nodes() if n['Alive']) < 2 and time.monotonic() < deadline:\n"
             "    time.sleep(0.5)\n"
             "nodes = sum(1 for n in ray.nodes() if n['Alive'])\n"
-            "got = run_grid(insts, root, cutoffs, config=cfg, executor=RayExecutor(), instances_per_task=1)\n"
-            "want = run_grid(insts, root, cutoffs, config=cfg)\n"
+            "got = run_stage2(insts, root, cutoffs, config=cfg, executor=RayExecutor(), instances_per_task=1)\n"
+            "want = run_stage2(insts, root, cutoffs, config=cfg)\n"
             "strip = lambda fs: [{k: v for k, v in f.to_dict().items() if k != 'created_at'} for f in fs]\n"
             "a, b = strip(got.flags), strip(want.flags)\n"
             "[d['evidence'].pop('timings_s', None) for d in a + b]\n"

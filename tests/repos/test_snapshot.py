@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchchecker_plugin.errors import DataError, InputError, RepositoryError
-from benchchecker_plugin.repos import Snapshot, apply_diff, detect_language, export_tree, git, parse_cutoff
+from benchchecker_plugin.errors import DataError, RepositoryError
+from benchchecker_plugin.repos import Snapshot, apply_diff, detect_language, export_tree, git
 
 
 def commit(repo: Path, when: str, message: str) -> str:
@@ -97,14 +97,6 @@ def test_shallow_clone_is_refused(repo: dict[str, str], tmp_path: Path) -> None:
         Snapshot.at(shallow, "2024-01-01")
 
 
-def test_parse_cutoff() -> None:
-    assert parse_cutoff("2023-04-30") == datetime(2023, 4, 30, 23, 59, 59, tzinfo=UTC)
-    assert parse_cutoff("2023-04-30T10:00:00Z") == datetime(2023, 4, 30, 10, tzinfo=UTC)
-    with pytest.raises(InputError,
-                       match=r"'April 2023' is not a date \(YYYY, YYYY-MM, YYYY-MM-DD\) or an ISO datetime"):
-        parse_cutoff("April 2023")
-
-
 def test_export_tree_and_apply_diff_leave_the_clone_alone(repo: dict[str, str], tmp_path: Path) -> None:
     before = git(repo["path"], ["status", "--porcelain"])
     tree = export_tree(repo["path"], repo["c2"], tmp_path / "tree")
@@ -133,15 +125,6 @@ def test_sibling_and_read_if_exists(repo: dict[str, str]) -> None:
     snap.close()
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("2023", "2023-12-31T23:59:59+00:00"), ("2023-02", "2023-02-28T23:59:59+00:00"),
-    ("2024-02", "2024-02-29T23:59:59+00:00"), ("2023-04-30", "2023-04-30T23:59:59+00:00"),
-    ("2023-04-30T10:00:00Z", "2023-04-30T10:00:00+00:00")])
-def test_published_cutoff_periods_mean_their_last_second(text: str, expected: str) -> None:
-    """Model cutoffs are published as a year or a month; the snapshot includes that whole period."""
-    assert parse_cutoff(text).isoformat() == expected
-
-
 def test_snapshot_follows_the_default_branch_not_a_merged_pull_request(tmp_path: Path) -> None:
     """Regression (real histories): a pull request's commit dated before the cutoff but merged
     after it is not the branch's state at the cutoff (``rev-list --first-parent``)."""
@@ -164,22 +147,3 @@ def test_snapshot_follows_the_default_branch_not_a_merged_pull_request(tmp_path:
     assert Snapshot.at(r, "2023-03-15").commit == other
     assert Snapshot.at(r, "2023-04-02").read("a.py") == "x = 2\n"
     assert pr != base
-
-
-@pytest.mark.parametrize("cutoff", ["0202-06-01", "1900", "1969-12-31", "1989-12"])
-def test_implausible_cutoffs_are_refused(cutoff: str) -> None:
-    """Issue 14, item 2: ``--cutoff 0202-06-01`` (a typo for 2022) silently used today's HEAD
-    and gave ``contaminated: true``."""
-    from benchchecker_plugin.errors import InputError
-    from benchchecker_plugin.repos import parse_cutoff
-
-    with pytest.raises(InputError, match=f"cutoff '{cutoff}' is implausible"):
-        parse_cutoff(cutoff)
-
-
-def test_plausible_cutoffs_parse() -> None:
-    from benchchecker_plugin.repos import parse_cutoff
-
-    assert parse_cutoff("2022-06-01").isoformat() == "2022-06-01T23:59:59+00:00"
-    assert parse_cutoff("1990").year == 1990
-    assert parse_cutoff("2999").year == 2999   # the future reads the latest commit: harmless

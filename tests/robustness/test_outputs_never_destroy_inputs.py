@@ -75,6 +75,8 @@ CASES = {
     "baselines -o over the repository": (["baselines", "--repo", "{repos}", "-o", "{repos}"], "repos"),
     "leaderboard --out over the submissions": (["leaderboard", "--submissions", "{repos}", "--flags",
                                                 "{flags}", "--out", "{repos}"], "repos"),
+    "republish --out over the bundle it rebuilds": (["republish", "--rebuild", "{repos}", "--out",
+                                                     "{repos}"], "repos"),
     "check -o over the repositories": (["check", "--cutoff", "2024-01-01", "--repos-dir", "{repos}",
                                         "-o", "{repos}"], "repos"),
     "demo -o over the data folder": (["demo", "--data-dir", "{repos}", "-o", "{repos}"], "repos"),

@@ -267,3 +267,70 @@ def test_covered_restricts_every_rate_to_the_covered_instances():
     assert not table["original_rate"].equals(full["original_rate"])
     with pytest.raises(DataError, match="not-an-id"):
         rate_table(resolved, ids, verdicts, tiers, n_boot=0, covered=[ids[0], "not-an-id"])
+
+
+def _two_boards():
+    """Boards A (30 own + 10 shared instances) and B (20 own + the 10 shared), two tiers; A1, A2
+    on A, B1 on B; seeded verdicts and resolved lists within each board."""
+    rng = np.random.default_rng(12)
+    shared = [f"s{k}" for k in range(10)]
+    board = {"A": [f"a{k}" for k in range(30)] + shared, "B": [f"b{k}" for k in range(20)] + shared}
+    ids = list(dict.fromkeys(board["A"] + board["B"]))
+    tiers = {iid: ("easy", "hard")[int(rng.integers(0, 2))] for iid in ids}
+    word = (Verdict.CLEAN, Verdict.CONTAMINATED, Verdict.UNDECIDED)
+    of = {"A1": "A", "A2": "A", "B1": "B"}
+    resolved = {s: [i for i in board[b] if rng.random() < 0.5] for s, b in of.items()}
+    verdicts = {s: {i: word[int(rng.choice(3, p=[0.6, 0.3, 0.1]))] for i in board[b]}
+                for s, b in of.items()}
+    return board, ids, tiers, of, resolved, verdicts
+
+
+def test_boards_rated_together_keep_each_submission_to_its_own_instances():
+    """Several boards pooled: a submission is rated over its own board's instances (its counts,
+    rates and drop equal a run over that board alone), and a pooled cell is Mantel-Haenszel over
+    submission x tier strata whose sizes are each submission's own instances of the tier."""
+    from benchchecker_plugin.scoring import rate_and_pool
+
+    board, ids, tiers, of, resolved, verdicts = _two_boards()
+    lists = {s: board[b] for s, b in of.items()}
+    table, summary = rate_and_pool(resolved, ids, verdicts, tiers, groups={"pool": ["A1", "B1"]},
+                                   lists=lists, n_boot=50, min_clean=0, min_resolved_clean=0)
+    point = ["n_instances", "n_clean", "n_resolved_clean", "n_undecided", "original_rate",
+             "clean_rate", "relative_drop", "clean_vs_contaminated"]
+    for b in ("A", "B"):
+        subs = [s for s in of if of[s] == b]
+        alone, _ = rate_and_pool({s: resolved[s] for s in subs}, board[b],
+                                 {s: verdicts[s] for s in subs}, tiers, groups={"all": subs},
+                                 n_boot=50, min_clean=0, min_resolved_clean=0)
+        got = table[table["submission"].isin(subs)].reset_index(drop=True)
+        pd.testing.assert_frame_equal(got[point], alone[point])
+    strata = []
+    for s in ("A1", "B1"):
+        for t in ("easy", "hard"):
+            own = [i for i in board[of[s]] if tiers[i] == t]
+            c = sum(verdicts[s][i] is Verdict.CLEAN for i in own)
+            r = sum(i in resolved[s] for i in own)
+            rc = sum(i in resolved[s] and verdicts[s][i] is Verdict.CLEAN for i in own)
+            strata.append((rc, c, r, len(own)))
+    row = summary[(summary["group"] == "pool") & (summary["tier"] == "all")].iloc[0]
+    assert row["relative_drop"] == pytest.approx(_mh_drop(strata))
+    assert row["n_instances"] == 60 and row["n_submissions"] == 2
+    assert row["drop_ci_low"] <= row["relative_drop"] <= row["drop_ci_high"]
+
+
+def test_a_resolved_id_outside_its_own_list_is_refused_and_the_mde_respects_the_lists():
+    from benchchecker_plugin.scoring import MdeConfig, rate_and_pool
+
+    board, ids, tiers, of, resolved, verdicts = _two_boards()
+    lists = {s: board[b] for s, b in of.items()}
+    stray = dict(resolved, B1=[*resolved["B1"], "a0"])
+    with pytest.raises(DataError, match="submission B1: resolved instances outside its own "
+                                        "instance list: a0"):
+        rate_and_pool(stray, ids, verdicts, tiers, groups={}, lists=lists, n_boot=10)
+    with pytest.raises(InputError, match="instance lists name unknown submissions: C9"):
+        rate_and_pool(resolved, ids, verdicts, tiers, groups={}, lists={"C9": ids}, n_boot=10)
+    table, summary = rate_and_pool(resolved, ids, verdicts, tiers, groups={"pool": list(of)},
+                                   lists=lists, n_boot=40, min_clean=0, min_resolved_clean=0,
+                                   mde=MdeConfig(n_sims=20, n_boot=40, steps=4))
+    mde = pd.concat([table["mde"], summary["mde"]]).dropna()
+    assert len(mde) and ((mde > 0) & (mde <= 1)).all()

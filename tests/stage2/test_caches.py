@@ -12,7 +12,7 @@ import pytest
 
 import benchchecker_plugin.stage2._caches as caches
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from benchchecker_plugin.stage2._caches import OnceMap
 from tests.helpers.flags import untimed_flags
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, history
@@ -29,7 +29,7 @@ def test_two_workers_over_one_repository_index_it_once(tmp_path: Path, monkeypat
     base = history(root / "o__calc", [("2023-01-01", {"calc.py": BUGGY, **OTHERS}),
                                       ("2023-02-01", {"calc.py": "VALUE = 1\n", "pkg/moved.py": FIXED})])
     insts = [BugInstance(f"o__calc-{k}", "toy", "o/calc", base, PATCH) for k in range(8)]
-    alone = patch_presence(insts, root, "2023-03-01", config=CONFIG)
+    alone = list(run_stage2(insts, root, {"*": "2023-03-01"}, config=CONFIG, reuse_counts=False).flags)
     assert {f.evidence["blocks"][0]["how"] for f in alone} == {"moved"}
     assert all(f.contaminated is True for f in alone)
 
@@ -54,7 +54,7 @@ def test_two_workers_over_one_repository_index_it_once(tmp_path: Path, monkeypat
     monkeypatch.setattr(caches._Words, "__init__", slow_init)
     monkeypatch.setattr(caches._Words, "_move", counted_move)
     monkeypatch.setattr(caches, "parse_source", counted_parse)
-    together = patch_presence(insts, root, "2023-03-01", config=CONFIG, workers=2)
+    together = list(run_stage2(insts, root, {"*": "2023-03-01"}, config=CONFIG, workers=2, reuse_counts=False).flags)
     assert len(moves) == len(set(moves)) == 1
     assert parses and set(parses.values()) == {1}
     assert untimed_flags(together) == untimed_flags(alone)

@@ -120,3 +120,22 @@ def test_a_deleted_duplicate_of_a_kept_line_is_not_still_present() -> None:
     twice = Location("a.py", "f", "same-name", (*snap.lines, dup))
     assert _removed_found((dup,), twice, ExactSimilarity(), kept) == (1.0,)   # buggy: both copies
     assert _removed_found((dup,), snap, ExactSimilarity()) == (1.0,)          # no context known
+
+
+def test_a_presence_verdict_is_a_frozen_record_whose_copy_owns_its_evidence() -> None:
+    import dataclasses
+
+    import pytest
+
+    from benchchecker_plugin.stage2 import PresenceVerdict
+
+    got = PresenceVerdict(Category.PRESENT, 0.93, {"category": "present", "blocks": [{"score": 0.93}]})
+    assert got.contaminated is True
+    assert PresenceVerdict(Category.GONE, 0.0, {}).contaminated is None
+    assert PresenceVerdict(Category.MERGED_AFTER, 0.0, {}).contaminated is False
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        got.score = 1.0  # type: ignore[misc]
+    twin = got.copy()
+    twin.evidence["blocks"][0]["score"] = 0.1
+    assert got.evidence["blocks"][0]["score"] == 0.93 and twin == dataclasses.replace(
+        got, evidence={"category": "present", "blocks": [{"score": 0.1}]})

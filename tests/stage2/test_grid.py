@@ -18,14 +18,7 @@ from benchchecker_plugin.cutoff import CutoffPeriod
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import git
-from benchchecker_plugin.stage2 import (
-    GridRun,
-    PresenceConfig,
-    build_history,
-    patch_presence,
-    patch_presence_grid,
-    run_grid,
-)
+from benchchecker_plugin.stage2 import GridRun, PresenceConfig, build_history, run_stage2
 
 CUTOFF = datetime(2024, 1, 1, tzinfo=UTC)
 T0 = CUTOFF - timedelta(days=400)  # build_history's base commit
@@ -43,13 +36,11 @@ def _same(grid_flag, single_flag) -> None:  # noqa: ANN001
 
 
 def _check_against_single_runs(instances, root: Path, cutoffs: dict) -> GridRun:  # noqa: ANN001
-    run = run_grid(instances, root, cutoffs, config=CONFIG)
-    flags = patch_presence_grid(instances, root, cutoffs, config=CONFIG)
-    for f, g in zip(run.flags, flags, strict=True):
-        _same(f, g)
+    run = run_stage2(instances, root, cutoffs, config=CONFIG)
+    flags = list(run.flags)
     assert [(f.instance_id, f.model) for f in flags] == [(i.instance_id, m) for i in instances for m in cutoffs]
     for model, cutoff in cutoffs.items():
-        single = patch_presence(instances, root, cutoff, model=model, config=CONFIG)
+        single = list(run_stage2(instances, root, {model: cutoff}, config=CONFIG, reuse_counts=False).flags)
         for got, want in zip([f for f in flags if f.model == model], single, strict=True):
             _same(got, want)
     return run
@@ -107,18 +98,18 @@ def test_pairs_compute_only_those_flags_and_equal_a_full_run(history) -> None:  
                     base_commit=cases[0].instance.base_commit, patch=cases[0].instance.patch)]
     cutoffs = {"early": T0 + timedelta(days=120), "at-cutoff": CUTOFF, "late": "2025-06",
                "before-history": "2020-01-01"}
-    full = {(f.instance_id, f.model): f for f in run_grid(instances, root, cutoffs, config=CONFIG).flags}
+    full = {(f.instance_id, f.model): f for f in run_stage2(instances, root, cutoffs, config=CONFIG).flags}
     ids = [i.instance_id for i in instances]
     pairs = [(ids[0], "early"), (ids[0], "late"), (ids[1], "at-cutoff"), (ids[2], "before-history"),
              ("bad-repo", "late")]
-    run = run_grid(instances, root, cutoffs, config=CONFIG, pairs=pairs)
+    run = run_stage2(instances, root, cutoffs, config=CONFIG, pairs=pairs)
     assert [(f.instance_id, f.model) for f in run.flags] == [pairs[0], pairs[1], pairs[2], pairs[3], pairs[4]]
     for f in run.flags:
         _same(f, full[(f.instance_id, f.model)])
     assert run.snapshots == 3   # early, at-cutoff, late: the commits some pair needs
-    assert run_grid(instances, root, cutoffs, config=CONFIG, pairs=[]).flags == ()
+    assert run_stage2(instances, root, cutoffs, config=CONFIG, pairs=[]).flags == ()
     with pytest.raises(InputError, match="pairs: model\\(s\\) nobody not in the cutoffs mapping"):
-        run_grid(instances, root, cutoffs, config=CONFIG, pairs=[(ids[0], "nobody")])
+        run_stage2(instances, root, cutoffs, config=CONFIG, pairs=[(ids[0], "nobody")])
 
 
 def _commit(repo: Path, message: str, when: datetime) -> str:
@@ -169,7 +160,7 @@ def small_history(tmp_path: Path) -> tuple[Path, BugInstance, dict[str, datetime
 
 def test_a_block_is_reused_only_where_its_file_is_the_same_blob_at_the_same_path(small_history) -> None:  # noqa: ANN001
     root, inst, cutoffs = small_history
-    run = run_grid([inst], root, cutoffs, config=CONFIG)
+    run = run_stage2([inst], root, cutoffs, config=CONFIG)
     assert run.snapshots == 5
     # c2 takes c1's block whole (only b.py changed); c3 (a.py changed, f not) locates it again, at
     # c1's location, so it is not aligned again; c4 (renamed: another location) computes it again
@@ -184,9 +175,9 @@ def test_a_block_is_reused_only_where_its_file_is_the_same_blob_at_the_same_path
 
 def test_cost_follows_distinct_snapshots_not_models(small_history) -> None:  # noqa: ANN001
     root, inst, cutoffs = small_history
-    two = run_grid([inst], root, {"m1": cutoffs["c1"], "m2": cutoffs["c3"]}, config=CONFIG)
+    two = run_stage2([inst], root, {"m1": cutoffs["c1"], "m2": cutoffs["c3"]}, config=CONFIG)
     many = {f"m{k}": cutoffs["c1"] if k % 2 else cutoffs["c3"] + timedelta(minutes=k) for k in range(12)}
-    twelve = run_grid([inst], root, many, config=CONFIG)
+    twelve = run_stage2([inst], root, many, config=CONFIG)
     assert (two.snapshots, two.blocks_computed, two.alignments_reused) == (2, 1, 1)
     assert (twelve.snapshots, twelve.blocks_computed, twelve.alignments_reused) == (2, 1, 1)
     assert len(twelve.flags) == 12 and twelve.models == 12
@@ -199,9 +190,9 @@ def test_cost_follows_distinct_snapshots_not_models(small_history) -> None:  # n
 def test_bad_cutoffs_are_refused_naming_the_model(small_history) -> None:  # noqa: ANN001
     root, inst, _ = small_history
     with pytest.raises(InputError, match="no models"):
-        run_grid([inst], root, {}, config=CONFIG)
+        run_stage2([inst], root, {}, config=CONFIG)
     with pytest.raises(InputError, match="model 'm2': cutoff 'soon' is not a date"):
-        run_grid([inst], root, {"m1": "2023", "m2": "soon"}, config=CONFIG)
+        run_stage2([inst], root, {"m1": "2023", "m2": "soon"}, config=CONFIG)
 
 
 def test_identifier_index_moves_between_commits_like_a_fresh_index(history) -> None:  # noqa: ANN001
@@ -231,8 +222,8 @@ def test_worker_threads_give_the_same_flags(history) -> None:  # noqa: ANN001
     root, cases = history
     instances = [c.instance for c in cases]
     cutoffs = {"early": T0 + timedelta(days=120), "at-cutoff": CUTOFF, "late": "2025-06"}
-    one = run_grid(instances, root, cutoffs, config=CONFIG)
-    two = run_grid(instances, root, cutoffs, config=CONFIG, workers=2)
+    one = run_stage2(instances, root, cutoffs, config=CONFIG)
+    two = run_stage2(instances, root, cutoffs, config=CONFIG, workers=2)
     for a, b in zip(one.flags, two.flags, strict=True):
         _same(a, b)
 
@@ -242,7 +233,7 @@ def test_one_progress_bar_for_the_whole_grid(small_history, monkeypatch,  # noqa
     """Issue 29: one bar per snapshot (~300 lines for 18 instances); now one for the run."""
     monkeypatch.delenv("BENCHCHECKER_PROGRESS", raising=False)       # log lines (not a terminal)
     root, inst, cutoffs = small_history
-    run_grid([inst], root, cutoffs, config=CONFIG)
+    run_stage2([inst], root, cutoffs, config=CONFIG)
     names = {ln.split(":")[1].strip() for ln in capsys.readouterr().err.splitlines()
              if ln.startswith("benchchecker: patch presence")}
     assert names == {f"patch presence (1 instances x {len(set(cutoffs.values()))} cutoffs)"}

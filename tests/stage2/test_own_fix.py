@@ -10,7 +10,7 @@ import pytest
 
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import git
-from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from benchchecker_plugin.stage2._own_fix import own_fix_snapshot, pr_dates
 from tests.helpers.git_history import BUGGY, FIXED, PATCH
 
@@ -49,7 +49,7 @@ def test_own_fix_is_the_first_default_branch_commit_holding_the_fix(maint) -> No
     own = own_fix_snapshot(repo, inst)
     assert (own.source, own.snapshot, own.unapplies, own.missing) == ("git", shas["merge"], True, "")
     assert own.when == datetime(2023, 3, 1, 12, tzinfo=UTC)   # not the fix's own date (2023-02-01)
-    flag = run_grid([inst], repo.parent, {"own": own.when}, config=PresenceConfig(similarity="difflib")).flags[0]
+    flag = run_stage2([inst], repo.parent, {"own": own.when}, config=PresenceConfig(similarity="difflib")).flags[0]
     assert flag.contaminated is True and flag.evidence["snapshot_commit"] == shas["merge"]
     # a fix whose merged form differs from the gold patch (another id: fix_landed memoizes per id):
     # the landing still, un-apply False

@@ -22,7 +22,7 @@ from benchchecker_plugin.stage2 import (
     LexicalSimilarity,
     PresenceConfig,
     RerankSimilarity,
-    patch_presence,
+    run_stage2,
     summary_line,
 )
 from benchchecker_plugin.stage2._synthetic import SCENARIOS, build_history
@@ -65,7 +65,7 @@ def test_labelled_history_auc_and_ablations(history, embedding) -> None:  # noqa
     }
     results = {}
     for name, config in configs.items():
-        flags = patch_presence([c.instance for c in cases], root, CUTOFF, model="m", config=config)
+        flags = list(run_stage2([c.instance for c in cases], root, {"m": CUTOFF}, config=config, reuse_counts=False).flags)
         assert all(f.method == METHOD and f.model == "m" and "error" not in f.evidence for f in flags)
         results[name] = (_metrics(cases, flags), flags)
     print({k: tuple(round(x, 3) for x in v[0]) for k, v in results.items()})
@@ -117,7 +117,7 @@ def test_bad_input_fails_per_instance_and_the_run_goes_on(history, tmp_path: Pat
             variant("bad-commit", base_commit="0" * 40),
             variant("bad-repo", repo="nobody/nothing"),
         ]
-        flags = patch_presence(insts, root, CUTOFF, config=PresenceConfig(similarity="difflib"))
+        flags = list(run_stage2(insts, root, {"*": CUTOFF}, config=PresenceConfig(similarity="difflib"), reuse_counts=False).flags)
     finally:
         git(repo, ["reset", "-q", "--hard", head])
     assert [f.instance_id for f in flags] == [i.instance_id for i in insts]

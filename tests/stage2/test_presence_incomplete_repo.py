@@ -13,7 +13,7 @@ from pathlib import Path
 
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import git
-from benchchecker_plugin.stage2 import PresenceConfig, patch_presence, summary_line
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2, summary_line
 
 BODY = "".join(f"def helper_{i}(x):\n    return x * {i} + 1\n\n\n" for i in range(6))
 
@@ -49,8 +49,7 @@ def test_missing_object_is_an_error_flag_naming_it_and_the_run_goes_on(tmp_path:
     blob = git(broken, ["rev-parse", f"{fix}:pkg/mod.py"]).decode().strip()
     (broken / ".git" / "objects" / blob[:2] / blob[2:]).unlink()  # loose object: never packed
 
-    flags = patch_presence(insts, repos, datetime(2023, 6, 1, tzinfo=UTC),
-                           config=PresenceConfig(similarity="difflib"))
+    flags = list(run_stage2(insts, repos, {"*": datetime(2023, 6, 1, tzinfo=UTC)}, config=PresenceConfig(similarity="difflib"), reuse_counts=False).flags)
     assert [f.instance_id for f in flags] == ["intact-1", "broken-1"]
     assert flags[0].contaminated is True and "error" not in flags[0].evidence
     assert flags[1].contaminated is None and flags[1].evidence["category"] == "error"

@@ -10,7 +10,7 @@ import pytest
 
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import ReleaseHistory, SimpleIndex, fetch_releases, git
-from benchchecker_plugin.stage2 import PresenceConfig, patch_presence, run_grid
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, commit_all
 from tests.helpers.local_index import LocalIndex
 
@@ -61,7 +61,7 @@ def releases(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_release_snapshots_at_cutoffs_between_releases(releases: Path) -> None:
     cutoffs = {"before-any": "2021-12", "early": "2022-03", "lagged": "2022-12-31", "late": "2023-06"}
-    flags = {f.model: f for f in run_grid([_inst()], releases, cutoffs, config=CONFIG).flags}
+    flags = {f.model: f for f in run_stage2([_inst()], releases, cutoffs, config=CONFIG).flags}
     assert flags["before-any"].contaminated is None
     assert "no release uploaded before the cutoff 2021-12-31T23:59:59+00:00" in flags["before-any"].evidence["error"]
     assert flags["early"].contaminated is False and flags["late"].contaminated is True
@@ -85,8 +85,8 @@ def test_release_snapshots_at_cutoffs_between_releases(releases: Path) -> None:
 def test_lag_correction_with_its_margin(releases: Path, margin: int, created: str, present: bool, why: str) -> None:
     config = PresenceConfig(similarity="difflib", lag_margin_days=margin)
     inst = _inst(created=created)
-    grid = run_grid([inst], releases, {"m": "2022-12-31"}, config=config).flags[0]
-    single = patch_presence([inst], releases, "2022-12-31", config=config)[0]
+    grid = run_stage2([inst], releases, {"m": "2022-12-31"}, config=config).flags[0]
+    single = list(run_stage2([inst], releases, {"*": "2022-12-31"}, config=config, reuse_counts=False).flags)[0]
     for flag in (grid, single):
         assert flag.contaminated is present
         lag = flag.evidence["lag_correction"]
@@ -99,9 +99,9 @@ def test_lag_snapshots_are_shared_by_instances_and_threads(releases: Path) -> No
     release's snapshot is indexed once and shared, and every flag is what the instance gets alone."""
     config = PresenceConfig(similarity="difflib", lag_margin_days=60)
     insts = [_inst(f"o__calc-{k}") for k in range(4)]
-    alone = [patch_presence([i], releases, "2022-12-31", config=config)[0] for i in insts]
+    alone = [list(run_stage2([i], releases, {"*": "2022-12-31"}, config=config, reuse_counts=False).flags)[0] for i in insts]
     for workers in (1, 2):
-        together = patch_presence(insts, releases, "2022-12-31", config=config, workers=workers)
+        together = list(run_stage2(insts, releases, {"*": "2022-12-31"}, config=config, workers=workers, reuse_counts=False).flags)
         for a, t in zip(alone, together):
             assert t.contaminated is a.contaminated is True
             assert t.evidence["lag_correction"] == a.evidence["lag_correction"]
@@ -113,7 +113,7 @@ def test_fuzz_undo_then_pre_image_when_no_release_applies(releases: Path) -> Non
     release before the PR; a release that holds the fix: the patch undone there; neither: the
     patch's own pre-image."""
     fuzz = REL_PATCH.replace(" def add_one(x):\n+", " def add_one(y):\n+")
-    flag = run_grid([_inst(patch=fuzz)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
+    flag = run_stage2([_inst(patch=fuzz)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     base = flag.evidence["base_source"]
     assert (base["how"], base["release"], base["fuzz_rows"]) == ("applies-with-fuzz", "1.1", 1)
     assert base["tried"][0] == "1.1: calc.py line 2 differs from the patch context (wrong base file?)"
@@ -121,17 +121,17 @@ def test_fuzz_undo_then_pre_image_when_no_release_applies(releases: Path) -> Non
     # a removed row no release holds, but a release holds the fix: the patch undone there
     undo = "diff --git a/calc.py b/calc.py\n" + REL_PATCH.replace(
         "     return int(x) + 1\n", "-    return float(x) + 1\n+    return int(x) + 1\n")
-    flag = run_grid([_inst(patch=undo)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
+    flag = run_stage2([_inst(patch=undo)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     assert (flag.evidence["base_source"]["how"], flag.evidence["base_source"]["release"]) == ("un-applied", "2.0")
     assert flag.contaminated is True
     # neither the buggy nor the fixed rows in any release: the patch's own pre-image
     gone = REL_PATCH.replace("     return int(x) + 1\n", "-    return float(x) + 1\n+    return float(x) + 2\n")
-    flag = run_grid([_inst(patch=gone)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
+    flag = run_stage2([_inst(patch=gone)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     assert flag.evidence["base_source"]["how"] == "pre-image"
     assert "1.1 with fuzz: calc.py fits nowhere" in flag.evidence["base_source"]["tried"]
     assert flag.contaminated is not None
     # two files: the one that fits is read in the release, the other from its own pre-image
-    flag = run_grid([_inst(patch=fuzz + UTIL_PATCH)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
+    flag = run_stage2([_inst(patch=fuzz + UTIL_PATCH)], releases, {"m": "2023-06"}, config=CONFIG).flags[0]
     base = flag.evidence["base_source"]
     assert (base["how"], base["pre_image_files"]) == ("applies-with-fuzz", ("util.py",))
     assert [b["file"] for b in flag.evidence["blocks"]] == ["calc.py", "util.py"]
@@ -140,7 +140,7 @@ def test_fuzz_undo_then_pre_image_when_no_release_applies(releases: Path) -> Non
 def test_bad_input_is_one_line_and_the_other_projects_proceed(releases: Path) -> None:
     no_files = _inst("o__other-3", "o/other")
     unknown = _inst("x__nosuch-1", "x/nosuch")
-    flags = run_grid([no_files, unknown, _inst()], releases, {"m": "2023-06"}, config=CONFIG).flags
+    flags = run_stage2([no_files, unknown, _inst()], releases, {"m": "2023-06"}, config=CONFIG).flags
     assert flags[0].evidence["error"] == ("DataError: instance 'o__other-3': no fetched release of 'other' holds the "
                                           "patched file(s) (0.1: no calc.py)")
     assert "no clone of x/nosuch" in flags[1].evidence["error"]
@@ -157,10 +157,9 @@ def test_git_is_preferred_where_both_exist(releases: Path, tmp_path: Path) -> No
     (clone / "calc.py").write_text(OLD)
     base = commit_all(clone, "2022-01-01")
     inst = BugInstance("o__calc-7", "toy", "o/calc", base, REL_PATCH)
-    auto = run_grid([inst], repos, {"m": "2023-06"}, config=CONFIG).flags[0]
+    auto = run_stage2([inst], repos, {"m": "2023-06"}, config=CONFIG).flags[0]
     assert auto.evidence["snapshot_source"]["kind"] == "git" and auto.contaminated is False
-    rel = run_grid([inst], repos, {"m": "2023-06"},
-                   config=PresenceConfig(similarity="difflib", snapshot_source="releases")).flags[0]
+    rel = run_stage2([inst], repos, {"m": "2023-06"}, config=PresenceConfig(similarity="difflib", snapshot_source="releases")).flags[0]
     assert rel.evidence["snapshot_source"]["release"] == "2.0" and rel.contaminated is True
 
 
@@ -187,21 +186,20 @@ def _history(repo: Path, middle: str | None) -> str:
 def test_merged_after_the_cutoff_settles_clean_on_git(tmp_path: Path) -> None:
     base = _history(tmp_path / "o__calc", None)
     inst = BugInstance("o__calc-7", "toy", "o/calc", base, PATCH)
-    on = run_grid([inst], tmp_path, {"m": "2022-06"}, config=CONFIG).flags[0]
+    on = run_stage2([inst], tmp_path, {"m": "2022-06"}, config=CONFIG).flags[0]
     assert on.contaminated is False and on.evidence["category"] == "merged-after-cutoff"
     assert on.evidence["fix_merged"]["merged_at"] == "2023-01-01T00:00:00+00:00"
     assert "(was file-or-function-gone)" in on.evidence["fix_merged"]["rule"]
-    off = run_grid([inst], tmp_path, {"m": "2022-06"},
-                   config=PresenceConfig(similarity="difflib", merge_dates=False)).flags[0]
+    off = run_stage2([inst], tmp_path, {"m": "2022-06"}, config=PresenceConfig(similarity="difflib", merge_dates=False)).flags[0]
     assert off.contaminated is None and off.evidence["category"] == "file-or-function-gone"
-    later = run_grid([inst], tmp_path, {"m": "2023-06"}, config=CONFIG).flags[0]
+    later = run_stage2([inst], tmp_path, {"m": "2023-06"}, config=CONFIG).flags[0]
     assert later.contaminated is True and later.evidence["fix_merged"]["after_cutoff"] is False
 
 
 def test_fixed_code_present_before_the_fix_stays_present_and_is_marked(tmp_path: Path) -> None:
     base = _history(tmp_path / "o__calc", FIXED)
     inst = BugInstance("o__calc-7", "toy", "o/calc", base, PATCH)
-    flag = patch_presence([inst], tmp_path, "2022-06", config=CONFIG)[0]
+    flag = list(run_stage2([inst], tmp_path, {"*": "2022-06"}, config=CONFIG, reuse_counts=False).flags)[0]
     assert flag.contaminated is True
     assert "merged after the cutoff" in flag.evidence["present_before_fix"]
 
@@ -219,8 +217,8 @@ def test_two_workers_over_one_repository_index_it_once(releases: Path, monkeypat
         return real(snap, *args, **kw)
 
     insts = [_inst(f"o__calc-{k}", patch=UTIL_PATCH if k % 2 else REL_PATCH) for k in range(6)]
-    alone = patch_presence(insts, releases, "2023-06", config=CONFIG)
+    alone = list(run_stage2(insts, releases, {"*": "2023-06"}, config=CONFIG, reuse_counts=False).flags)
     monkeypatch.setattr(repository, "SharedIndex", counted)
-    together = patch_presence(insts, releases, "2023-06", config=CONFIG, workers=2)
+    together = list(run_stage2(insts, releases, {"*": "2023-06"}, config=CONFIG, workers=2, reuse_counts=False).flags)
     assert len(built) == len(set(built)) == 1
     assert [f.contaminated for f in together] == [f.contaminated for f in alone]

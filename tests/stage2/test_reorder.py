@@ -9,7 +9,7 @@ from pathlib import Path
 
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import git
-from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 
 BUGGY = '''def cmd_args(host, port, dbname, parameters):
     args = ["psql"]
@@ -62,7 +62,7 @@ def test_a_reorder_is_present_only_in_its_new_order(tmp_path: Path) -> None:
     _commit(repo, "2023-06-01")
     inst = BugInstance(instance_id="o__db-1", benchmark="t", repo="o/db", base_commit=base, patch=PATCH)
     at = {"before": datetime(2023, 3, 1, tzinfo=UTC), "after": datetime(2023, 9, 1, tzinfo=UTC)}
-    flags = {f.model: f for f in run_grid([inst], repo.parent, at, config=PresenceConfig(similarity="difflib")).flags}
+    flags = {f.model: f for f in run_stage2([inst], repo.parent, at, config=PresenceConfig(similarity="difflib")).flags}
     assert flags["after"].contaminated is True and flags["after"].evidence["category"] == "present"
     # the moved line is in the old snapshot too, in the old place: before, it read "present"
     assert flags["before"].contaminated is False

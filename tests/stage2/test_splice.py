@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from benchchecker_plugin.stage2._splice import whole_statements
 from benchchecker_plugin.testrun import LocalRunner
 from tests.helpers.git_history import CALC_TEST as TEST
@@ -22,8 +22,8 @@ def test_snapshot_statements_reshaped_since_are_transplanted_whole(tmp_path: Pat
     inst = BugInstance("o__calc-1", "swe-bench-verified", "o/calc", base, PATCH, test_patch=TEST_PATCH,
                        fail_to_pass=("test_calc.py::test_none",), pass_to_pass=("test_calc.py::test_int",),
                        test_cmd=TEST)
-    (flag,) = patch_presence([inst], repo.parent, "2023-06-01", config=PresenceConfig(
-        similarity="difflib", runner=LocalRunner(repo.parent, allow_unsandboxed=True)))
+    (flag,) = list(run_stage2([inst], repo.parent, {"*": "2023-06-01"}, config=PresenceConfig(
+        similarity="difflib", runner=LocalRunner(repo.parent, allow_unsandboxed=True)), reuse_counts=False).flags)
     assert flag.contaminated is True and flag.evidence["category"] == "verified-by-tests"
     assert flag.evidence["verification"]["transplanted"] is True
     assert flag.evidence["verification"]["tests"] == {"test_calc.py::test_none": "PASSED",

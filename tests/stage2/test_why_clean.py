@@ -12,7 +12,7 @@ from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import ContaminationFlag
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import git
-from benchchecker_plugin.stage2 import PresenceConfig, run_grid
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from benchchecker_plugin.stage2._why_clean import CleanKind, reading, snapshot_id, why_clean
 from tests.helpers.git_history import BUGGY, FIXED, PATCH
 
@@ -56,9 +56,8 @@ WHEN = {m: datetime.fromisoformat(f"{d}T23:59:59+00:00") for m, d in CUTOFFS.ite
 
 def test_each_kind_exact_on_a_labelled_history(labelled) -> None:  # noqa: ANN001
     root, insts, shas = labelled
-    flags = run_grid(insts, root, CUTOFFS, config=CONFIG).flags
-    own = {f.instance_id: f for f in run_grid(insts, root, {"own-fix": "2023-02-01T12:00:00+00:00"},
-                                               config=CONFIG).flags}
+    flags = run_stage2(insts, root, CUTOFFS, config=CONFIG).flags
+    own = {f.instance_id: f for f in run_stage2(insts, root, {"own-fix": "2023-02-01T12:00:00+00:00"}, config=CONFIG).flags}
     got = {}
     for inst in insts:
         mine = [f for f in flags if f.instance_id == inst.instance_id]

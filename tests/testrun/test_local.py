@@ -11,7 +11,7 @@ import pytest
 from benchchecker_plugin.errors import ExecutionError
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import git
-from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from benchchecker_plugin.testrun import LocalRunner
 from tests.helpers.git_history import CALC_TEST as TEST
 from tests.helpers.git_history import CALC_TEST_PATCH as TEST_PATCH
@@ -31,12 +31,11 @@ def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, BugIns
 
 def test_inconclusive_instance_is_verified_by_its_tests(setup) -> None:  # noqa: ANN001
     repo, inst = setup
-    plain = patch_presence([inst], repo.parent, "2023-06-01", config=PresenceConfig(similarity="difflib"))
+    plain = list(run_stage2([inst], repo.parent, {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib"), reuse_counts=False).flags)
     assert plain[0].evidence["category"] == "refactored-inconclusive" and plain[0].contaminated is None
     status = git(repo, ["status", "--porcelain"])
     runner = LocalRunner(repo.parent, timeout=60)
-    (flag,) = patch_presence([inst], repo.parent, "2023-06-01",
-                             config=PresenceConfig(similarity="difflib", runner=runner))
+    (flag,) = list(run_stage2([inst], repo.parent, {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib", runner=runner), reuse_counts=False).flags)
     assert flag.contaminated is True and flag.score == 1.0
     assert flag.evidence["category"] == "verified-by-tests"
     assert flag.evidence["verification"]["passed"] is True
@@ -51,8 +50,7 @@ def test_failing_tests_leave_it_inconclusive(setup) -> None:  # noqa: ANN001
     repo, inst = setup
     failing = TEST_PATCH.replace("add_one(None) == 0", "add_one(None) == 5")
     inst = dataclasses.replace(inst, test_patch=failing)
-    (flag,) = patch_presence([inst], repo.parent, "2023-06-01",
-                             config=PresenceConfig(similarity="difflib", runner=LocalRunner(repo.parent)))
+    (flag,) = list(run_stage2([inst], repo.parent, {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib", runner=LocalRunner(repo.parent)), reuse_counts=False).flags)
     verification = flag.evidence["verification"]
     assert flag.contaminated is None and verification["passed"] is False
     assert verification["tests"]["test_calc.py::test_none"] == "FAILED"

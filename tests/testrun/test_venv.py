@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.stage2 import PresenceConfig, patch_presence
+from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from benchchecker_plugin.testrun import VenvRunner, confinement, find_python, load_env_specs
 from tests.helpers.calc_package import BUGGY, FIXED, PATCH, PYPROJECT, REFACTORED, TEST_PATCH
 from tests.helpers.git_history import history
@@ -48,11 +48,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, BugInst
 def test_settles_contaminated_and_clean(world) -> None:  # noqa: ANN001
     repos, envs, fixed, unfixed = world
     specs = {**SPECS, "p/calc": SPECS["o/calc"]}
-    plain = patch_presence([fixed, unfixed], repos, "2023-06-01", config=PresenceConfig(similarity="difflib"))
+    plain = list(run_stage2([fixed, unfixed], repos, {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib"), reuse_counts=False).flags)
     assert [f.evidence["category"] for f in plain] == ["refactored-inconclusive"] * 2
     runner = VenvRunner(repos, specs, envs_dir=envs, timeout=300)
-    flags = patch_presence([fixed, unfixed], repos, "2023-06-01",
-                           config=PresenceConfig(similarity="difflib", runner=runner))
+    flags = list(run_stage2([fixed, unfixed], repos, {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib", runner=runner), reuse_counts=False).flags)
     yes, no = flags
     assert yes.contaminated is True and yes.evidence["category"] == "verified-by-tests"
     assert yes.evidence["verification"]["tests"] == {"test_calc.py::test_none": "PASSED",
@@ -65,9 +64,8 @@ def test_settles_contaminated_and_clean(world) -> None:  # noqa: ANN001
     recorded = (envs / "outcomes.jsonl").read_text().splitlines()
     assert len(recorded) == 4   # gold + snapshot, for each instance
 
-    again = patch_presence([fixed, unfixed], repos, "2023-06-01",
-                           config=PresenceConfig(similarity="difflib",
-                                                 runner=VenvRunner(repos, specs, envs_dir=envs)))
+    again = list(run_stage2([fixed, unfixed], repos, {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib",
+                                                 runner=VenvRunner(repos, specs, envs_dir=envs)), reuse_counts=False).flags)
     assert [f.contaminated for f in again] == [True, False]
     assert (envs / "outcomes.jsonl").read_text().splitlines() == recorded   # nothing run twice
 
@@ -75,14 +73,14 @@ def test_settles_contaminated_and_clean(world) -> None:  # noqa: ANN001
 def test_an_environment_that_cannot_be_built_stays_undecided(world, tmp_path: Path) -> None:  # noqa: ANN001
     repos, _, fixed, _ = world
     specs = {"o/calc": {"1.0": {**SPECS["o/calc"]["1.0"], "python": "2.0"}}}
-    (flag,) = patch_presence([fixed], repos, "2023-06-01", config=PresenceConfig(
-        similarity="difflib", runner=VenvRunner(repos, specs, envs_dir=tmp_path / "envs")))
+    (flag,) = list(run_stage2([fixed], repos, {"*": "2023-06-01"}, config=PresenceConfig(
+        similarity="difflib", runner=VenvRunner(repos, specs, envs_dir=tmp_path / "envs")), reuse_counts=False).flags)
     assert flag.contaminated is None and flag.evidence["category"] == "refactored-inconclusive"
     detail = flag.evidence["verification"]["detail"]
     assert detail.startswith("environment unavailable: o__calc-1.0-") and "Python 2.0 is not installed here" in detail
     conda = {"o/calc": {"1.0": {**SPECS["o/calc"]["1.0"], "packages": "environment.yml"}}}
-    (flag,) = patch_presence([fixed], repos, "2023-06-01", config=PresenceConfig(
-        similarity="difflib", runner=VenvRunner(repos, conda, envs_dir=tmp_path / "envs2")))
+    (flag,) = list(run_stage2([fixed], repos, {"*": "2023-06-01"}, config=PresenceConfig(
+        similarity="difflib", runner=VenvRunner(repos, conda, envs_dir=tmp_path / "envs2")), reuse_counts=False).flags)
     assert "packages from environment.yml need conda" in flag.evidence["verification"]["detail"]
 
 
@@ -92,8 +90,8 @@ def test_a_gold_patch_that_fails_means_the_environment_is_not_trusted(world) -> 
     inst = BugInstance(fixed.instance_id, fixed.benchmark, fixed.repo, fixed.base_commit, fixed.patch,
                        test_patch=bad_tests, fail_to_pass=fixed.fail_to_pass, pass_to_pass=fixed.pass_to_pass,
                        extra=dict(fixed.extra))
-    (flag,) = patch_presence([inst], repos, "2023-06-01", config=PresenceConfig(
-        similarity="difflib", runner=VenvRunner(repos, SPECS, envs_dir=envs)))
+    (flag,) = list(run_stage2([inst], repos, {"*": "2023-06-01"}, config=PresenceConfig(
+        similarity="difflib", runner=VenvRunner(repos, SPECS, envs_dir=envs)), reuse_counts=False).flags)
     assert flag.contaminated is None
     assert flag.evidence["verification"]["detail"].startswith("environment not trusted: the gold patch does not pass")
 
@@ -156,8 +154,7 @@ def test_a_src_layout_package_is_imported_from_the_tested_tree(tmp_path: Path) -
     assert gold.passed, gold.detail   # the fixed code under test, not the environment's buggy copy
     assert "src/calc/_version.py" in json.loads(next((tmp_path / "envs").glob("s__calc-*/.ok")).read_text())[
         "generated"]
-    (flag,) = patch_presence([inst], tmp_path / "repos", "2023-06-01",
-                             config=PresenceConfig(similarity="difflib", runner=runner))
+    (flag,) = list(run_stage2([inst], tmp_path / "repos", {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib", runner=runner), reuse_counts=False).flags)
     assert flag.contaminated is True and flag.evidence["category"] == "verified-by-tests"
 
 
@@ -205,8 +202,7 @@ def test_a_failure_of_lines_found_in_another_scope_does_not_settle_clean(tmp_pat
                        fail_to_pass=("test_calc.py::test_label",),
                        extra={"version": "1.0", "environment_setup_commit": base})
     runner = VenvRunner(tmp_path / "repos", {"m/calc": SPECS["o/calc"]}, envs_dir=tmp_path / "envs", timeout=300)
-    (flag,) = patch_presence([inst], tmp_path / "repos", "2023-06-01",
-                             config=PresenceConfig(similarity="difflib", runner=runner))
+    (flag,) = list(run_stage2([inst], tmp_path / "repos", {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib", runner=runner), reuse_counts=False).flags)
     assert flag.evidence["blocks"][0]["found_scope"] == "B.label"
     verification = flag.evidence["verification"]
     assert verification["decisive"] is True and verification["tests"] == {"test_calc.py::test_label": "FAILED"}
@@ -226,8 +222,7 @@ def test_a_failure_that_breaks_pass_to_pass_tests_too_does_not_settle_clean(tmp_
                                                       ("2023-03-01", {"calc.py": wider})])
     inst = _instance("q__calc-1", "q/calc", base)
     runner = VenvRunner(tmp_path / "repos", {"q/calc": SPECS["o/calc"]}, envs_dir=tmp_path / "envs", timeout=300)
-    (flag,) = patch_presence([inst], tmp_path / "repos", "2023-06-01",
-                             config=PresenceConfig(similarity="difflib", runner=runner))
+    (flag,) = list(run_stage2([inst], tmp_path / "repos", {"*": "2023-06-01"}, config=PresenceConfig(similarity="difflib", runner=runner), reuse_counts=False).flags)
     verification = flag.evidence["verification"]
     assert verification["decisive"] is True
     assert verification["tests"] == {"test_calc.py::test_none": "PASSED", "test_calc.py::test_int": "FAILED"}

@@ -1,23 +1,19 @@
-"""The detector check on the republished page: Stage II's recall at each instance's own fix
-snapshot, read from the bundle's ``own_fix_recall.csv`` (written by ``own_fix_recall.py``).
+"""The detector check on the page: Stage II's recall at each instance's own fix snapshot, read
+from the bundle's ``own_fix_recall.csv`` (:mod:`._own_fix_recall` makes it).
 
 At its own fix snapshot (the first default-branch commit whose tree holds the fix; for release
 snapshots the first release of the instance's line uploaded after the pull request) every
 instance's gold patch should be found present, so the share found needs no labels. Each miss has
 its cause: no own fix snapshot, the gold patch not in that snapshot (the merged fix differs from
-SWE-bench's gold patch, or the release does not hold it), or the detector itself.
+the benchmark's gold patch, or the release does not hold it), or the detector itself.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["EARLY_WHY", "RECALL_FILE", "present_before_fix", "recall_parts"]
-
-RECALL_FILE = "own_fix_recall.csv"
 _CAUSES = {"detector": "a miss of the detector (the gold patch un-applies there, Stage II said "
                        "otherwise)",
            "gold patch not in the snapshot": "the gold patch does not un-apply at the own fix "
@@ -26,13 +22,11 @@ _CAUSES = {"detector": "a miss of the detector (the gold patch un-applies there,
            "no own fix snapshot": "no commit names the pull request and no release follows it"}
 
 
-def recall_parts(folder: Path) -> tuple[str, pd.DataFrame, str] | None:
+def recall_parts(df: pd.DataFrame | None) -> tuple[str, pd.DataFrame, str] | None:
     """The recall sentence, the table of misses (one row each, with its cause) and the short
-    figure for the headline, or ``None`` when the bundle has no recall file."""
-    path = folder / RECALL_FILE
-    if not path.exists():
+    figure for the headline, or ``None`` when the bundle has no recall table."""
+    if df is None:
         return None
-    df = pd.read_csv(path, dtype=str, keep_default_na=False)
     n = len(df)
     found = int((df["verdict"] == "present").sum())
     by_source = {s: (int((part["verdict"] == "present").sum()), len(part))
@@ -86,26 +80,23 @@ EARLY_WHY = {
 }
 
 
-def present_before_fix(folder: Path) -> tuple[str, pd.DataFrame] | None:
+def present_before_fix(own: pd.DataFrame | None, flags: pd.DataFrame, cut: pd.DataFrame
+                       ) -> tuple[str, pd.DataFrame] | None:
     """The instances read contaminated at a cutoff before their own fix snapshot (the fix had not
-    landed yet), with the cutoffs and, where investigated, why; ``None`` without the recall file."""
-    path = folder / RECALL_FILE
-    if not path.exists():
+    landed yet), with the cutoffs and, where investigated, why; ``None`` without the recall
+    table. ``flags`` and ``cut``: the bundle's flags.csv and cutoffs.csv."""
+    if own is None:
         return None
-    own = pd.read_csv(path, dtype=str, keep_default_na=False)
     landed = {i: d[:10] for i, d in zip(own["instance_id"], own["snapshot_date"]) if d}
-    flags = pd.read_csv(folder / "flags.csv", dtype=str, keep_default_na=False)
-    cut = pd.read_csv(folder / "cutoffs.csv", dtype=str, keep_default_na=False)
     at = dict(zip(cut["model"], cut["snapshot at"]))
-    rows: dict[str, dict[str, object]] = {}
+    early: dict[str, set[str]] = {}
     for iid, model, c in zip(flags["instance_id"], flags["model"], flags["contaminated"]):
         when = at.get(model, "")
         if c == "true" and iid in landed and when and when < landed[iid]:
-            r = rows.setdefault(iid, {"instance_id": iid, "fix landed": landed[iid], "cutoffs": set(),
-                                      "why": EARLY_WHY.get(iid, "not investigated")})
-            r["cutoffs"].add(when)  # type: ignore[union-attr]
-    table = pd.DataFrame([{**r, "earliest cutoff": min(r["cutoffs"]),  # type: ignore[type-var]
-                           "cutoffs": len(r["cutoffs"])} for r in rows.values()],  # type: ignore[arg-type]
+            early.setdefault(iid, set()).add(when)
+    table = pd.DataFrame([{"instance_id": iid, "fix landed": landed[iid], "earliest cutoff": min(cuts),
+                           "cutoffs": len(cuts), "why": EARLY_WHY.get(iid, "not investigated")}
+                          for iid, cuts in early.items()],
                          columns=["instance_id", "fix landed", "earliest cutoff", "cutoffs", "why"])
     table = table.sort_values("instance_id").reset_index(drop=True)
     text = (f"{len(table)} instance(s) read contaminated at a cutoff before their own fix snapshot, "
