@@ -37,9 +37,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchchecker_plugin.overlap import load_overlap_items, shards_of
-from benchchecker_plugin.overlap._scan import scan_corpus
-from benchchecker_plugin.overlap._table import build_table
+from benchchecker_plugin.overlap import build_table, load_overlap_items, scan_corpus, shards_of  # noqa: E402
 
 BASELINE = "1244df629533f8ba806021666fce5edaf2216745"   # the engine before items were read as parts
 
@@ -176,8 +174,9 @@ def index_memory(data: str, work: Path, mb: float, texts: list[str], dumps: dict
              f"a = run_overlap(items, OverlapCorpus(({str(corpus)!r},)), OverlapRun(engine='index', "
              f"index_dir=__import__('pathlib').Path({str(work / 'index-mmlu')!r}), top_k=10))\n"
              "c = a.counts()\n"
+             "hwm = [line for line in open('/proc/self/status') if line.startswith('VmHWM')][0].split()[1]\n"
              "print(f'{time.perf_counter() - t0:.0f} s, {c[\"contaminated\"]} contaminated, peak RSS "
-             "{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB')\n")
+             "{int(hwm) / 1024:.0f} MB')\n")
     import shutil
 
     shutil.rmtree(work / "index-mmlu", ignore_errors=True)

@@ -13,7 +13,8 @@ published rules: GPT-3, PaLM, Llama 2, ConTAM, Deng et al.'s retrieval), ``resul
 ``planting`` / ``background`` / ``janitor`` / ``controlled`` (``benchchecker eval overlap``).
 
 The face is what a user calls: the driver and its records, the items, the corpus listing, the
-rules and metrics, the token stream, the controlled evaluation. Importing it is light: the numba
+rules and metrics, the token stream, the controlled evaluation, and (for a table built once and
+scanned many times) ``build_table`` with ``scan_corpus`` / ``scan_texts``. Importing it is light: the numba
 kernels load on first use of a name that needs them.
 """
 
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
     from ._normalize import token_hash, token_spans, tokens
     from ._partial import MatchLocation
     from ._run import OverlapCorpus, OverlapRun, overlap_settings, run_overlap
+    from ._scan import scan_corpus, scan_texts
+    from ._table import build_table
 
 _LAZY = {
     **dict.fromkeys(("EVAL_DEMO", "EVAL_FULL", "EVAL_QUICK", "format_table", "run_overlap_eval"),
@@ -48,6 +51,8 @@ _LAZY = {
     "MatchLocation": "._partial",
     **dict.fromkeys(("OverlapCorpus", "OverlapRun", "overlap_settings", "run_overlap"), "._run"),
     "OverlapAudit": "._audit",
+    **dict.fromkeys(("scan_corpus", "scan_texts"), "._scan"),
+    "build_table": "._table",
 }
 
 __getattr__ = lazy_names(__name__, _LAZY)
@@ -71,6 +76,7 @@ __all__ = [
     "Shard",
     "ShardError",
     "bug_queries",
+    "build_table",
     "corpus_shards",
     "format_table",
     "get_metric",
@@ -83,6 +89,8 @@ __all__ = [
     "rules_help",
     "run_overlap",
     "run_overlap_eval",
+    "scan_corpus",
+    "scan_texts",
     "shards_of",
     "token_hash",
     "token_spans",

@@ -221,6 +221,54 @@ def _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_
 
 
 @njit(cache=True)
+def _extend(th, stok, i, g, a, b, lo, hi):
+    """The exact match of the stream ``stok[lo:hi]`` at position ``g`` and the document
+    ``th[a:b]`` at ``i``, extended forward to the first mismatch and back (at most
+    :data:`MAX_BACK`): (document start, stream start, length)."""
+    n = 0
+    while i + n < b and g + n < hi and th[i + n] == stok[g + n]:
+        n += 1
+    back = 0
+    if n >= 4:
+        while back < MAX_BACK and i - back > a and g - back > lo and th[i - back - 1] == stok[g - back - 1]:
+            back += 1
+    return i - back, g - back, n + back
+
+
+@njit(cache=True)
+def _count(sizes, cnt, last, gs, n, lo, length, doc):
+    """Each window of the published rules a run of ``n`` tokens at stream position ``gs`` holds
+    (the whole stream of a short item), counted once per document."""
+    for z in range(sizes.size):
+        nz = sizes[z]
+        if length >= nz:
+            for w in range(gs, gs + n - nz + 1):
+                if last[z, w] != doc:
+                    last[z, w] = doc
+                    cnt[z, w] += 1
+        elif n == length and last[z, lo] != doc:
+            last[z, lo] = doc
+            cnt[z, lo] += 1
+
+
+@njit(cache=True)
+def _clusters(cq, cg, s, doc, p, gs, n, lo, q_own, q_end, g_lo, g_hi, cand, n_cand):
+    """The run (document ``p``, stream ``gs``, ``n`` tokens) into item ``s``'s question cluster
+    and, where it covers the gold answer, its gold cluster."""
+    oa = max(gs, lo)
+    ob = min(gs + n, lo + q_end[s])
+    if oa < ob:
+        n_cand = _join(cq, s, doc, p + oa - gs, oa - lo, ob - lo, q_own[s], q_end[s], 0, cand, n_cand)
+    if g_lo[s] >= 0:
+        oa = max(gs, lo + g_lo[s])
+        ob = min(gs + n, lo + g_hi[s])
+        if oa < ob:
+            n_cand = _join(cg, s, doc, p + oa - gs, oa - lo - g_lo[s], ob - lo - g_lo[s], 0,
+                           g_hi[s] - g_lo[s], 1, cand, n_cand)
+    return n_cand
+
+
+@njit(cache=True)
 def scan_batch(th, pre, doc_tok, doc_base, pw4, tab, seeds, sizes, cnt, last, runs, cq, cg,
                qlen, qdoc, qpos, qn, qmark, best, bsim, found_doc, touched, touch_doc, cand, sim,
                dp, g_first, q_stamp):
@@ -259,17 +307,9 @@ def scan_batch(th, pre, doc_tok, doc_base, pw4, tab, seeds, sizes, cnt, last, ru
                     continue
                 lo = soff[s]
                 hi = soff[s + 1]
-                n = 0
-                while i + n < b and g + n < hi and th[i + n] == stok[g + n]:
-                    n += 1
+                p, gs, n = _extend(th, stok, i, g, a, b, lo, hi)
                 if n < 4:
                     continue
-                back = 0
-                while back < MAX_BACK and i - back > a and g - back > lo and th[i - back - 1] == stok[g - back - 1]:
-                    back += 1
-                p = i - back
-                gs = g - back
-                n += back
                 if n < SHORT_RUN and q_end[s] >= 2 * SHORT_RUN and \
                         (g_lo[s] < 0 or g_hi[s] - g_lo[s] >= 2 * SHORT_RUN):
                     continue   # counts no window, quotes nothing, cannot carry half of a part
@@ -285,32 +325,13 @@ def scan_batch(th, pre, doc_tok, doc_base, pw4, tab, seeds, sizes, cnt, last, ru
                     touched[n_touch] = s
                     n_touch += 1
                 length = hi - lo
-                for z in range(sizes.size):
-                    nz = sizes[z]
-                    if length >= nz:
-                        for w in range(gs, gs + n - nz + 1):
-                            if last[z, w] != doc:
-                                last[z, w] = doc
-                                cnt[z, w] += 1
-                    elif n == length and last[z, lo] != doc:
-                        last[z, lo] = doc
-                        cnt[z, lo] += 1
+                _count(sizes, cnt, last, gs, n, lo, length, doc)
                 if n >= min(sizes[0], length):
                     qn[s] += 1
                     if _quote(s, doc, p - a, n, qlen, qdoc, qpos) and qmark[s] != doc_base:
                         qmark[s] = doc_base
                         n_quoted += 1
-                oa = max(gs, lo)
-                ob = min(gs + n, lo + q_end[s])
-                if oa < ob:
-                    n_cand = _join(cq, s, doc, p + oa - gs, oa - lo, ob - lo, q_own[s], q_end[s], 0,
-                                   cand, n_cand)
-                if g_lo[s] >= 0:
-                    oa = max(gs, lo + g_lo[s])
-                    ob = min(gs + n, lo + g_hi[s])
-                    if oa < ob:
-                        n_cand = _join(cg, s, doc, p + oa - gs, oa - lo - g_lo[s], ob - lo - g_lo[s],
-                                       0, g_hi[s] - g_lo[s], 1, cand, n_cand)
+                n_cand = _clusters(cq, cg, s, doc, p, gs, n, lo, q_own, q_end, g_lo, g_hi, cand, n_cand)
                 if n_cand > cand.shape[0] - 8:   # the buffer is full: settle what it holds now
                     _settle(cand, n_cand, sim, th, a, b, doc, tab, best, bsim, found_doc, dp, g_first,
                             q_stamp)

@@ -333,6 +333,55 @@ def _hash_cp(h, cp):
     return (h ^ np.uint64(0x80 | (cp & 0x3F))) * _FNV_PRIME
 
 
+@njit(cache=True, inline="always")
+def _push(th, ts, te, pre, n, acc, h, tstart, tend):
+    """Token ``n`` stored, the prefix hash extended."""
+    th[n] = h
+    ts[n] = tstart
+    te[n] = tend
+    acc = acc * _BASE + h
+    pre[n + 1] = acc
+    return n + 1, acc
+
+
+@njit(cache=True)
+def _lookahead(buf, a, b, q, prev, start, end, ent_hash, ent_first, ent_second):
+    """For the unit ``(a, b)`` ending at byte ``q`` (``prev``: the unit before): the end byte of a
+    tag or link target it opens (steps 2), the byte where a word it joins continues (step 3);
+    -1 for none."""
+    if a == 0x3C and q < end:
+        a2, b2, q2 = _unit(buf, q, start, end, ent_hash, ent_first, ent_second)
+        if a2 == 0x2F or a2 == 0x21 or a2 == 0x3F or (65 <= a2 <= 90) or (97 <= a2 <= 122):
+            return _close(buf, q2, start, end, 0x3E, 0x3C, TAG_MAX - (1 if b2 >= 0 else 0),
+                          False, ent_hash, ent_first, ent_second), -1
+    elif a == 0x5D and q < end:
+        a2, b2, q2 = _unit(buf, q, start, end, ent_hash, ent_first, ent_second)
+        if a2 == 0x28:
+            return _close(buf, q2, start, end, 0x29, 0x28, LINK_MAX - (1 if b2 >= 0 else 0),
+                          True, ent_hash, ent_first, ent_second), -1
+    elif (a == 0x2D or a == 0x2010) and b < 0 and ((65 <= prev <= 90) or (97 <= prev <= 122)):
+        return -1, _hyphen(buf, q, start, end, ent_hash, ent_first, ent_second)
+    elif a == 0x2C and 0x30 <= prev <= 0x39:
+        return -1, _thousands(buf, q, start, end, ent_hash, ent_first, ent_second)
+    return -1, -1
+
+
+@njit(cache=True, inline="always")
+def _folded(cp, kind, offset, length):
+    """What code point ``cp`` folds to: (outputs, the one output or 0, offset into the table's
+    data or -1, dropped)."""
+    if cp < 0x80:
+        return 1, np.int64(_ASCII[cp]), -1, False
+    kc = kind[cp]
+    if kc == SAME:
+        return 1, cp, -1, False
+    if kc == DROP:
+        return 0, 0, -1, True
+    if kc == MAPPED:
+        return np.int64(length[cp]), 0, np.int64(offset[cp]), False
+    return 1, 0, -1, False
+
+
 @njit(cache=True)
 def tokenize(buf, doc_ends, kind, offset, length, data, ent_hash, ent_first, ent_second,
              th, ts, te, doc_tok, pre):
@@ -350,12 +399,9 @@ def tokenize(buf, doc_ends, kind, offset, length, data, ent_hash, ent_first, ent
         start = p0
         end = doc_ends[d]
         p = start
-        cpos = 0
+        cpos = tstart = tend = prev = 0
         inside = False
         h = _FNV0
-        tstart = 0
-        tend = 0
-        prev = 0
         while p < end:
             c = buf[p]
             if not _SPECIAL[c]:                     # plain ASCII
@@ -371,33 +417,13 @@ def tokenize(buf, doc_ends, kind, offset, length, data, ent_hash, ent_first, ent
                     inside = False
                     if n >= cap:
                         return -1
-                    th[n] = h
-                    ts[n] = tstart
-                    te[n] = tend
-                    acc = acc * _BASE + h
-                    pre[n + 1] = acc
-                    n += 1
+                    n, acc = _push(th, ts, te, pre, n, acc, h, tstart, tend)
                 prev = c
                 p += 1
                 cpos += 1
                 continue
             a, b, q = _unit(buf, p, start, end, ent_hash, ent_first, ent_second)
-            skip = -1
-            joined = -1
-            if a == 0x3C and q < end:
-                a2, b2, q2 = _unit(buf, q, start, end, ent_hash, ent_first, ent_second)
-                if a2 == 0x2F or a2 == 0x21 or a2 == 0x3F or (65 <= a2 <= 90) or (97 <= a2 <= 122):
-                    skip = _close(buf, q2, start, end, 0x3E, 0x3C, TAG_MAX - (1 if b2 >= 0 else 0),
-                                  False, ent_hash, ent_first, ent_second)
-            elif a == 0x5D and q < end:
-                a2, b2, q2 = _unit(buf, q, start, end, ent_hash, ent_first, ent_second)
-                if a2 == 0x28:
-                    skip = _close(buf, q2, start, end, 0x29, 0x28, LINK_MAX - (1 if b2 >= 0 else 0),
-                                  True, ent_hash, ent_first, ent_second)
-            elif (a == 0x2D or a == 0x2010) and b < 0 and ((65 <= prev <= 90) or (97 <= prev <= 122)):
-                joined = _hyphen(buf, q, start, end, ent_hash, ent_first, ent_second)
-            elif a == 0x2C and 0x30 <= prev <= 0x39:
-                joined = _thousands(buf, q, start, end, ent_hash, ent_first, ent_second)
+            skip, joined = _lookahead(buf, a, b, q, prev, start, end, ent_hash, ent_first, ent_second)
             if skip >= 0:                           # a tag or link target: one separator
                 q = skip
                 a = 0
@@ -413,28 +439,9 @@ def tokenize(buf, doc_ends, kind, offset, length, data, ent_hash, ent_first, ent
                 if cp < 0:
                     continue
                 prev = cp
-                if cp < 0x80:
-                    outs = 1
-                    k = _ASCII[cp]
-                    j0 = -1
-                else:
-                    kc = kind[cp]
-                    if kc == SAME:
-                        outs = 1
-                        k = cp
-                        j0 = -1
-                    elif kc == DROP:
-                        if inside:
-                            tend = cend
-                        continue
-                    elif kc == MAPPED:
-                        outs = length[cp]
-                        j0 = offset[cp]
-                        k = 0
-                    else:
-                        outs = 1
-                        k = 0
-                        j0 = -1
+                outs, k, j0, dropped = _folded(cp, kind, offset, length)
+                if dropped and inside:
+                    tend = cend
                 for j in range(outs):
                     o = k if j0 < 0 else data[j0 + j]
                     if o != 0:
@@ -448,23 +455,13 @@ def tokenize(buf, doc_ends, kind, offset, length, data, ent_hash, ent_first, ent
                         inside = False
                         if n >= cap:
                             return -1
-                        th[n] = h
-                        ts[n] = tstart
-                        te[n] = tend
-                        acc = acc * _BASE + h
-                        pre[n + 1] = acc
-                        n += 1
+                        n, acc = _push(th, ts, te, pre, n, acc, h, tstart, tend)
             cpos = cend
             p = q
         if inside:
             if n >= cap:
                 return -1
-            th[n] = h
-            ts[n] = tstart
-            te[n] = tend
-            acc = acc * _BASE + h
-            pre[n + 1] = acc
-            n += 1
+            n, acc = _push(th, ts, te, pre, n, acc, h, tstart, tend)
         p0 = end
     doc_tok[doc_ends.size] = n
     return n
