@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import SHARED_DATA, require_shared_data
+from tests.helpers.docs import docs_text
 
 REPO = Path(__file__).resolve().parents[2]
 VERIFIED = SHARED_DATA / "swebench_verified" / "swebench_verified_composite.jsonl"
@@ -25,7 +26,7 @@ OFFLINE = {"HF_DATASETS_OFFLINE": "1", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFL
 def readme_lines() -> dict[str, str]:
     """The README's Stage I per-instance command, its Stage II command for the same model, and
     its merge line, joined across their backslash continuations."""
-    text = (REPO / "README.md").read_text(encoding="utf-8").replace("\\\n", " ")
+    text = docs_text().replace("\\\n", " ")
     lines = [" ".join(ln.split()) for ln in text.splitlines()]
     stage1 = next(ln for ln in lines if ln.startswith("benchchecker repo-presence") and "--instances" in ln)
     stage2 = next(ln for ln in lines if ln.startswith("benchchecker patch-presence")

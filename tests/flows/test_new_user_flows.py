@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import SHARED_DATA, require_shared_data
+from tests.helpers.docs import docs_text
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = SHARED_DATA
@@ -42,7 +43,7 @@ def _table_row(stdout: str, tier: str = "all") -> list[str]:
 
 
 def _readme_block(heading: str) -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = docs_text()
     block = text.split(heading, 1)[1].split("```bash", 1)[1].split("```", 1)[0]
     return re.sub(r"\\\n\s*", "", block)
 

@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from tests.helpers import SHARED_DATA, require_shared_data
+from tests.helpers.docs import docs_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.model]
 
@@ -41,7 +42,7 @@ MODES = ("multichoice", "question")
 
 def _readme_check_command() -> str:
     """The README's pre-release block, one line, its ``--limit 20`` per benchmark, both modes."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = docs_text()
     block = text.split("## Pre-release check", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
     command = re.sub(r"\\\n\s*", "", block).strip()
     assert command.startswith("benchchecker check ") and " --limit 20 " in command, command

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import SHARED_DATA, require_shared_data
+from tests.helpers.docs import docs_text
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = SHARED_DATA
@@ -28,7 +29,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.model]
 
 def readme_commands() -> dict[str, str]:
     """The commands of the section's bash block, keyed by the harness they wrap."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = docs_text()
     block = text.split(SECTION, 1)[1].split("```bash", 1)[1].split("```", 1)[0]
     joined = re.sub(r"\\\n\s*", "", block)
     lines = [ln.strip() for ln in joined.splitlines() if ln.strip() and not ln.startswith("#")]

@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers.docs import docs_text
 from tests.helpers.mc_tasks import ARC, write_jsonl
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,7 +40,7 @@ HINT = "read a local copy with --include_path DIR"
 
 def _readme_line() -> str:
     """The README's ``ts-guess --task arc_easy,...`` line, as written."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = docs_text()
     [line] = [ln.strip() for ln in text.splitlines() if ln.startswith("benchchecker ts-guess --task arc_easy,")]
     assert line == ("benchchecker ts-guess --task arc_easy,my_task --include_path my_tasks/ "
                     "--model hf/smollm2-135m -o tsg.jsonl"), line

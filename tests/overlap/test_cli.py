@@ -12,6 +12,7 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.overlap import RULE_TEXT, RULES, metric_names
+from tests.helpers.docs import docs_text
 from tests.helpers.shared_data import SHARED_DATA
 
 MMLU = SHARED_DATA / "mmlu" / "test"
@@ -23,7 +24,7 @@ def test_rule_wording_is_in_one_place_and_quoted_everywhere() -> None:
     assert RULES == metric_names()
     r = CliRunner().invoke(main, ["overlap", "--help"])
     assert r.exit_code == 0 and "%%" not in r.output and ">= 0.75 with its gold answer" in " ".join(r.output.split())
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = docs_text()
     docs = ROOT / "docs"
     text = readme + "".join(p.read_text(encoding="utf-8") for p in docs.rglob("*.md")) if docs.is_dir() else readme
     for rule, words in RULE_TEXT.items():
