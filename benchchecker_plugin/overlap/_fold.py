@@ -117,13 +117,15 @@ def fold_table() -> FoldTable:
     except (OSError, ValueError, KeyError):
         table = None
     if table is None:
+        from ..atomic import atomic_path
+        from ..errors import InputError
+
         table = _build()
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp.npz"
-            np.savez(tmp, kind=table.kind, offset=table.offset, length=table.length, data=table.data)
-            os.replace(tmp, path)
-        except OSError as exc:   # a read-only cache: built again next time, nothing lost
+            with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+                np.savez(fh, kind=table.kind, offset=table.offset, length=table.length, data=table.data)
+        except (OSError, InputError) as exc:   # a read-only cache: built again next time, nothing lost
             warnings.warn(f"{path}: cannot keep the Unicode folding table ({exc}); it is built "
                           "anew in each process (about 2 s)", RuntimeWarning, stacklevel=2)
     _TABLE.append(table)
