@@ -39,6 +39,7 @@ from ._finetune import FinetuneConfig, finetune
 from ._guess import MAX_TOKENS, run_probes
 from ._probes import Probe, prepare_probes
 from ._prompts import Mode
+from ._scoring import normalize
 
 FLAGS_FILE = "tsguess_flags.jsonl"
 REPORT_FILE = "tsguess.json"
@@ -119,13 +120,15 @@ class ControlledResult:
 
 def draw_probes(mmlu: str | os.PathLike[str] | None, config: ControlledConfig) -> list[Probe]:
     """``config.items`` probes drawn at random (``config.seed``) among MMLU's usable ones whose
-    prompt has at most ``config.max_chars`` characters: the items in a seeded random order,
-    probed one by one until enough are usable (all of MMLU need not be probed)."""
+    prompt has at most ``config.max_chars`` characters and whose hidden text can be scored (not
+    all punctuation, like an option ``/``: exact match and Rouge-L are 0 whatever the answer):
+    the items in a seeded random order, probed one by one until enough are usable (all of MMLU
+    need not be probed)."""
     items = load_mmlu(mmlu)
     out: list[Probe] = []
     for k in random.Random(config.seed).sample(range(len(items)), len(items)):
         out += [p for p in prepare_probes([items[k]], config.mode).probes
-                if len(p.prompt) <= config.max_chars]
+                if len(p.prompt) <= config.max_chars and normalize(p.target)]
         if len(out) == config.items:
             return out
     raise DataError(f"MMLU gives {len(out)} usable {config.mode} probes of at most "

@@ -98,3 +98,13 @@ def test_config_is_checked() -> None:
         ControlledConfig(items=2)
     with pytest.raises(ValueError, match="'words' is not a valid Mode"):
         ControlledConfig(mode="words")
+
+
+@needs_shared_data("mmlu")
+def test_the_draw_leaves_out_targets_no_answer_can_match() -> None:
+    """Seed 4 drew an option "/" (normalised to nothing: exact match and Rouge-L 0 whatever the
+    reply), which a model that memorised it still "missed"."""
+    from benchchecker_plugin.tsguessing import normalize
+
+    probes = draw_probes(require_shared_data("mmlu"), ControlledConfig(items=100, seed=4))
+    assert all(normalize(p.target) for p in probes)
