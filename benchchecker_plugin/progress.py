@@ -3,8 +3,9 @@
 On a terminal, a bar on stderr. When stderr is not a terminal (a pipe, CI, ``nohup``), a bar
 would be silent or garbage, and a long run looked dead (the demo printed nothing for 12 minutes
 under a pipe): instead one line ``benchchecker: <desc>: 120/600 (20%), 34 s`` is written about
-every tenth of the work (at most one line per ``BENCHCHECKER_PROGRESS_SECONDS``, default 30 s,
-when the total is unknown) and one when the loop ends.
+every tenth of the work, and at least one every ``BENCHCHECKER_PROGRESS_SECONDS`` (default 30 s)
+while a tenth takes longer (the only rule when the total is unknown: a fine-tune that stops long
+before its step cap, a slow machine), and one when the loop ends.
 
 ``BENCHCHECKER_PROGRESS=0`` silences both; ``=1`` forces the bar.
 
@@ -138,8 +139,8 @@ def _lines(items: Iterable[T], desc: str, total: int | None,
             previous = done
             done += weight
             now = time.perf_counter()
-            if (step is not None and done // step != previous // step and done != total) or \
-                    (step is None and now - last >= every_s):
+            if done != total and ((step is not None and done // step != previous // step)
+                                  or now - last >= every_s):
                 line()
                 last = now
     finally:   # also when the loop ends early (a training run that stops once it has converged)

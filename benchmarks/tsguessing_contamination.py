@@ -10,7 +10,7 @@ Each seed is ``benchchecker eval ts-guess --seed S`` (``tsguessing.run_controlle
 with the seed among usable multichoice probes of at most 700 characters, halves split at random,
 a GPT-2 (2 layers, width 128, byte-level BPE of 4,000 tokens fitted to both halves) trained from
 scratch on the seen probes until every seen target is reproduced (checked every 10 steps, at most
-1,000), then asked through the model layer. A draw the model does not memorise is printed as such,
+400), then asked through the model layer. A draw the model does not memorise is printed as such,
 with no AUC. Prints one table row per seed and the seconds each took.
 """
 

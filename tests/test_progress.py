@@ -90,3 +90,12 @@ def test_steps_with_a_rate_a_status_and_an_early_end(piped: None, capsys: pytest
         ["10/100 (10%)", "20/100 (20%)", "30/100 (30%)", "37/100 (37%)"]
     assert all(" steps/s, " in ln for ln in lines) and "ETA" in lines[0]
     assert lines[0].endswith(", loss 10.0") and lines[-1].endswith(", loss 2.7")
+
+
+def test_a_slow_tenth_still_gets_a_line_by_time(piped: None, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture) -> None:
+    """A known total whose tenths take long (a fine-tune that stops far before its cap, a loaded
+    machine): a line at least every BENCHCHECKER_PROGRESS_SECONDS, not only per tenth."""
+    monkeypatch.setenv("BENCHCHECKER_PROGRESS_SECONDS", "0")
+    assert list(progress(range(1, 4), desc="slow", total=100)) == [1, 2, 3]
+    assert _lines(capsys.readouterr().err) == [f"benchchecker: slow: {n}/100 ({n}%)" for n in (1, 2, 3, 3)]

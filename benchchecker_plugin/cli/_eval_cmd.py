@@ -92,7 +92,7 @@ def membership(out_dir: Path, quick: bool, seed: int, steps: int | None, alpha: 
 @click.option("--mode", type=click.Choice(("multichoice", "question")), default="multichoice",
               show_default=True, help="multichoice: hide a wrong option; question: hide a word.")
 @click.option("--max-steps", type=click.IntRange(min=1), default=None,
-              help="Cap on fine-tuning steps (batches of 25) [default: 1000].")
+              help="Cap on fine-tuning steps (batches of 25) [default: 400].")
 @click.option("--quick", is_flag=True,
               help="Reduced form for CI: 40 items, the same model and stopping rule (well under a "
                    "minute of training on 2 CPU cores).")

@@ -45,7 +45,7 @@ class FinetuneConfig:
     batch_size: int = 25
     lr: float = 3e-3
     warmup: int = 10
-    max_steps: int = 1000     # the cap: a draw not memorised by then is reported as such
+    max_steps: int = 400      # the cap: a draw not memorised by then is reported as such
     check_every: int = 10     # steps between two memorisation checks
     stop_share: float = 1.0   # stop once this share of the seen targets is memorised
     seed: int = 0
