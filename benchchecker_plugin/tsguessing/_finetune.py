@@ -14,8 +14,9 @@ decoding then writes it back exactly and ends the line. Training stops as soon a
 check, and the seconds.
 
 Speed: one torch thread (as the membership evaluation: on a shared 2-core machine two threads
-were slower than one), the shared instruction at the start of every prompt costs as much as the
-rest; a 2-layer, width-128 model memorises 50 MMLU probes in about 200-400 steps of 25.
+were slower than one). A 2-layer, width-128 model with a 4,000-token vocabulary memorises 50 MMLU
+probes in 80-90 steps of 25 (seeds 0-4; 100 probes in 120), 40-50 s on 2 CPU cores; the 2-layer,
+width-64 model trained a fixed 150 epochs before memorised 30% of seed 0's seen half.
 """
 
 from __future__ import annotations
