@@ -3,8 +3,9 @@
 On a terminal, a bar on stderr. When stderr is not a terminal (a pipe, CI, ``nohup``), a bar
 would be silent or garbage, and a long run looked dead (the demo printed nothing for 12 minutes
 under a pipe): instead one line ``benchchecker: <desc>: 120/600 (20%), 34 s`` is written about
-every tenth of the work (at most one line per ``BENCHCHECKER_PROGRESS_SECONDS``, default 30 s,
-when the total is unknown) and one when the loop ends.
+every tenth of the work, and at least one every ``BENCHCHECKER_PROGRESS_SECONDS`` (default 30 s)
+while a tenth takes longer (the only rule when the total is unknown: a fine-tune that stops long
+before its step cap, a slow machine), and one when the loop ends.
 
 ``BENCHCHECKER_PROGRESS=0`` silences both; ``=1`` forces the bar.
 
@@ -25,7 +26,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextvars import ContextVar
 from typing import TypeVar
 
@@ -106,7 +107,8 @@ def _mode() -> str:
 
 
 def _lines(items: Iterable[T], desc: str, total: int | None,
-           weights: Sequence[int] | None = None) -> Iterator[T]:
+           weights: Sequence[int] | None = None, unit: str | None = None,
+           status: Callable[[], str] | None = None) -> Iterator[T]:
     every_s = float(os.environ.get("BENCHCHECKER_PROGRESS_SECONDS", "30") or 30)
     step = max(1, -(-total // 10)) if total else None
     start = last = time.perf_counter()
@@ -117,31 +119,44 @@ def _lines(items: Iterable[T], desc: str, total: int | None,
         share = f" ({done / total:.0%})" if total else ""
         took = time.perf_counter() - start
         rate = ""
-        if weights is not None and took > 0 and done:
+        if (weights is not None or unit) and took > 0 and done:
             per_s = done / took
-            rate = f", {per_s:.3g} items/s" + (f", ETA {(total - done) / per_s:.0f} s"
-                                               if total and done < total else "")
+            rate = f", {per_s:.3g} {unit or 'items'}/s" + (f", ETA {(total - done) / per_s:.0f} s"
+                                                          if total and done < total else "")
+        said = status() if status is not None else ""
         print(f"benchchecker: {name}: {done}{'/' + str(total) if total else ''}{share}{rate}, "
-              f"{took:.0f} s", file=sys.stderr, flush=True)
+              f"{took:.0f} s" + (f", {said}" if said else ""), file=sys.stderr, flush=True)
 
     ticks = iter(weights) if weights is not None else None
-    for item in items:
-        yield item
-        previous = done
-        done += next(ticks, 1) if ticks is not None else 1
-        now = time.perf_counter()
-        if (step is not None and done // step != previous // step and done != total) or \
-                (step is None and now - last >= every_s):
-            line()
-            last = now
-    line()
+    try:
+        for item in items:
+            weight = next(ticks, 1) if ticks is not None else 1
+            try:
+                yield item
+            except GeneratorExit:   # the loop was left early, after doing this item
+                done += weight
+                raise
+            previous = done
+            done += weight
+            now = time.perf_counter()
+            if done != total and ((step is not None and done // step != previous // step)
+                                  or now - last >= every_s):
+                line()
+                last = now
+    finally:   # also when the loop ends early (a training run that stops once it has converged)
+        line()
 
 
 def progress(items: Iterable[T], *, desc: str = "", total: int | None = None,
-             weights: Sequence[int] | None = None) -> Iterable[T]:
+             weights: Sequence[int] | None = None, unit: str | None = None,
+             status: Callable[[], str] | None = None) -> Iterable[T]:
     """Wrap ``items``: a progress bar on a terminal, log lines otherwise (see the module).
 
     ``weights``: items per element (a batch's size), so the bar counts items with a rate and ETA.
+    ``unit``: what one element is (``"steps"``): lines then carry the rate and ETA in that unit.
+    ``status``: called for each line (and each bar refresh) to append a few words of state, say a
+    training loss: ``benchchecker: fine-tune: 60/600 (10%), 2.1 steps/s, ETA 257 s, 29 s, loss 1.234``.
+    A loop left early (``break``) still writes its last line.
     """
     outer = _OUTER.get()
     if outer is not None:
@@ -155,11 +170,23 @@ def progress(items: Iterable[T], *, desc: str = "", total: int | None = None,
         weights = list(weights)
         total = sum(weights)
     if mode == "lines":
-        return _running(_lines(items, desc, total, weights))
+        return _running(_lines(items, desc, total, weights, unit, status))
     if weights is not None:
         return _running(_weighted_bar(items, desc, total, weights, disable=mode == "off"))
+    if status is not None:
+        return _running(_status_bar(items, desc, total, unit, status, disable=mode == "off"))
     return _running(tqdm(items, desc=desc or None, total=total, disable=mode == "off", leave=False,
-                         file=sys.stderr))
+                         file=sys.stderr, unit=unit or "it"))
+
+
+def _status_bar(items: Iterable[T], desc: str, total: int | None, unit: str | None,
+                status: Callable[[], str], *, disable: bool) -> Iterator[T]:
+    with tqdm(desc=desc or None, total=total, disable=disable, leave=False, file=sys.stderr,
+              unit=unit or "it") as bar:
+        for item in items:
+            yield item
+            bar.set_postfix_str(status(), refresh=False)
+            bar.update(1)
 
 
 def _weighted_bar(items: Iterable[T], desc: str, total: int | None, weights: Sequence[int], *,

@@ -1,18 +1,17 @@
-"""Controlled check of TS-Guessing: contaminate a small model with half of a few hundred MMLU
-test items, then compare EM / Rouge-L on the contaminated half with the clean half, and the AUC of
-the flags' score for telling them apart.
+"""Controlled check of TS-Guessing on every seed: contaminate a small model with half of some MMLU
+test items (fine-tuned until it reproduces them, verified with teacher forcing), then compare EM /
+Rouge-L on the seen half with the unseen half, and the AUC of the flags' score for telling them
+apart.
 
-    python benchmarks/tsguessing_contamination.py                  # 200 items, tiny GPT-2
-    python benchmarks/tsguessing_contamination.py --items 100 --epochs 150 --batch 25   # reported
+    python benchmarks/tsguessing_contamination.py                   # seeds 0-4, 100 items each
+    python benchmarks/tsguessing_contamination.py --seeds 0 --items 40
 
-The "small model" is a GPT-2 built from config (2 layers, width 64, byte-level BPE with 1,000
-tokens trained on the sampled probes' prompts) and trained from scratch on the contaminated half's
-full prompts followed by the masked option (AdamW, lr 1e-2), the deliberate-contamination setting
-of Deng et al. (who report ~100% EM when the test data is in training). Items are a seeded sample
-of usable multichoice probes (prompts of at most ``--max-chars`` characters, to keep training
-cheap) across all subjects; halves are split at random with the same seed. The model is asked
-through ``benchchecker_plugin.models`` (``hf/<folder>``), exactly as ``benchchecker ts-guess``
-does. AUC comes from ``benchchecker_plugin.scoring.roc_auc_score``.
+Each seed is ``benchchecker eval ts-guess --seed S`` (``tsguessing.run_controlled``): items drawn
+with the seed among usable multichoice probes of at most 700 characters, halves split at random,
+a GPT-2 (2 layers, width 128, byte-level BPE of 4,000 tokens fitted to both halves) trained from
+scratch on the seen probes until every seen target is reproduced (checked every 10 steps, at most
+400), then asked through the model layer. A draw the model does not memorise is printed as such,
+with no AUC. Prints one table row per seed and the seconds each took.
 """
 
 from __future__ import annotations
@@ -20,10 +19,10 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import time
 from pathlib import Path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 os.environ.setdefault("BENCHCHECKER_PROGRESS", "0")
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data"
 
@@ -32,35 +31,27 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--mmlu", type=Path, default=DATA / "mmlu")
-    parser.add_argument("--items", type=int, default=200)
-    parser.add_argument("--epochs", type=int, default=40)
-    parser.add_argument("--batch", type=int, default=16)
-    parser.add_argument("--lr", type=float, default=1e-2)
-    parser.add_argument("--width", type=int, default=64, help="GPT-2 n_embd")
-    parser.add_argument("--max-chars", type=int, default=700,
-                        help="sample only probes whose prompt has at most this many characters")
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--items", type=int, default=100)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
+    parser.add_argument("--mode", choices=("multichoice", "question"), default="multichoice")
     args = parser.parse_args()
 
-    import time
+    import dataclasses
 
-    import torch
+    from benchchecker_plugin.tsguessing import CONTROLLED, run_controlled
 
-    from benchchecker_plugin.tsguessing import controlled_check
-
-    torch.set_num_threads(args.threads)
-    with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
-        r = controlled_check(args.mmlu, tmp, items=args.items, epochs=args.epochs, batch=args.batch,
-                             lr=args.lr, width=args.width, max_chars=args.max_chars, seed=args.seed)
-    print(f"{args.items} MMLU multichoice probes, {sum(r.labels)} in training; "
-          f"{time.perf_counter() - t0:.0f} s (training + probing)")
-    print(f"  contaminated half: EM {r.em_contaminated:.3f}  Rouge-L {r.rouge_contaminated:.3f}  "
-          f"flagged {r.flagged_contaminated:.3f}")
-    print(f"  clean half:        EM {r.em_clean:.3f}  Rouge-L {r.rouge_clean:.3f}  "
-          f"flagged {r.flagged_clean:.3f}")
-    print(f"  AUC (Rouge-L score, contaminated vs clean): {r.auc_rouge:.3f}; AUC (EM): {r.auc_em:.3f}")
+    print("| seed | memorised | steps | EM seen | EM unseen | AUC (Rouge-L) | AUC (EM) | seconds |")
+    print("|---|---|---|---|---|---|---|---|")
+    for seed in args.seeds:
+        config = dataclasses.replace(CONTROLLED, items=args.items, mode=args.mode).seeded(seed)
+        with tempfile.TemporaryDirectory() as tmp:
+            t0 = time.perf_counter()
+            r, doc = run_controlled(tmp, args.mmlu, config)
+        auc = doc["auc"] or {"rouge_l": float("nan"), "exact_match": float("nan")}
+        print(f"| {seed} | {r.memorised_share:.0%} | {doc['training']['steps']} | "
+              f"{r.em_contaminated:.2f} | {r.em_clean:.2f} | {auc['rouge_l']:.3f} | "
+              f"{auc['exact_match']:.3f} | {time.perf_counter() - t0:.0f} |"
+              + ("" if r.verified else f"  ({r.headline()})"))
 
 
 if __name__ == "__main__":

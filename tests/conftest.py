@@ -200,3 +200,16 @@ def smollm2_model(smollm2_folder: Path) -> Any:
     from benchchecker_plugin.models import HFModel
 
     return HFModel("hf/smollm2-135m", str(smollm2_folder), batch_size=4)
+
+
+@pytest.fixture(scope="session")
+def small_controlled(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The controlled TS-Guessing check run for real at the fast tier's size (12 MMLU items, seed
+    0): ``(out_dir, config, result, tsguess.json document)``, shared by the tests that read it."""
+    import dataclasses
+
+    from benchchecker_plugin.tsguessing import CONTROLLED, run_controlled
+
+    out = tmp_path_factory.mktemp("controlled")
+    config = dataclasses.replace(CONTROLLED, items=12).seeded(0)
+    return out, config, *run_controlled(out, require_shared_data("mmlu"), config)

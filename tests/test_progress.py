@@ -74,3 +74,28 @@ def test_model_label_has_no_double_slash() -> None:
     assert model_label("hf//data/models/m.gguf") == "hf:/data/models/m.gguf"
     assert model_label("hf/HuggingFaceTB/SmolLM2-135M") == "hf/HuggingFaceTB/SmolLM2-135M"
     assert model_label("openai-compatible/llama") == "openai-compatible/llama"
+
+
+def test_steps_with_a_rate_a_status_and_an_early_end(piped: None, capsys: pytest.CaptureFixture) -> None:
+    """A training loop: lines carry the rate in its unit, the ETA and a status (the loss); a loop
+    left early (training stopped once it converged) still writes its last line, counting the
+    step it was on."""
+    state = {"loss": 9.0}
+    for step in progress(range(1, 101), desc="fine-tune", unit="steps", status=lambda: f"loss {state['loss']:.1f}"):
+        state["loss"] = 100 / step
+        if step == 37:
+            break
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert [ln.split(": ")[2].split(",")[0] for ln in lines] == \
+        ["10/100 (10%)", "20/100 (20%)", "30/100 (30%)", "37/100 (37%)"]
+    assert all(" steps/s, " in ln for ln in lines) and "ETA" in lines[0]
+    assert lines[0].endswith(", loss 10.0") and lines[-1].endswith(", loss 2.7")
+
+
+def test_a_slow_tenth_still_gets_a_line_by_time(piped: None, monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture) -> None:
+    """A known total whose tenths take long (a fine-tune that stops far before its cap, a loaded
+    machine): a line at least every BENCHCHECKER_PROGRESS_SECONDS, not only per tenth."""
+    monkeypatch.setenv("BENCHCHECKER_PROGRESS_SECONDS", "0")
+    assert list(progress(range(1, 4), desc="slow", total=100)) == [1, 2, 3]
+    assert _lines(capsys.readouterr().err) == [f"benchchecker: slow: {n}/100 ({n}%)" for n in (1, 2, 3, 3)]

@@ -37,6 +37,19 @@ def find_republished() -> Path | None:
     return None
 
 
+def quiet_library_bars() -> None:
+    """No third-party progress bars in the demo's output ("Loading weights" when a step loads an
+    embedding model, hub downloads): the demo's own progress lines say what runs. The hub's
+    variable is read when transformers is first imported; an already imported one is told."""
+    import sys
+
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    if "transformers" in sys.modules and os.environ["HF_HUB_DISABLE_PROGRESS_BARS"] == "1":
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+
+
 @click.command("demo")
 @click.option("-o", "--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("benchchecker-demo"), show_default=True, help="Where the report goes.")
@@ -49,10 +62,12 @@ def demo(out_dir: Path, data_dir: Path | None, full: bool, only: tuple[str, ...]
 
     \b
     Steps (each prints its headline numbers):
-      membership   train a small GPT-2 on known repositories; Stage I vs loss, zlib,
-                   Min-K%, Min-K%++ on members vs non-members (AUC, TPR, FPR)
+      membership   train a small GPT-2 on known repositories; Stage I (exact-hit test and
+                   graded score) vs loss, zlib, Min-K%, Min-K%++ on members vs non-members
+                   (AUC, TPR, FPR)
       stage2       Stage II on labelled git histories built from real code
-      tsguessing   TS-Guessing on a small model fine-tuned on half of some MMLU items
+      tsguessing   TS-Guessing on a small model fine-tuned on half of 100 MMLU items until
+                   it reproduces them (`benchchecker eval ts-guess`); EM and AUC seen vs unseen
       leaderboard  SWE-bench Verified's 82 submissions re-scored without the instances
                    each model could have seen, pooled over submissions (all, each year)
                    with intervals: Stage II's republished verdicts (a source checkout's
@@ -67,6 +82,7 @@ def demo(out_dir: Path, data_dir: Path | None, full: bool, only: tuple[str, ...]
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    quiet_library_bars()
     known = [name for name, _, _ in STEPS]
     unknown = [s for s in only if s not in known]
     if unknown:

@@ -1,5 +1,5 @@
 """``benchchecker eval``: controlled evaluations of the detectors (``eval membership``,
-``eval overlap``)."""
+``eval ts-guess``, ``eval overlap``)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ def eval_group() -> None:
     \b
     Examples:
       benchchecker eval membership --out results/membership --quick
+      benchchecker eval ts-guess --data ../shared/data/mmlu --out results/tsguess
       benchchecker eval overlap --out results/overlap --quick
     """
 
@@ -43,9 +44,16 @@ def membership(out_dir: Path, quick: bool, seed: int, steps: int | None, alpha: 
     p0 = 0.08) and loss / zlib / Min-K% / Min-K%++ score every repository; the scorer reports AUC,
     TPR, FPR and TPR at 5% FPR per method and regime.
 
+    Stage I is scored twice from the same samples: stage1, the paper's exact-hit test, and
+    stage1_graded, for partial memorisation: each sample's edit similarity to the file's
+    continuation minus its similarity to non-member code, averaged per repository and decided
+    at --alpha against the other non-members' scores. A model that has half-memorised a
+    repository (the weak regime: no exact hit yet) is invisible to the first, not the second.
+
     Writes OUT/membership.json:
     {"runs": [{"regime": "strong", "methods": {"stage1": {"auc", "tpr", "fpr", ...},
-    "loss": {...}, "zlib": {...}, "min_k": {...}, "min_k_pp": {...}}}, {"regime": "weak", ...}],
+    "stage1_graded": {...}, "loss": {...}, "zlib": {...}, "min_k": {...}, "min_k_pp": {...}}},
+    {"regime": "weak", ...}],
     "setup": {members, nonmembers, training record (config, steps, seed, timings)}}
     and OUT/membership_flags.jsonl (every flag that was scored; benchmark "repo").
 
@@ -69,6 +77,76 @@ def membership(out_dir: Path, quick: bool, seed: int, steps: int | None, alpha: 
         click.echo(f"{run['regime']}: " + ", ".join(parts))
     click.echo(f"wrote {os.fspath(out_dir / 'membership.json')} "
                f"({doc['total_seconds']:.0f} s)", err=True)
+
+
+@eval_group.command("ts-guess")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Folder for tsguess.json and tsguess_flags.jsonl (created).")
+@click.option("--data", default=None, metavar="[mmlu=]PATH",
+              help="The MMLU folder of <subject>_test.csv files (or its parent with test/). "
+                   "Default: cais/mmlu through datasets.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the item draw, the seen/unseen split and the fine-tune.")
+@click.option("--items", type=click.IntRange(min=4), default=None,
+              help="Items drawn (half seen in training) [default: 100; 40 with --quick].")
+@click.option("--mode", type=click.Choice(("multichoice", "question")), default="multichoice",
+              show_default=True, help="multichoice: hide a wrong option; question: hide a word.")
+@click.option("--max-steps", type=click.IntRange(min=1), default=None,
+              help="Cap on fine-tuning steps (batches of 25) [default: 400].")
+@click.option("--quick", is_flag=True,
+              help="Reduced form for CI: 40 items, the same model and stopping rule (well under a "
+                   "minute of training on 2 CPU cores).")
+def ts_guess(out_dir: Path, data: str | None, seed: int, items: int | None, mode: str,
+             max_steps: int | None, quick: bool) -> None:
+    """TS-Guessing on a small model fine-tuned here on a known half of some MMLU items.
+
+    \b
+    1. Draws --items usable probes (prompts of at most 700 characters) and splits them at
+       random into a seen and an unseen half (--seed).
+    2. Fine-tunes a GPT-2 (2 layers, width 128, byte-level BPE fitted to both halves) from
+       scratch on the seen probes followed by their hidden text, until, with teacher forcing,
+       greedy decoding reproduces every seen target (checked every 10 steps; at most
+       --max-steps). The share it memorised is reported: below 90% the run is not a test of
+       the detector, no AUC is given, and the command exits 1.
+    3. Asks every probe (greedy, through the model layer, as `benchchecker ts-guess` does) and
+       scores exact match and Rouge-L against the hidden text.
+
+    Writes OUT/tsguess.json: {"verified", "headline", "memorised_share", "halves": {"seen",
+    "unseen": {"items", "exact_match", "rouge_l", "flagged_rate"}}, "auc": {"rouge_l",
+    "exact_match"} (null when not verified), "training" (steps, stop reason, loss and memorised
+    share at every check, per-target share reproduced, seconds), "setup", "config"} and
+    OUT/tsguess_flags.jsonl (one flag per probe).
+
+    \b
+    Example:
+      benchchecker eval ts-guess --data ../shared/data/mmlu --seed 0 --out results/tsguess
+    """
+    from ..errors import HubUnavailableError
+    from ..local_data import local_path
+    from ..tsguessing import CONTROLLED, CONTROLLED_QUICK, run_controlled
+
+    config = (CONTROLLED_QUICK if quick else CONTROLLED).seeded(seed)
+    config = dataclasses.replace(config, mode=mode, items=items or config.items)
+    if max_steps is not None:
+        config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune,
+                                                                          max_steps=max_steps))
+    try:
+        result, doc = run_controlled(out_dir, local_path(data, "mmlu"), config)
+    except HubUnavailableError as exc:
+        raise exc.naming("--data PATH") from exc
+    seen, unseen = doc["halves"]["seen"], doc["halves"]["unseen"]
+    click.echo(f"{mode}, {len(result.labels)} items, seed {seed}: {result.memorised_line()} "
+               f"({doc['training']['train_seconds']:.0f} s)")
+    for name, half in (("seen", seen), ("unseen", unseen)):
+        click.echo(f"  {name:<6} {half['items']:>3} items: EM {half['exact_match']:.3f}, Rouge-L "
+                   f"{half['rouge_l']:.3f}, flagged {half['flagged_rate']:.3f}")
+    if doc["auc"] is not None:
+        click.echo(f"  AUC seen vs unseen: Rouge-L {doc['auc']['rouge_l']:.3f}, "
+                   f"EM {doc['auc']['exact_match']:.3f}")
+    click.echo(f"wrote {os.fspath(out_dir / 'tsguess.json')} ({doc['total_seconds']:.0f} s)",
+               err=True)
+    if not result.verified:
+        raise click.ClickException(doc["auc_withheld"])
 
 
 def _data_dir(explicit: Path | None) -> Path:

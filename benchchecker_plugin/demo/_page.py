@@ -32,8 +32,9 @@ def write_demo_report(results: Sequence[StepResult], path: Path) -> Path:
             page.paragraph(f"{r.status}: {r.note}", note=True)
             continue
         if r.headline:
-            page.table(pd.DataFrame([{"figure": k, "value": format_value(v)} for k, v in r.headline.items()]),
-                       sortable=False)
+            page.table(pd.DataFrame([{"figure": k, "value": format_value(v),
+                                      **({"what it measures": r.measures.get(k, "")} if r.measures else {})}
+                                     for k, v in r.headline.items()]), sortable=False)
         if r.table is not None and not r.table.empty:
             page.table(r.table.round(4))
         for label, file in r.files.items():

@@ -42,6 +42,8 @@ class StepResult:
     table: pd.DataFrame | None = None
     files: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    #: what each headline figure measures (the page shows it beside the figure)
+    measures: dict[str, str] = field(default_factory=dict)
 
 
 class _Skip(Exception):
@@ -55,22 +57,43 @@ def _metrics_rows(method_metrics: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: what each membership method's AUC ranks repositories by
+MEMBERSHIP_MEASURES = {
+    "stage1": "Stage I exact-hit test (-log10 p of the binomial test on samples that reproduce a "
+              "target exactly)",
+    "stage1_graded": "Stage I graded score (edit similarity of the samples to the file's "
+                     "continuation, minus their similarity to non-member code)",
+    "loss": "mean token loss",
+    "zlib": "token loss over zlib entropy",
+    "min_k": "mean of the 20% least likely tokens' log-probabilities (Min-K%)",
+    "min_k_pp": "Min-K%++ (log-probabilities standardised over the vocabulary)",
+}
+
+
 def membership_step(ctx: DemoContext) -> StepResult:
     """Stage I + four logit baselines on repositories a freshly trained GPT-2 did / did not see."""
     from ..membership import FULL, QUICK, run_membership
 
     out = ctx.out_dir / "membership"
-    doc = run_membership(out, config=QUICK if ctx.quick else FULL)
-    tables, headline = [], {}
+    config = QUICK if ctx.quick else FULL
+    config = replace(config, seed=ctx.seed, train=replace(config.train, seed=ctx.seed))
+    doc = run_membership(out, config=config)
+    tables, headline, measures = [], {}, {}
+    regimes = {"strong": f"the final model, {config.train.steps} steps",
+               "weak": f"an early checkpoint, step {config.train.weak_step}"}
     for run in doc["runs"]:
         t = _metrics_rows(run["methods"])
         t.insert(0, "regime", run["regime"])
         tables.append(t)
         for method, m in run["methods"].items():
-            headline[f"AUC {method} ({run['regime']})"] = m.get("auc")
+            key = f"AUC {method} ({run['regime']}, seed {ctx.seed})"
+            headline[key] = m.get("auc")
+            measures[key] = (f"members vs non-members ({len(doc['setup']['members'])} each) ranked "
+                             f"by the {MEMBERSHIP_MEASURES.get(method, method)}; "
+                             f"{regimes.get(run['regime'], run['regime'])}")
     return StepResult("membership", "Stage I vs logit baselines on a model whose training set is known",
                       "ok", 0.0, headline, pd.concat(tables, ignore_index=True),
-                      {"membership.json": str(out / "membership.json")})
+                      {"membership.json": str(out / "membership.json")}, measures=measures)
 
 
 def _installed_source(package: str) -> Path:
@@ -125,21 +148,45 @@ def tsguessing_table(r: Any) -> pd.DataFrame:
          "exact match": r.em_clean, "Rouge-L": r.rouge_clean}])
 
 
+def tsguessing_headline(r: Any) -> tuple[dict[str, Any], dict[str, str]]:
+    """The step's figures, each named with its seed, and what each measures. A fine-tune that did
+    not memorise its seen half gives that line and no detector figure."""
+    tag = f"seed {r.seed}, {len(r.labels)} MMLU items"
+    headline: dict[str, Any] = {f"TS-Guessing controlled ({tag})": r.headline()}
+    measures = {f"TS-Guessing controlled ({tag})": "the check in one line: what the detector "
+                "separates, or why this draw is not a test of it"}
+
+    def put(name: str, value: float, what: str) -> None:
+        headline[f"{name} ({tag})"] = value
+        measures[f"{name} ({tag})"] = what
+
+    put("fine-tune memorised", r.memorised_share,
+        f"share of the {r.n_seen} seen targets the fine-tuned model reproduces in full "
+        "(greedy, teacher forcing), checked before the detector runs")
+    if r.verified:
+        put("EM seen", r.em_contaminated, "share of the seen half whose answer is the hidden option")
+        put("EM not seen", r.em_clean, "share of the unseen half whose answer is the hidden option")
+        put("AUC ts_guessing (Rouge-L)", r.auc_rouge,
+            "seen vs unseen items ranked by the flag's score (Rouge-L of answer vs hidden option)")
+        put("AUC ts_guessing (EM)", r.auc_em, "seen vs unseen items ranked by exact match")
+    return headline, measures
+
+
 def tsguessing_step(ctx: DemoContext) -> StepResult:
-    """TS-Guessing on a small model deliberately trained on half of some MMLU items."""
-    from ..tsguessing import controlled_check
+    """TS-Guessing on a small model fine-tuned on half of some MMLU items until verified to have
+    memorised them (``benchchecker eval ts-guess``)."""
+    from ..tsguessing import CONTROLLED, run_controlled
 
     if ctx.data_dir is None:
         raise _Skip("no data folder (../shared/data) with MMLU")
     out = ctx.out_dir / "tsguessing"
-    r = controlled_check(ctx.data_dir / "mmlu", out, items=100, epochs=150 if ctx.quick else 300,
-                         seed=ctx.seed)
-    flags_path = write_flags(out / "ts_guessing_flags.jsonl", r.flags)
-    table = tsguessing_table(r)
-    return StepResult("tsguessing", "TS-Guessing on a small model trained on half of 100 MMLU items",
-                      "ok", 0.0, {"AUC ts_guessing (Rouge-L)": r.auc_rouge, "AUC ts_guessing (EM)": r.auc_em,
-                                  "EM seen": r.em_contaminated, "EM not seen": r.em_clean},
-                      table, {"flags": str(flags_path)})
+    config = replace(CONTROLLED, items=100 if ctx.quick else 200).seeded(ctx.seed)
+    r, _ = run_controlled(out, ctx.data_dir / "mmlu", config)
+    headline, measures = tsguessing_headline(r)
+    return StepResult("tsguessing", f"TS-Guessing on a small model fine-tuned on half of "
+                      f"{len(r.labels)} MMLU items", "ok", 0.0, headline, tsguessing_table(r),
+                      {"tsguess.json": str(out / "tsguess.json"),
+                       "flags": str(out / "tsguess_flags.jsonl")}, measures=measures)
 
 
 def _verified_rows(data: Path) -> list[dict[str, Any]]:
@@ -300,8 +347,7 @@ def run_step(fn: Callable[[DemoContext], StepResult], ctx: DemoContext, name: st
         return StepResult(name, title, "skipped", time.perf_counter() - start, note=str(why))
     except BenchcheckerError as exc:
         return StepResult(name, title, "failed", time.perf_counter() - start, note=str(exc))
-    return StepResult(result.name, result.title, result.status, time.perf_counter() - start,
-                      result.headline, result.table, result.files, result.note)
+    return replace(result, seconds=time.perf_counter() - start)
 
 
 STEPS: list[tuple[str, str, Callable[[DemoContext], StepResult]]] = [

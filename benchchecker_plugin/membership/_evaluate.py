@@ -6,7 +6,14 @@ alike, so only the model's weights carry membership); Stage I and the four logit
 repository under two memorisation strengths — *strong* (the final model) and *weak* (an early
 checkpoint) — and the scorer turns scores into AUC, TPR, FPR and TPR at 5% FPR.
 
-Stage I's TPR/FPR come from its own decision (binomial test at ``alpha``); the baselines have no
+Stage I is scored twice from the same samples: the paper's exact-hit test (``stage1``) and the
+graded score for partial memorisation (``stage1_graded``, :mod:`benchchecker_plugin.stage1`'s
+graded module): each sample's edit similarity to its file's continuation minus its similarity to
+non-member continuations; each non-member is judged against the *other* non-members (its null
+references and its null distribution), so none is its own reference.
+
+Stage I's TPR/FPR come from its own decisions (binomial test at ``alpha``; the graded score's
+t prediction from the non-members' scores at ``alpha``); the baselines have no
 threshold of their own, so theirs use the in-sample threshold that keeps FPR <= 5% (the
 highest-scoring 5% of non-members), which flatters them. AUC is threshold-free for all.
 
@@ -38,8 +45,22 @@ from ..baselines import METHODS, baseline_flags, repo_logit_scores
 from ..errors import InputError
 from ..flags import ContaminationFlag, write_flags
 from ..models import LogprobModel, TextModel
+from ..progress import one_bar
 from ..scoring import rates_at_threshold, roc_auc_score, tpr_at_fpr
-from ..stage1 import MiningConfig, Query, build_queries, presence_flags, repo_presence
+from ..stage1 import (
+    GradedNull,
+    GradedResult,
+    MiningConfig,
+    PresenceResult,
+    Query,
+    build_queries,
+    continuations,
+    graded_flags,
+    graded_queries,
+    graded_result,
+    presence_flags,
+    repo_presence,
+)
 from ._corpus import Repo, build_corpus
 from ._train import TrainConfig, train_gpt2
 
@@ -107,17 +128,21 @@ def score_repos(model: TextModel, members: Sequence[Repo], nonmembers: Sequence[
                 baselines: bool = True) -> tuple[dict[str, Any], list[ContaminationFlag]]:
     """Stage I (+ the baselines when ``baselines`` and ``model`` scores tokens) on every
     repository; metrics, flags, and the seconds spent probing (Stage I: sampling and the binomial
-    test), in the baselines' forward passes, and computing the metrics (``timing``)."""
+    test), grading those samples (:func:`graded_stage1`, method ``stage1_graded``), in the
+    baselines' forward passes, and computing the metrics (``timing``)."""
     repos = list(members) + list(nonmembers)
     labels = [1] * len(members) + [0] * len(nonmembers)
     flags: list[ContaminationFlag] = []
     stage1 = []
     t0 = time.perf_counter()
-    for r in repos:
-        res = repo_presence(model, r.files, queries=queries[r.name], n_samples=n_samples,
-                            alpha=alpha, p0=p0, seed=seed, name=r.name)
-        stage1.append(res)
-        flags.extend(presence_flags(res))
+    with one_bar(desc=f"Stage I probing, {regime} model", total=len(repos)) as bar:
+        bar.weight = 0            # the probing loops inside draw nothing; one tick per repository
+        for r in repos:
+            res = repo_presence(model, r.files, queries=queries[r.name], n_samples=n_samples,
+                                alpha=alpha, p0=p0, seed=seed, name=r.name)
+            stage1.append(res)
+            flags.extend(presence_flags(res))
+            bar.advance(1)
     timing = {"stage1_seconds": _secs(t0)}
     t0 = time.perf_counter()
     methods = {"stage1": method_metrics(labels, [r.score for r in stage1],
@@ -126,6 +151,18 @@ def score_repos(model: TextModel, members: Sequence[Repo], nonmembers: Sequence[
     methods["stage1"]["hit_rate_nonmembers"] = _mean([r.test.hit_rate for r in stage1[len(members):]])
     methods["stage1"]["queries_per_repo"] = _mean([r.test.queries for r in stage1])
     t_metrics = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    graded = graded_stage1(stage1, members, nonmembers, alpha=alpha, seed=seed)
+    methods["stage1_graded"] = method_metrics(labels, [g.score for g in graded],
+                                              [bool(g.contaminated) for g in graded])
+    methods["stage1_graded"].update(
+        similarity_members=_mean([g.similarity for g in graded[:len(members)]]),
+        similarity_nonmembers=_mean([g.similarity for g in graded[len(members):]]),
+        null_similarity=_mean([g.null_similarity for g in graded]),
+        threshold="t prediction from the other non-members' graded scores at alpha")
+    for g in graded:
+        flags.extend(graded_flags(g, model=model.spec))
+    timing["stage1_graded_seconds"] = _secs(t0)
     if baselines and isinstance(model, LogprobModel):
         t0 = time.perf_counter()
         logit = repo_logit_scores(model, {r.name: [f.text for f in r.files] for r in repos})
@@ -137,6 +174,34 @@ def score_repos(model: TextModel, members: Sequence[Repo], nonmembers: Sequence[
         t_metrics += time.perf_counter() - t0
     timing["scoring_seconds"] = round(t_metrics, 2)
     return {"regime": regime, "model": model.spec, "methods": methods, "timing": timing}, flags
+
+
+def graded_stage1(results: Sequence[PresenceResult], members: Sequence[Repo],
+                  nonmembers: Sequence[Repo], *, alpha: float = 0.05, seed: int = 0,
+                  n_null: int = 30) -> list[GradedResult]:
+    """The graded Stage I score of every repository (members, then non-members, as ``results``)
+    from the samples its exact test drew: each query against its file's continuation and against
+    ``n_null`` non-member continuations, the decision against the non-members' graded scores. A
+    non-member is never its own reference: its null references and its null distribution come
+    from the *other* non-members (leave one out), as a repository known to be excluded would be
+    judged against others like it."""
+    repos = list(members) + list(nonmembers)
+    refs = {}
+    for r, res in zip(repos, results):
+        refs[r.name] = continuations({f.path: f.text for f in r.files}, [p.query for p in res.probes])
+    outside = {r.name for r in nonmembers}
+    evidence = {}
+    for r, res in zip(repos, results):
+        null_refs = [c for other in nonmembers if other.name != r.name for c in refs[other.name]]
+        weights = [p.query.entropy or 0.0 for p in res.probes] \
+            if all(p.query.entropy is not None for p in res.probes) and res.probes else None
+        evidence[r.name] = graded_queries(list(res.probes), refs[r.name], null_refs,
+                                          n_null=n_null, seed=seed, weights=weights)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a repository without queries: nan
+        return [graded_result(r.name, evidence[r.name],
+                              GradedNull.of([evidence[n] for n in outside if n != r.name]),
+                              alpha=alpha) for r in repos]
 
 
 def _secs(t0: float) -> float:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import inspect
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -42,6 +43,11 @@ from ._prefix import PrefixStore, shared_past, shared_prefixes
 from ._stop import cut_at_stop
 
 # transformers 5.x renamed generate()'s ``past_key_values`` (and the output field) to ``cache``.
+
+# transformers' length check counts a batch's left padding as tokens and warns that generation
+# "exceeded the model's predefined maximum length"; every prompt is cut so that its own tokens plus
+# ``max_tokens`` fit the context (``_prompt_ids``), so the warning is noise in our output.
+logging.getLogger("transformers.generation.stopping_criteria").setLevel(logging.ERROR)
 
 
 def prompt_seed(seed: int, prompt: str) -> int:

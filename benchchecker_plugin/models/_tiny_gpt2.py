@@ -58,4 +58,6 @@ def tiny_gpt2(tokenizer: Any, *, n_positions: int = 1024, n_embd: int = 64, n_la
                         n_layer=n_layer, n_head=n_head, **kwargs)
     if seed is not None:
         torch.manual_seed(seed)
-    return GPT2LMHeadModel(config)
+    model = GPT2LMHeadModel(config)
+    model.loss_type = "ForCausalLM"   # GPT-2's own; unset, transformers warns on the first loss
+    return model

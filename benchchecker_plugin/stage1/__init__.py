@@ -2,10 +2,25 @@
 
 Mine recurring patterns (:mod:`.mining`), instantiate query–target pairs (:mod:`._queries`), rank
 targets by a reference model's entropy (:mod:`._entropy`), probe the model (:mod:`._probe`), and test
-the hit count against chance (:mod:`._test`). :func:`repo_presence` runs it all.
+the hit count against chance (:mod:`._test`). :func:`repo_presence` runs it all. Beside the exact-hit
+test, :mod:`._graded` scores partial memorisation: how close each sample comes to the file's
+continuation, against non-member references, with a null calibrated on excluded repositories.
 """
 
 from ._entropy import max_subtoken_loss, score_entropy
+from ._graded import (
+                       GRADED_METHOD,
+                       GradedNull,
+                       GradedQuery,
+                       GradedResult,
+                       continuations,
+                       edit_similarity,
+                       effective_queries,
+                       graded_flags,
+                       graded_queries,
+                       graded_result,
+                       graded_score,
+)
 from ._presence import (
                        METHOD,
                        MiningConfig,
@@ -40,6 +55,10 @@ from ._test import (
 __all__ = [
     "Calibration",
     "DEFAULT_P0",
+    "GRADED_METHOD",
+    "GradedNull",
+    "GradedQuery",
+    "GradedResult",
     "LANGUAGE_EXTENSIONS",
     "METHOD",
     "MiningConfig",
@@ -51,7 +70,14 @@ __all__ = [
     "binomial_test",
     "build_queries",
     "calibrate_p0",
+    "continuations",
     "drop_near_duplicates",
+    "edit_similarity",
+    "effective_queries",
+    "graded_flags",
+    "graded_queries",
+    "graded_result",
+    "graded_score",
     "instantiate_queries",
     "is_context_independent",
     "is_distinctive",

@@ -6,11 +6,21 @@ or a hidden content word of the question (question mode), has probably seen the 
 ``masking`` (what to hide), ``prompts`` (templates and hints), ``rules`` (per-benchmark wording
 and probe rules, data in ``task_rules.yaml``), ``choices`` (any multiple-choice document, read from
 what its task shows the model), ``scoring`` (EM, Rouge-L and thresholds), ``probes`` (item -> probe
--> flag) and ``guess`` (:func:`ts_guess` through the model layer).
+-> flag) and ``guess`` (:func:`ts_guess` through the model layer); ``finetune`` and ``controlled``
+(the controlled check: a small model trained on half of some items until verified to have
+memorised them, then asked).
 """
 
 from ._choices import answer_index, mc_item, option_texts
-from ._controlled import ControlledResult, controlled_check, train_tiny_lm
+from ._controlled import (
+    CONTROLLED,
+    CONTROLLED_QUICK,
+    ControlledConfig,
+    ControlledResult,
+    controlled_check,
+    draw_probes,
+    run_controlled,
+)
 from ._data import (
     BENCHMARKS,
     MMLU_HUB,
@@ -31,6 +41,7 @@ from ._filters import (
     question_filter,
     similar,
 )
+from ._finetune import FinetuneConfig, Finetuned, encode_examples, finetune, reproduced
 from ._guess import DEFAULT_PARAMS, MAX_TOKENS, TSGuessResult, generation_params, run_probes, ts_guess
 from ._masking import (
     MASK,
@@ -60,9 +71,14 @@ from ._scoring import (
 __all__ = [
     "BENCHMARKS",
     "BenchmarkItem",
+    "CONTROLLED",
+    "CONTROLLED_QUICK",
+    "ControlledConfig",
     "ControlledResult",
     "DEFAULT_PARAMS",
     "DropReason",
+    "FinetuneConfig",
+    "Finetuned",
     "GuessScore",
     "LETTERS",
     "MASK",
@@ -87,7 +103,10 @@ __all__ = [
     "content_key",
     "content_words",
     "controlled_check",
+    "draw_probes",
+    "encode_examples",
     "exact_match",
+    "finetune",
     "generation_params",
     "load_items",
     "load_mmlu",
@@ -105,7 +124,9 @@ __all__ = [
     "question_filter",
     "question_prompt",
     "render_budgeted",
+    "reproduced",
     "rouge_l_f1",
+    "run_controlled",
     "run_probes",
     "sandboxed_environment",
     "score_guess",
@@ -114,7 +135,6 @@ __all__ = [
     "stop_words",
     "task_rules",
     "text_sha1",
-    "train_tiny_lm",
     "ts_guess",
 ]
 

@@ -124,6 +124,14 @@ def rouge_l_f1(answer: str, target: str) -> float:
 
 
 def score_guess(completion: str, target: str) -> GuessScore:
-    """Clean ``completion`` and score it against the masked ``target``."""
+    """Clean ``completion`` and score it against the masked ``target``.
+
+    A target that itself begins with what cleaning removes (an option whose text is ``(C)
+    Decreased``) is also compared as cleaning leaves it: a verbatim reproduction loses its label
+    to :func:`clean_answer`, and is still an exact match."""
     answer = clean_answer(completion)
-    return GuessScore(answer, exact_match(answer, target), rouge_l_f1(answer, target))
+    em, rouge = exact_match(answer, target), rouge_l_f1(answer, target)
+    bare = _clean_line(target)
+    if bare and bare != target.strip():
+        em, rouge = max(em, exact_match(answer, bare)), max(rouge, rouge_l_f1(answer, bare))
+    return GuessScore(answer, em, rouge)

@@ -128,13 +128,86 @@ def test_unknown_step_is_a_usage_error(tmp_path: Path) -> None:
     assert "unknown step(s) nope; steps: membership, stage2, tsguessing, leaderboard" in res.output
 
 
-def test_tsguessing_table_counts_flagged_items() -> None:
-    """Issue 13, item 13: the "flagged" column is a count, like "items" beside it."""
-    from benchchecker_plugin.demo._steps import tsguessing_table
-    from benchchecker_plugin.tsguessing import ControlledResult
+@needs_shared_data("mmlu")
+def test_tsguessing_table_and_headline_come_from_a_real_run(small_controlled) -> None:  # type: ignore[no-untyped-def]
+    """The step's table and figures, from the controlled check run for real at a small size (it was
+    a hand-built result, so a check that stopped memorising went unnoticed): "flagged" counts items,
+    like "items" beside it, and every figure names its seed and says what it measures."""
+    from benchchecker_plugin.demo._steps import tsguessing_headline, tsguessing_table
 
-    r = ControlledResult(flags=(), labels=(True,) * 50 + (False,) * 50, em_contaminated=0.9,
-                         em_clean=0.0, rouge_contaminated=0.95, rouge_clean=0.1,
-                         flagged_contaminated=0.92, flagged_clean=0.02, auc_rouge=1.0, auc_em=0.95)
+    r = small_controlled[2]
     table = tsguessing_table(r)
-    assert table["items"].tolist() == [50, 50] and table["flagged"].tolist() == [46, 1]
+    flagged = [sum(bool(f.contaminated) for f, seen in zip(r.flags, r.labels) if seen == half)
+               for half in (True, False)]
+    assert table["items"].tolist() == [6, 6] and table["flagged"].tolist() == flagged == [6, 0]
+    headline, measures = tsguessing_headline(r)
+    assert list(headline) == [f"{name} (seed 0, 12 MMLU items)" for name in (
+        "TS-Guessing controlled", "fine-tune memorised", "EM seen", "EM not seen",
+        "AUC ts_guessing (Rouge-L)", "AUC ts_guessing (EM)")]
+    assert set(measures) == set(headline) and all(measures.values())
+    assert headline["EM seen (seed 0, 12 MMLU items)"] >= 0.9
+    assert headline["EM not seen (seed 0, 12 MMLU items)"] <= 0.05
+    assert headline["AUC ts_guessing (Rouge-L) (seed 0, 12 MMLU items)"] >= 0.95
+
+
+@needs_shared_data("mmlu")
+def test_tsguessing_headline_of_an_unmemorised_draw_has_no_detector_figure(tmp_path: Path) -> None:
+    import dataclasses
+
+    from benchchecker_plugin.demo._steps import tsguessing_headline
+    from benchchecker_plugin.tsguessing import CONTROLLED, run_controlled
+
+    config = dataclasses.replace(CONTROLLED, items=8).seeded(0)
+    config = dataclasses.replace(config, finetune=dataclasses.replace(config.finetune, max_steps=1))
+    r, _ = run_controlled(tmp_path, DATA / "mmlu", config)
+    headline, _ = tsguessing_headline(r)
+    assert headline == {"TS-Guessing controlled (seed 0, 8 MMLU items)": "fine-tune memorised 0% of "
+                        "the 4 seen targets in 1 steps; not a test of the detector",
+                        "fine-tune memorised (seed 0, 8 MMLU items)": 0.0}
+
+
+def test_library_bars_are_off_in_the_demo() -> None:
+    """transformers' "Loading weights" and "Writing model shards" bars (an embedding model loaded by
+    a step, a model saved) are off once the demo starts, whether or not transformers is loaded yet."""
+    import subprocess
+    import sys
+
+    code = ("import os, sys\n{before}from benchchecker_plugin.cli._demo_cmd import quiet_library_bars\n"
+            "quiet_library_bars()\nfrom transformers.utils import logging\n"
+            "print(logging.is_progress_bar_enabled())")
+    env = {k: v for k, v in __import__("os").environ.items() if k != "HF_HUB_DISABLE_PROGRESS_BARS"}
+    for before in ("", "import transformers.utils.logging\n"):
+        done = subprocess.run([sys.executable, "-c", code.format(before=before)], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.stdout.strip() == "False", done.stderr[-2000:]
+
+
+@pytest.mark.slow
+@needs_shared_data("mmlu")
+def test_demo_tsguessing_step_as_a_user_sees_it(tmp_path: Path) -> None:
+    """The README's first command, its TS-Guessing step: the controlled headline at or above the
+    floors, a progress line during fine-tuning (stderr is not a terminal: one line per tenth, with
+    steps, rate, ETA and loss), no third-party progress bar, and the page names each figure's seed
+    and what it measures."""
+    import os
+    import re
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if k not in ("BENCHCHECKER_PROGRESS",
+                                                            "HF_HUB_DISABLE_PROGRESS_BARS")}
+    proc = subprocess.run(["benchchecker", "demo", "--only", "tsguessing", "-o", str(tmp_path / "o"),
+                           "--data-dir", str(DATA)], capture_output=True, text=True, timeout=900,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    err, out = proc.stderr, proc.stdout
+    tune = [ln for ln in err.splitlines() if ln.startswith("benchchecker: fine-tune tiny GPT-2: ")]
+    assert tune and all(re.search(r"\d+/400 \(\d+%\), [\d.e+]+ steps/s", ln) for ln in tune), tune
+    assert "loss " in tune[-1] and "memorised 100%" in tune[-1], tune
+    for bar in ("Loading weights", "Writing model shards", "it/s]", "[transformers]"):
+        assert bar not in err + out, bar
+    m = re.search(r"TS-Guessing controlled \(seed 0, 100 MMLU items\): EM seen ([\d.]+) vs unseen "
+                  r"([\d.]+), Rouge-L AUC ([\d.]+) \(seed 0; fine-tune memorised 100% of the 50 seen", out)
+    assert m, out
+    assert float(m[1]) >= 0.9 and float(m[2]) <= 0.05 and float(m[3]) >= 0.95
+    html = (tmp_path / "o" / "index.html").read_text()
+    assert "what it measures" in html and "EM seen (seed 0, 100 MMLU items)" in html

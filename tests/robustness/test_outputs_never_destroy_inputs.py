@@ -82,6 +82,8 @@ CASES = {
     "demo -o over the data folder": (["demo", "--data-dir", "{repos}", "-o", "{repos}"], "repos"),
     "eval overlap --out over the data folder": (["eval", "overlap", "--quick", "--data-dir", "{repos}",
                                                  "--out", "{repos}"], "repos"),
+    "eval ts-guess --out over the data folder": (["eval", "ts-guess", "--quick", "--data", "{repos}",
+                                                  "--out", "{repos}"], "repos"),
     "overlap -o over the corpus": (["overlap", "--benchmark", "mine", "--data", "{instances}", "--corpus",
                                     "{flags}", "-o", "{flags}"], "flags"),
     "repos fetch --into over the instances": (["repos", "fetch", "--instances", "{repos}", "--into", "{repos}"],

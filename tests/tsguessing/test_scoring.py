@@ -120,6 +120,16 @@ def test_score_guess() -> None:
     assert (s.answer, s.exact_match, s.rouge_l) == ("The jugular foramen.", 1.0, 1.0)
 
 
+def test_an_option_that_begins_with_a_label_reproduced_verbatim_is_an_exact_match() -> None:
+    """An MMLU option whose own text is "(C) Decreased    Decreased": written back word for word,
+    cleaning took its "(C)" away and exact match was 0 (seen in the controlled check)."""
+    target = "(C) Decreased \xa0\xa0\xa0 Decreased"
+    s = score_guess(" " + target + "\n", target)
+    assert (s.answer, s.exact_match, s.rouge_l) == ("Decreased \xa0\xa0\xa0 Decreased", 1.0, 1.0)
+    assert score_guess(" Increased Decreased", target).exact_match == 0.0
+    assert score_guess(' "Decreased"', '"Decreased" means less').exact_match == 0.0
+
+
 def test_a_reply_starting_with_a_blank_line_is_scored() -> None:
     """The bug of issue 6: a newline before the answer made it empty; now it is a hit."""
     probe = prepare_probes([ITEM], Mode.MULTICHOICE, seed=0).probes[0]
