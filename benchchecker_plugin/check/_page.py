@@ -117,8 +117,8 @@ def _overlap_section(page: HtmlPage, result: CheckResult) -> None:
                    + (f"; {len(audit.failed)} shard(s) failed (items not found are undecided, "
                       "not clean)" if audit.failed else "") + ".", note=True)
     page.table(pd.DataFrame([{"benchmark": b, "method": "benchchecker.overlap", "rule": audit.rule,
-                              "items": v["items"], **audit.counts(b), "shorter than 13 words":
-                              v["short"], "template n-grams masked": v["masked_ngrams"]}
+                              "items": v["items"], **audit.counts(b), "too short to decide":
+                              v["undecidable"], "template n-grams masked": v["masked_ngrams"]}
                              for b, v in audit.benchmarks.items()]), table_id="overlap")
 
 

@@ -75,7 +75,7 @@ def _overlap_lines(audit: dict[str, Any]) -> list[str]:
             f"{audit['bytes'] / 1e6:.1f} MB" + (f"; {len(failed)} shard(s) failed: items not found "
                                                 "are undecided, not clean" if failed else "") + ".",
             ""] + _md_table(rows, ["benchmark", "items", "contaminated", "clean", "undecided",
-                                   "short", "masked_ngrams"]) + [""]
+                                   "undecidable", "masked_ngrams"]) + [""]
 
 
 def write_check_summary(result: CheckResult, out_dir: Path) -> dict[str, Path]:

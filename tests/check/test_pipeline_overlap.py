@@ -55,12 +55,12 @@ def test_corpus_adds_overlap_flags_summary_and_page(tmp_path: Path, monkeypatch)
     assert merged[planted.instance_id].contaminated is True
     assert "benchchecker.overlap" in merged[planted.instance_id].evidence["methods"]
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["overlap"]["rule"] == "coverage" and summary["overlap"]["benchmarks"]["mmlu"][
+    assert summary["overlap"]["rule"] == "parts" and summary["overlap"]["benchmarks"]["mmlu"][
         "contaminated"] == 1
     [row] = [m for m in summary["methods"] if m["method"] == "benchchecker.overlap"]
-    assert row["rule"] == "coverage" and row["flagged"] == 1
+    assert row["rule"] == "parts" and row["flagged"] == 1
     md = (out / "summary.md").read_text()
     assert "## Corpus overlap (benchchecker.overlap)" in md and "| mmlu | 6 | 1 | 5 | 0 |" in md
     html = (out / "index.html").read_text()
     assert "Corpus overlap (benchchecker.overlap)" in html and 'id="overlap"' in html
-    assert "corpus overlap (coverage): 1 contaminated, 5 clean, 0 undecided" in res.output
+    assert "corpus overlap (parts): 1 contaminated, 5 clean, 0 undecided" in res.output

@@ -150,7 +150,7 @@ def test_4_5_the_filter_commands_run_offline_as_written(tmp_path: Path) -> None:
 def test_5_the_check_command_runs_offline_as_written(tmp_path: Path) -> None:
     require_shared_data("mmlu", "test")
     require_shared_data("swebench_verified")
-    [command] = [ln for ln in _readme_block("## Pre-release check").splitlines() if ln.strip()]
+    [command] = [ln for ln in _readme_block("# The pre-release check").splitlines() if ln.strip()]
     proc = _run(command, tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (tmp_path / "report" / "index.html").is_file()

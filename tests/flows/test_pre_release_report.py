@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from benchchecker_plugin.report import markdown_text
 from tests.helpers import SHARED_DATA, require_shared_data
 from tests.helpers.docs import docs_text
 
@@ -43,7 +44,7 @@ MODES = ("multichoice", "question")
 def _readme_check_command() -> str:
     """The README's pre-release block, one line, its ``--limit 20`` per benchmark, both modes."""
     text = docs_text()
-    block = text.split("## Pre-release check", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    block = text.split("# The pre-release check", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
     command = re.sub(r"\\\n\s*", "", block).strip()
     assert command.startswith("benchchecker check ") and " --limit 20 " in command, command
     limit = ",".join(f"{b}={n}" for b, n in LIMITS.items())
@@ -94,7 +95,7 @@ def test_summary_md_and_json_are_written_beside_the_page(report: dict[str, Any])
     assert md.startswith("# Contamination check: hf/smollm2-135m")
     for row in report["summary"]["methods"]:       # every rate line is there to paste
         assert f"| {row['benchmark']} | {row['method']} |" in md
-        assert row["statement"] in md
+        assert markdown_text(row["statement"]) in md   # escaped as Markdown: "\\[" for "["
     assert "summary.md, summary.json beside it" in report["stdout"]
 
 

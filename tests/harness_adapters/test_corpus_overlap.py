@@ -78,8 +78,8 @@ def test_lm_eval_overlap_on_the_evaluated_docs(tmp_path: Path) -> None:
         ("1", False), ("2", False), ("3", True), ("4", False)]
     assert {f.method for f in detection.flags} == {"benchchecker.overlap"}
     assert {f.model for f in detection.flags} == {"hf/org/tiny"}
-    assert detection.to_dict()["corpus"]["rule"] == "coverage"
-    assert detection.summary() == ("detection: corpus overlap (coverage) of 4 items in 2 documents "
+    assert detection.to_dict()["corpus"]["rule"] == "parts"
+    assert detection.summary() == ("detection: corpus overlap (parts) of 4 items in 2 documents "
                                    "(1 shard(s)), 1 flagged contaminated")
     # the flags file round-trips through the versioned format, and groups the run
     flags = read_flags(write_flags(tmp_path / "f.jsonl", detection.flags))

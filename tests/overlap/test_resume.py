@@ -9,6 +9,7 @@ is SIGKILLed.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import subprocess
@@ -152,37 +153,45 @@ def _comparable(path: Path) -> list[dict]:
     return rows
 
 
+def _long_gzip_shard(path: Path, megabytes: int) -> Path:
+    """A ``.jsonl.gz`` shard that inflates to ``megabytes`` MB of ordinary text: many gzip members
+    of one compressed megabyte (a few KB on disk), so reading it takes seconds, not the writing."""
+    line = json.dumps({"id": "filler", "text": "the river ran past the old mill again " * 200})
+    member = gzip.compress(((line + "\n") * (1_000_000 // (len(line) + 1))).encode(), 1)
+    path.write_bytes(member * megabytes)
+    return path
+
+
 @pytest.mark.slow
 def test_killed_cli_scan_resumes_from_its_finished_shards(tmp_path: Path) -> None:
     items = _items(200)
     files = corpus(tmp_path / "c", items)[:4]
     items_file = _items_file(items, tmp_path / "items.jsonl")
-    fifo = tmp_path / "c" / "z_blocked.jsonl"
-    os.mkfifo(fifo)
+    # the last shard inflates to 3 GB (minutes to scan): the run is killed while it reads it
+    last = _long_gzip_shard(tmp_path / "c" / "z_last.jsonl.gz", 3000)
     state = tmp_path / "state"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCHCHECKER_PROGRESS": "0"}
     cmd = [sys.executable, "-c", "from benchchecker_plugin.cli import main; main()",
-           *_cli(items_file, [*files, fifo], tmp_path / "killed.jsonl", state)]
+           *_cli(items_file, [*files, last], tmp_path / "killed.jsonl", state)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:   # the four real shards finish, then the run blocks opening the FIFO: kill it there
+    try:   # the four small shards finish, then the run reads the long one: kill it there
         deadline = time.monotonic() + 120
         while len(list(state.glob("*.npz"))) < 4 and time.monotonic() < deadline and proc.poll() is None:
-            time.sleep(0.2)
+            time.sleep(0.05)
         assert len(list(state.glob("*.npz"))) == 4, proc.stderr.read().decode() if proc.poll() is not None else ""
     finally:
         proc.kill()
         proc.wait()
     assert not (tmp_path / "killed.jsonl").exists()
-    fifo.unlink()
-    fifo.write_text(json.dumps({"id": "last", "text": items[3].text}) + "\n", encoding="utf-8")
+    last.write_bytes(gzip.compress((json.dumps({"id": "last", "text": items[3].text}) + "\n").encode()))
 
     fresh = tmp_path / "fresh.jsonl"
-    r = CliRunner().invoke(main, _cli(items_file, [*files, fifo], fresh, tmp_path / "fresh_state"))
+    r = CliRunner().invoke(main, _cli(items_file, [*files, last], fresh, tmp_path / "fresh_state"))
     assert r.exit_code == 0, r.output
     for f in files:
         _garble_keeping_stat(f)
     resumed = tmp_path / "resumed.jsonl"
-    r = CliRunner().invoke(main, _cli(items_file, [*files, fifo], resumed, state))
+    r = CliRunner().invoke(main, _cli(items_file, [*files, last], resumed, state))
     assert r.exit_code == 0, r.output
     assert "of which 4 shard(s)" in r.output and "taken from --state" in r.output
     assert _comparable(resumed) == _comparable(fresh)

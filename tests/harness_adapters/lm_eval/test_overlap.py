@@ -31,7 +31,7 @@ def test_overlap_detection_writes_flags_and_groups_the_run(cli, tiny_lm: Path, m
                  "--output_path", tmp_path / "out", "--log_samples",
                  "--contamination-detect", "overlap", "--contamination-corpus", corpus)
     assert result.exit_code == 0, result.output
-    assert "detection: corpus overlap (coverage) of 6 items in 1 documents" in result.stderr
+    assert "detection: corpus overlap (parts) of 6 items in 1 documents" in result.stderr
     [flags_file] = sorted((tmp_path / "out").rglob("benchchecker_flags_*.jsonl"))
     flags = read_flags(flags_file)
     assert {f.method for f in flags} == {"benchchecker.overlap"} and len(flags) == 6
