@@ -249,7 +249,7 @@ def test_private_modules_declare_no_all() -> None:
 FLOORS: dict[str, int] = {
     **dict.fromkeys(("_version", "errors", "progress", "warnings_text", "hub_reach", "atomic", "safe_io",
                      "extras", "local_data", "lazy_names", "cutoff", "tier_schemes", "rescore_options", "benchmarks",
-                     "shipped_tasks", "private_api", "table_files", "cutoffs_file"), 0),
+                     "execution", "shipped_tasks", "private_api", "table_files", "cutoffs_file"), 0),
     **dict.fromkeys(("flags", "models", "repos", "instances", "swebench_compat", "patch_dates"), 1),
     **dict.fromkeys(("scoring", "stage1", "stage2", "testrun", "baselines", "tsguessing", "membership",
                      "overlap", "report", "leaderboard", "inspect_tasks"), 2),

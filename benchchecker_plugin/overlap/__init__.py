@@ -9,7 +9,7 @@ offsets and stable hashes; ``fold``, ``tokenize``: its table and one-pass kernel
 (the corpus streamed), ``partial`` (per-shard results that merge), ``metrics`` (``parts`` and the
 published rules: GPT-3, PaLM, Llama 2, ConTAM, Deng et al.'s retrieval), ``result`` (flags),
 ``corpus`` (streamed readers), ``index`` / ``index_parts`` / ``index_run`` (the BM25 engine),
-``resume`` (``--state``), ``remote`` (Ray), ``run`` (the driver), ``rules`` (each rule's wording),
+``resume`` (the shards on an executor, ``--state``), ``run`` (the driver), ``rules`` (each rule's wording),
 ``planting`` / ``background`` / ``janitor`` / ``controlled`` (``benchchecker eval overlap``).
 
 The face is what a user calls: the driver and its records, the items, the corpus listing, the

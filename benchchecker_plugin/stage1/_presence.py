@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
+from ..execution import Executor
 from ..flags import ContaminationFlag
-from ..models import Executor, LogprobModel, TextModel
+from ..models import LogprobModel, TextModel
 from ._entropy import score_entropy
 from ._probe import ProbeResult, probe
 from ._queries import Query, instantiate_queries, select_queries

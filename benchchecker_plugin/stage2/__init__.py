@@ -14,7 +14,7 @@ The test runners live in :mod:`benchchecker_plugin.testrun`.
 from ._base_read import BaseRead, read_base
 from ._config import METHOD, PresenceConfig
 from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, PresenceVerdict, decide
-from ._engine import GridRun, run_stage2
+from ._engine import run_stage2
 from ._languages import LanguageSpec, get_language, language_names, register_language
 from ._localize import LineMatch, Location, SnapshotIndex, align, localize
 from ._normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
@@ -32,6 +32,7 @@ from ._sources import locate
 from ._splice import SpliceError, modified_patch
 from ._summary import summary_line
 from ._synthetic import build_history
+from ._units import GridRun
 from ._why_clean import CleanKind, why_clean
 
 __all__ = [

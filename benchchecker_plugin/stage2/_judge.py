@@ -12,9 +12,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from ..errors import BenchcheckerError
+from ..execution import ItemResult
 from ..flags import ContaminationFlag
 from ..instances import BugInstance
-from ..models import ItemResult
 from ..repos import Snapshot
 from ..testrun import VerifyOutcome
 from ._config import METHOD, PresenceConfig

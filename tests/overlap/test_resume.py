@@ -3,14 +3,16 @@
 "Not re-read" is shown, not assumed: after the first run the middle of each finished shard (all
 but the first and last 64 KiB the state key digests) is overwritten with garbage of the same size
 and modification time, which a rerun that scanned them would fail on.
-The kill is real in the slow test: the CLI blocks on a FIFO shard after finishing the others and
-is SIGKILLed.
+The kill is real in the slow test: the CLI, in a child process, finishes four shards and then
+waits, inside the scan of the fifth, on a FIFO the test never writes (the corpus listing refuses a
+FIFO shard itself, so the wait is planted in the child's scan of that shard); it is SIGKILLed there.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -21,9 +23,10 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
+from benchchecker_plugin.execution._store import SAMPLE
 from benchchecker_plugin.overlap import _scan as scan_mod
 from benchchecker_plugin.overlap import shards_of
-from benchchecker_plugin.overlap._resume import SAMPLE, ScanState, scan_shards
+from benchchecker_plugin.overlap._resume import ScanState, scan_shards
 from benchchecker_plugin.overlap._scan import scan_corpus
 from benchchecker_plugin.overlap._table import build_table
 from tests.overlap.test_partial import WORDS, _flags, _items
@@ -152,37 +155,50 @@ def _comparable(path: Path) -> list[dict]:
     return rows
 
 
+#: the child's CLI, its scan of the shard named ``*z_blocked.jsonl`` waiting on ``$BLOCK_FIFO`` first
+_HELD = ("import os\n"
+         "from benchchecker_plugin.overlap import _resume\n"
+         "real = _resume.scan_shard\n"
+         "def held(table, shard, **kw):\n"
+         "    if shard.name.endswith('z_blocked.jsonl'):\n"
+         "        open(os.environ['BLOCK_FIFO']).read()\n"
+         "    return real(table, shard, **kw)\n"
+         "_resume.scan_shard = held\n"
+         "from benchchecker_plugin.cli import main\n"
+         "main()\n")
+
+
 @pytest.mark.slow
 def test_killed_cli_scan_resumes_from_its_finished_shards(tmp_path: Path) -> None:
     items = _items(200)
     files = corpus(tmp_path / "c", items)[:4]
     items_file = _items_file(items, tmp_path / "items.jsonl")
-    fifo = tmp_path / "c" / "z_blocked.jsonl"
-    os.mkfifo(fifo)
+    last = tmp_path / "c" / "z_blocked.jsonl"
+    last.write_text(json.dumps({"id": "last", "text": items[3].text}) + "\n", encoding="utf-8")
+    block = tmp_path / "block"
+    os.mkfifo(block)
     state = tmp_path / "state"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCHCHECKER_PROGRESS": "0"}
-    cmd = [sys.executable, "-c", "from benchchecker_plugin.cli import main; main()",
-           *_cli(items_file, [*files, fifo], tmp_path / "killed.jsonl", state)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "BENCHCHECKER_PROGRESS": "0", "BLOCK_FIFO": str(block)}
+    cmd = [sys.executable, "-c", _HELD, *_cli(items_file, [*files, last], tmp_path / "killed.jsonl", state)]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:   # the four real shards finish, then the run blocks opening the FIFO: kill it there
+    try:   # the four first shards finish, then the scan of the last waits: kill it there
         deadline = time.monotonic() + 120
         while len(list(state.glob("*.npz"))) < 4 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.2)
-        assert len(list(state.glob("*.npz"))) == 4, proc.stderr.read().decode() if proc.poll() is not None else ""
+        assert len(list(state.glob("*.npz"))) == 4 and proc.poll() is None, \
+            proc.stderr.read().decode() if proc.poll() is not None else "no shard kept in time"
     finally:
         proc.kill()
         proc.wait()
-    assert not (tmp_path / "killed.jsonl").exists()
-    fifo.unlink()
-    fifo.write_text(json.dumps({"id": "last", "text": items[3].text}) + "\n", encoding="utf-8")
+    assert proc.returncode == -signal.SIGKILL and not (tmp_path / "killed.jsonl").exists()
 
     fresh = tmp_path / "fresh.jsonl"
-    r = CliRunner().invoke(main, _cli(items_file, [*files, fifo], fresh, tmp_path / "fresh_state"))
+    r = CliRunner().invoke(main, _cli(items_file, [*files, last], fresh, tmp_path / "fresh_state"))
     assert r.exit_code == 0, r.output
     for f in files:
         _garble_keeping_stat(f)
     resumed = tmp_path / "resumed.jsonl"
-    r = CliRunner().invoke(main, _cli(items_file, [*files, fifo], resumed, state))
+    r = CliRunner().invoke(main, _cli(items_file, [*files, last], resumed, state))
     assert r.exit_code == 0, r.output
     assert "of which 4 shard(s)" in r.output and "taken from --state" in r.output
     assert _comparable(resumed) == _comparable(fresh)
