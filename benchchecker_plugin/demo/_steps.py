@@ -57,10 +57,10 @@ def _metrics_rows(method_metrics: dict[str, Any]) -> pd.DataFrame:
 
 def membership_step(ctx: DemoContext) -> StepResult:
     """Stage I + four logit baselines on repositories a freshly trained GPT-2 did / did not see."""
-    from ..membership import FULL, QUICK, run_membership
+    from ..membership import MEMBERSHIP_FULL, MEMBERSHIP_QUICK, run_membership
 
     out = ctx.out_dir / "membership"
-    doc = run_membership(out, config=QUICK if ctx.quick else FULL)
+    doc = run_membership(out, config=MEMBERSHIP_QUICK if ctx.quick else MEMBERSHIP_FULL)
     tables, headline = [], {}
     for run in doc["runs"]:
         t = _metrics_rows(run["methods"])

@@ -27,7 +27,6 @@ from ._gguf import EXPORT_MARKER, ensure_exported, export_gguf_folder, shipped_g
 from ._inspect_api import InspectModel, greedy_fields
 from ._names import canonical_model_name, lm_eval_model_name
 from ._options import ModelOptions, set_threads
-from ._prefix import PrefixPlan, shared_prefixes
 from ._spec import get_model
 from ._tiny_gpt2 import tiny_gpt2, train_tokenizer
 
@@ -60,7 +59,6 @@ __all__ = [
     "ModelOptions",
     "ModelSpec",
     "PREFIXES",
-    "PrefixPlan",
     "ResponseCache",
     "TextModel",
     "TokenScores",
@@ -75,7 +73,6 @@ __all__ = [
     "model_identity",
     "parse_spec",
     "set_threads",
-    "shared_prefixes",
     "shipped_gguf_path",
     "tiny_gpt2",
     "train_tokenizer",

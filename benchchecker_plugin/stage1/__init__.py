@@ -7,7 +7,6 @@ the hit count against chance (:mod:`._test`). :func:`repo_presence` runs it all.
 
 from ._entropy import max_subtoken_loss, score_entropy
 from ._presence import (
-                       METHOD,
                        MiningConfig,
                        PresenceResult,
                        build_queries,
@@ -41,7 +40,6 @@ __all__ = [
     "Calibration",
     "DEFAULT_P0",
     "LANGUAGE_EXTENSIONS",
-    "METHOD",
     "MiningConfig",
     "PresenceResult",
     "ProbeResult",

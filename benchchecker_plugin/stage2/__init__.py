@@ -11,8 +11,7 @@ by :mod:`benchchecker_plugin.testrun`); :mod:`._judge` judges one instance again
 The test runners live in :mod:`benchchecker_plugin.testrun`.
 """
 
-from ._base_read import BaseRead, read_base
-from ._config import METHOD, PresenceConfig
+from ._config import PresenceConfig
 from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, PresenceVerdict, decide
 from ._engine import run_stage2
 from ._languages import LanguageSpec, get_language, language_names, register_language
@@ -36,7 +35,6 @@ from ._units import GridRun
 from ._why_clean import CleanKind, why_clean
 
 __all__ = [
-    "BaseRead",
     "BlockResult",
     "Category",
     "CleanKind",
@@ -49,7 +47,6 @@ __all__ = [
     "LineMatch",
     "Location",
     "LogicalLine",
-    "METHOD",
     "OwnFix",
     "ParsedSource",
     "PatchBlock",
@@ -74,7 +71,6 @@ __all__ = [
     "parse_patch",
     "parse_source",
     "pr_dates",
-    "read_base",
     "register_language",
     "run_stage2",
     "summary_line",
