@@ -95,8 +95,8 @@ class StateStore:
 
 def write_json(path: Path, key: str, payload: dict[str, Any]) -> None:
     """``payload`` with its ``key`` as one JSON file (for :meth:`StateStore.save`)."""
-    path.write_text(json.dumps({"key": key, **payload}, ensure_ascii=False, allow_nan=False),
-                    encoding="utf-8")
+    with open(path, "w", encoding="utf-8") as fh:   # the temporary of StateStore.save's atomic_path
+        json.dump({"key": key, **payload}, fh, ensure_ascii=False, allow_nan=False)
 
 
 def read_json(path: Path, key: str) -> dict[str, Any]:

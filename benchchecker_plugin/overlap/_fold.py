@@ -16,12 +16,14 @@ first loads it in milliseconds.
 
 from __future__ import annotations
 
-import os
 import unicodedata
 import warnings
 from typing import NamedTuple
 
 import numpy as np
+
+from ..atomic import atomic_path
+from ..errors import InputError
 
 SEP, SAME, DROP, MAPPED = 0, 1, 2, 3
 FORMAT = 1
@@ -119,11 +121,9 @@ def fold_table() -> FoldTable:
     if table is None:
         table = _build()
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            tmp = f"{path}.{os.getpid()}.tmp.npz"
-            np.savez(tmp, kind=table.kind, offset=table.offset, length=table.length, data=table.data)
-            os.replace(tmp, path)
-        except OSError as exc:   # a read-only cache: built again next time, nothing lost
+            with atomic_path(path) as tmp:
+                np.savez(tmp, kind=table.kind, offset=table.offset, length=table.length, data=table.data)
+        except (OSError, InputError) as exc:   # a read-only cache: built again next time, nothing lost
             warnings.warn(f"{path}: cannot keep the Unicode folding table ({exc}); it is built "
                           "anew in each process (about 2 s)", RuntimeWarning, stacklevel=2)
     _TABLE.append(table)
