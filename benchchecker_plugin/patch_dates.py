@@ -34,10 +34,10 @@ from .cutoffs_file import read_model_cutoffs
 from .errors import DataError
 from .flags import ContaminationFlag
 
-__all__ = ["METHOD", "CutoffPeriod", "FixDates", "dated_rows", "fix_dates", "patch_date_flags",
+__all__ = ["CutoffPeriod", "FixDates", "PATCH_DATE_METHOD", "dated_rows", "fix_dates", "patch_date_flags",
            "read_model_cutoffs"]
 
-METHOD = "benchchecker.patch_date"
+PATCH_DATE_METHOD = "benchchecker.patch_date"
 _NUMBER = re.compile(r"-(\d+)$")
 
 
@@ -142,7 +142,7 @@ def patch_date_flags(dates: Sequence[FixDates], cutoffs: Mapping[str, CutoffPeri
             ref = d.latest or d.earliest
             score = (period.start - ref).total_seconds() / 86400.0 if ref is not None else 0.0
             flags.append(ContaminationFlag(
-                benchmark=benchmark, instance_id=d.instance_id, model=model, method=METHOD,
+                benchmark=benchmark, instance_id=d.instance_id, model=model, method=PATCH_DATE_METHOD,
                 contaminated=verdict, score=score, p_value=None,
                 evidence={"pr_number": d.number, "created_at_exact": d.exact,
                           "created_earliest": d.earliest.isoformat() if d.earliest else None,

@@ -28,7 +28,14 @@ from pathlib import Path
 import torch
 
 from benchchecker_plugin.flags import write_flags
-from benchchecker_plugin.membership import FULL, QUICK, folder_repo, package_repo, run_membership, score_repos
+from benchchecker_plugin.membership import (
+    MEMBERSHIP_FULL,
+    MEMBERSHIP_QUICK,
+    folder_repo,
+    package_repo,
+    run_membership,
+    score_repos,
+)
 from benchchecker_plugin.stage1 import build_queries
 
 OLD_PACKAGES = ("requests", "click", "jinja2", "yaml", "dateutil", "urllib3", "tqdm", "attr")
@@ -83,7 +90,7 @@ def main() -> None:
     torch.set_num_threads(1)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if not args.skip_controlled:
-        doc = run_membership(args.out, config=QUICK if args.quick else FULL)
+        doc = run_membership(args.out, config=MEMBERSHIP_QUICK if args.quick else MEMBERSHIP_FULL)
         for run in doc["runs"]:
             print(run["regime"], {k: (v["auc"], v["tpr"], v["fpr"], v["tpr_at_5fpr"])
                                   for k, v in run["methods"].items()})

@@ -44,7 +44,7 @@ import argparse
 import json
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -218,27 +218,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def bases_only(instances: Sequence[Any], args: argparse.Namespace) -> int:
-    """How each instance's gold patch is read against its project's release snapshots."""
-    from benchchecker_plugin.errors import BenchcheckerError
-    from benchchecker_plugin.repos import ReleaseHistory, find_releases
-    from benchchecker_plugin.stage2 import read_base
+    """How each instance's gold patch is read against its project's release snapshots: Stage II
+    at the latest release (exact matching: the base reading is what is looked at), each flag's
+    ``evidence.base_source``."""
+    from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 
+    chosen = [i for i in instances if args.repos is None or i.repo in args.repos]
+    config = PresenceConfig(similarity="exact", snapshot_source="releases", releases_dir=args.releases_dir)
+    run = run_stage2(chosen, args.releases_dir, {"latest": "2100-01-01"}, config=config, reuse_counts=False)
     per: dict[str, Counter] = defaultdict(Counter)
     rows = []
-    anchors: dict[str, Any] = {}
-    for inst in instances:
-        if args.repos is not None and inst.repo not in args.repos:
-            continue
-        try:
-            if inst.repo not in anchors:
-                hist = ReleaseHistory.open(find_releases(args.releases_dir, inst.repo))
-                anchors[inst.repo] = hist.snapshot(hist.fetched[-1])
-            source = read_base(inst, anchors[inst.repo], preprocess=True).evidence
+    for inst, flag in zip(chosen, run.flags, strict=True):
+        source = flag.evidence.get("base_source")
+        if "error" in flag.evidence or not isinstance(source, Mapping):
+            how = "error"
+            error = str(flag.evidence.get("error", "no base source"))
+            rows.append({"instance_id": inst.instance_id, "how": how, "error": error.split(": ", 1)[-1]})
+        else:
             how = source["how"]
             rows.append({"instance_id": inst.instance_id, "how": how, "release": source["release"]})
-        except (BenchcheckerError, IndexError) as exc:
-            how = "error"
-            rows.append({"instance_id": inst.instance_id, "how": how, "error": str(exc)})
         per[inst.repo][how] += 1
     kinds = ("applies", "applies-at-offset", "un-applied", "applies-with-fuzz", "pre-image", "error")
     lines = ["| project | instances | " + " | ".join(kinds) + " | read |", "|---" * (len(kinds) + 3) + "|"]
@@ -260,8 +258,6 @@ def bases_only(instances: Sequence[Any], args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    for snap in anchors.values():
-        snap.close()
     return 0
 
 

@@ -90,7 +90,7 @@ def main() -> None:
 
     import ray
 
-    from benchchecker_plugin.models import LocalExecutor, RayExecutor
+    from benchchecker_plugin.execution import LocalExecutor, RayExecutor
     from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 
     config = PresenceConfig(similarity="difflib")

@@ -136,11 +136,8 @@ def main() -> None:
         rates.append(len(queries) / (time.perf_counter() - t))
         samples.append([r.samples for r in res])
         print(f"probing {label:<68} {rates[-1]:8.2f} queries/s ({rates[-1] / rates[0]:.1f}x)")
-    from benchchecker_plugin.models import shared_prefixes
-
-    rows = [model.model._prompt_ids(q.query, GenerationParams()) if isinstance(model, PerSeed)
-            else model._prompt_ids(q.query, GenerationParams()) for q in queries]
-    share = shared_prefixes(rows).shared_tokens / max(1, sum(len(r) for r in rows))
+    hf = model.model if isinstance(model, PerSeed) else model
+    share = hf.shared_prefix_share([q.query for q in queries], GenerationParams())
     print(f"shared-prefix share of the query tokens: {share:.0%}")
     same = all(s == samples[0] for s in samples)
     print(f"{len(queries)} queries x {args.samples} samples at temperature 1.0 on "

@@ -104,10 +104,7 @@ def generation_timing(args: argparse.Namespace, mmlu: Path) -> None:
 
 
 def _shared_fraction(model, probes, params) -> float:  # type: ignore[no-untyped-def]
-    from benchchecker_plugin.models import shared_prefixes
-
-    rows = [model._prompt_ids(p.prompt, params) for p in probes]
-    return shared_prefixes(rows).shared_tokens / max(1, sum(len(r) for r in rows))
+    return float(model.shared_prefix_share([p.prompt for p in probes], params))
 
 
 def main() -> None:

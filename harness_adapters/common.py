@@ -42,9 +42,9 @@ __all__ = [
     "BENCHMARK_ALIASES",
     "ContaminationFilterWarning",
     "FILTER_OPTIONS",
+    "FilterMode",
     "FilterOptions",
     "Group",
-    "Mode",
     "OptionSpec",
     "Selection",
     "add_argparse_options",
@@ -94,7 +94,7 @@ def echo_warnings() -> Iterator[None]:
         yield
 
 
-class Mode(enum.Enum):
+class FilterMode(enum.Enum):
     """Which instances a filtered run evaluates."""
 
     BOTH = "both"
@@ -120,7 +120,7 @@ class FilterOptions:
     """The values of the contamination options on one command line (``flags is None``: off)."""
 
     flags: Path | None
-    mode: Mode = Mode.BOTH
+    mode: FilterMode = FilterMode.BOTH
     model: str | None = None
     detect: bool = False
     """Flags are also made in the run (``--contamination-detect``) and merged with ``flags``."""
@@ -130,11 +130,11 @@ class FilterOptions:
         return self.flags is not None or self.detect
 
     @classmethod
-    def from_values(cls, flags: str | Path | None, mode: str | Mode | None,
+    def from_values(cls, flags: str | Path | None, mode: str | FilterMode | None,
                     model: str | None, detect: bool = False) -> FilterOptions:
-        mode = Mode(mode or Mode.BOTH.value)
+        mode = FilterMode(mode or FilterMode.BOTH.value)
         if flags is None and not detect:
-            if mode is not Mode.BOTH or model:
+            if mode is not FilterMode.BOTH or model:
                 raise InputError("--contamination-mode and --contamination-model need "
                                  "--contamination-filter FLAGS or --contamination-detect")
             return cls(None)
@@ -160,8 +160,8 @@ MODEL_HELP = ("Model name the flags use, when it differs from the run's model na
 FILTER_OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec("--contamination-filter", FILTER_HELP, metavar="FLAGS",
                click_type=click.Path(exists=True, path_type=Path)),
-    OptionSpec("--contamination-mode", MODE_HELP, metavar="MODE", default=Mode.BOTH.value,
-               choices=tuple(m.value for m in Mode)),
+    OptionSpec("--contamination-mode", MODE_HELP, metavar="MODE", default=FilterMode.BOTH.value,
+               choices=tuple(m.value for m in FilterMode)),
     OptionSpec("--contamination-model", MODEL_HELP, metavar="NAME"),
 )
 
@@ -237,7 +237,7 @@ class Selection:
 
     benchmark: str
     model: str
-    mode: Mode
+    mode: FilterMode
     groups: Mapping[str, Group]
     """Every instance id of the run, in run order, with its group."""
 
@@ -247,7 +247,7 @@ class Selection:
     @property
     def selected(self) -> tuple[str, ...]:
         """The instance ids to evaluate under :attr:`mode`."""
-        if self.mode is Mode.BOTH:
+        if self.mode is FilterMode.BOTH:
             return tuple(self.groups)
         return self.ids(Group(self.mode.value))
 
@@ -263,7 +263,7 @@ class Selection:
 
 
 def select(flags: Sequence[ContaminationFlag], *, benchmark: str, model: str,
-           instance_ids: Sequence[str], mode: Mode, source: str,
+           instance_ids: Sequence[str], mode: FilterMode, source: str,
            known_ids: Collection[str] | None = None) -> Selection:
     """Group the run's instances by the flags' verdicts for (benchmark, model).
 
@@ -294,10 +294,10 @@ def select(flags: Sequence[ContaminationFlag], *, benchmark: str, model: str,
         warn(f"{source}: {len(outside)} flagged instance id(s) are not in this run's dataset "
              f"(e.g. '{outside[0]}'); they are ignored")
     sel = Selection(benchmark, model, mode, groups)
-    if mode is not Mode.BOTH and not sel.selected:
+    if mode is not FilterMode.BOTH and not sel.selected:
         raise InputError(f"empty subset: {source} leaves no {mode.value} instance to evaluate "
                          f"({sel.summary()})")
-    if mode is Mode.BOTH:
+    if mode is FilterMode.BOTH:
         for g in (Group.CLEAN, Group.CONTAMINATED):
             if not sel.ids(g):
                 warn(f"the {g.value} subset is empty ({sel.summary()}); its score is nan")

@@ -24,7 +24,7 @@ from benchchecker_plugin.flags import Verdict
 from benchchecker_plugin.rescore_options import RescoreOptions, RescoreOverrides
 from benchchecker_plugin.scoring import ALL_TIER, UndefinedMetricWarning, rescore
 
-from .common import Group, Mode, Selection
+from .common import FilterMode, Group, Selection
 
 __all__ = ["GroupedScore", "format_table", "grouped_scores", "pooled_scores", "verdicts_of"]
 
@@ -109,7 +109,7 @@ def grouped_scores(values: Mapping[str, float], selection: Selection, *, task: s
             1 for i in unflagged if tiers is not None and str(tiers.get(i, "")) == tier)
         drop = float(row["relative_drop"])
         note = ""
-        if math.isnan(drop) and selection.mode is Mode.BOTH and int(row["n_instances"]):
+        if math.isnan(drop) and selection.mode is FilterMode.BOTH and int(row["n_instances"]):
             note = f"too few (n={int(row['n_clean'])} clean)"
         out.append(GroupedScore(
             task=task, metric=metric, filter=filter, tier=str(row["tier"]),
@@ -120,7 +120,7 @@ def grouped_scores(values: Mapping[str, float], selection: Selection, *, task: s
             clean=float(row["clean_rate"]), contaminated=float(row["contaminated_rate"]),
             relative_drop=drop, drop_ci_low=float(row["drop_ci_low"]),
             drop_ci_high=float(row["drop_ci_high"])))
-    if selection.mode is not Mode.BOTH:
+    if selection.mode is not FilterMode.BOTH:
         # Only one group was run: "full" is that group, the drop is not measured.
         out = [s.__class__(**{**asdict(s), "full": math.nan, "relative_drop": math.nan,
                               "drop_ci_low": math.nan, "drop_ci_high": math.nan}) for s in out]

@@ -114,7 +114,7 @@ SLOW_PATHS = (
 )
 MODEL_FIXTURES = frozenset({"contaminated_lm", "memorising_lm", "smollm2_folder", "smollm2_model",
                             "tiny_lm", "untrained_lm"})
-CLUSTER_FIXTURES = frozenset({"cluster"})   # a real local Ray cluster (tests/models/test_ray_executor.py)
+CLUSTER_FIXTURES = frozenset({"cluster"})   # a real local Ray cluster (tests/execution/test_ray.py)
 
 
 def _under(nodeid: str, prefixes: tuple[str, ...]) -> bool:

@@ -11,8 +11,9 @@ import pytest
 
 from benchchecker_plugin import errors
 from benchchecker_plugin.errors import BenchcheckerError, DataError, FlagsFormatError, InputError
+from benchchecker_plugin.execution import LocalExecutor
 from benchchecker_plugin.flags import ContaminationFlag
-from benchchecker_plugin.models import GenerationParams, LocalExecutor
+from benchchecker_plugin.models import GenerationParams
 from benchchecker_plugin.stage1 import binomial_test, calibrate_p0
 
 

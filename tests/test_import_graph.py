@@ -249,7 +249,7 @@ def test_private_modules_declare_no_all() -> None:
 FLOORS: dict[str, int] = {
     **dict.fromkeys(("_version", "errors", "progress", "warnings_text", "hub_reach", "atomic", "safe_io",
                      "extras", "local_data", "lazy_names", "cutoff", "tier_schemes", "rescore_options", "benchmarks",
-                     "shipped_tasks", "private_api", "table_files", "cutoffs_file"), 0),
+                     "execution", "shipped_tasks", "private_api", "table_files", "cutoffs_file"), 0),
     **dict.fromkeys(("flags", "models", "repos", "instances", "swebench_compat", "patch_dates"), 1),
     **dict.fromkeys(("scoring", "stage1", "stage2", "testrun", "baselines", "tsguessing", "membership",
                      "overlap", "report", "leaderboard", "inspect_tasks"), 2),
@@ -338,3 +338,82 @@ def test_no_function_reaches_100_lines() -> None:
     assert found <= LONG_FUNCTIONS, sorted(found - LONG_FUNCTIONS)
     assert LONG_FUNCTIONS <= found, f"cut since: {sorted(LONG_FUNCTIONS - found)}: drop it from the list"
     assert _long_functions([ROOT / "benchmarks" / "flags_scale.py"], most=10)   # the walk sees them
+
+
+#: the most names a package face may export (``__all__``): the widest today, ``tsguessing``, has 58
+FACE_SIZE = 64
+
+
+def _faces() -> list[str]:
+    """Every face of the house: the root package, each package and root module under it (what
+    :func:`_owner` makes its own face) and each of ``harness_adapters``'s, with an ``__all__``."""
+    return sorted(n for n in MODULES if n.split(".")[0] in PACKAGES and _owner(n) == n
+                  and not _private(n) and _all(n) is not None)
+
+
+def _top_level(tree: ast.Module) -> list[ast.stmt]:
+    """A module's statements, those under ``if TYPE_CHECKING:`` (a face's lazy names) included."""
+    out: list[ast.stmt] = []
+    for node in tree.body:
+        out.extend(node.body if _type_checking(node) else [node])  # type: ignore[attr-defined]
+    return out
+
+
+def _definition(module: str, name: str, depth: int = 0) -> tuple[str, str]:
+    """Where ``module.name`` is defined: followed through ``from ... import`` re-exports to the
+    module that binds it (``(module, "")`` for a module itself, the import's source for a name
+    from outside the house)."""
+    here = module if _is_package(module) else module.rsplit(".", 1)[0]
+    for node in _top_level(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = here.split(".")[: len(here.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
+            for alias in node.names:
+                if (alias.asname or alias.name) != name:
+                    continue
+                if f"{base}.{alias.name}" in MODULES:
+                    return f"{base}.{alias.name}", ""
+                if base in MODULES and depth < 20:
+                    return _definition(base, alias.name, depth + 1)
+                return base, alias.name
+    return module, name
+
+
+def _clashes(exports: dict[str, dict[str, tuple[str, str]]]) -> list[str]:
+    """Names two faces export bound to different definitions (``{face: {name: definition}}``)."""
+    seen: dict[str, dict[tuple[str, str], list[str]]] = {}
+    for face, names in exports.items():
+        for name, where in names.items():
+            seen.setdefault(name, {}).setdefault(where, []).append(face)
+    return sorted(f"{name}: " + "; ".join(f"{', '.join(faces)} -> {'.'.join(w for w in where if w)}"
+                                           for where, faces in sorted(defs.items()))
+                  for name, defs in seen.items() if len(defs) > 1)
+
+
+def test_no_two_faces_export_one_name_for_two_things() -> None:
+    """A name two package faces export is one object (a re-export: ``flags.Verdict`` at the root),
+    never two things that share a name (``FORMATS`` of instances and of leaderboard results once
+    were). Checked from the source: each exported name followed to the module that defines it."""
+    exports = {face: {name: _definition(face, name) for name in sorted(_all(face) or ())} for face in _faces()}
+    assert len(exports) > 40 and "benchchecker_plugin.execution" in exports
+    assert exports["benchchecker_plugin"]["Verdict"] == ("benchchecker_plugin.flags._record", "Verdict")
+    assert exports["benchchecker_plugin.overlap"]["run_overlap"] == ("benchchecker_plugin.overlap._run",
+                                                                       "run_overlap")   # a lazy name
+    clashes = _clashes(exports)
+    assert not clashes, clashes
+    planted = {**exports, "benchchecker_plugin.demo": {
+        **exports["benchchecker_plugin.demo"], "Verdict": ("benchchecker_plugin.demo._steps", "Verdict")}}
+    assert _clashes(planted) == ["Verdict: benchchecker_plugin.demo -> benchchecker_plugin.demo._steps.Verdict; "
+                                 "benchchecker_plugin, benchchecker_plugin.flags -> "
+                                 "benchchecker_plugin.flags._record.Verdict"]
+
+
+def test_faces_stay_under_their_size() -> None:
+    """No face exports more than :data:`FACE_SIZE` names: a package that needs more is two
+    concepts (``overlap`` once exported 66)."""
+    sizes = {face: len(_all(face) or ()) for face in _faces()}
+    wide = {face: n for face, n in sizes.items() if n > FACE_SIZE}
+    assert not wide, wide
+    assert max(sizes.values()) > FACE_SIZE // 2   # the walk sees the faces

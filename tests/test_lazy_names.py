@@ -36,3 +36,20 @@ def test_the_models_and_overlap_faces_load_no_torch_or_pandas_until_asked() -> N
             "assert 'torch' in sys.modules and HFModel.__name__ == 'HFModel'\n"
             "assert run_overlap_eval.__module__ == 'benchchecker_plugin.overlap._controlled'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_no_package_face_loads_numba_until_a_kernel_runs() -> None:
+    """The numba-bearing modules (the scorer's and the overlap engine's kernels) load on first use
+    wherever a face imports them: importing every face of the house loads no numba; the first
+    AUC loads it."""
+    code = ("import importlib, pkgutil, sys\n"
+            "import benchchecker_plugin, harness_adapters\n"
+            "faces = ['benchchecker_plugin'] + [f'{p.__name__}.{m.name}' for p in (benchchecker_plugin, "
+            "harness_adapters) for m in pkgutil.iter_modules(p.__path__) if not m.name.startswith('_')]\n"
+            "assert 'benchchecker_plugin.scoring' in faces and len(faces) > 40, faces\n"
+            "for name in faces:\n"
+            "    importlib.import_module(name)\n"
+            "    assert 'numba' not in sys.modules, name\n"
+            "from benchchecker_plugin.scoring import roc_auc_score\n"
+            "assert roc_auc_score([0, 1, 1], [0.1, 0.9, 0.4]) == 1.0 and 'numba' in sys.modules\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

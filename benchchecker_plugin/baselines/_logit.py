@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
+from ..execution import Executor, LocalExecutor
 from ..flags import ContaminationFlag
-from ..models import Executor, LocalExecutor, LogprobModel
+from ..models import LogprobModel
 from ._scores import METHODS, LogitScores, logit_scores_of
 
 

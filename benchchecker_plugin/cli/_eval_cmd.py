@@ -61,9 +61,9 @@ def membership(out_dir: Path, quick: bool, seed: int, steps: int | None, alpha: 
     Example:
       benchchecker eval membership --out results/membership --quick
     """
-    from ..membership import FULL, QUICK, run_membership
+    from ..membership import MEMBERSHIP_FULL, MEMBERSHIP_QUICK, run_membership
 
-    config = dataclasses.replace(QUICK if quick else FULL, seed=seed)
+    config = dataclasses.replace(MEMBERSHIP_QUICK if quick else MEMBERSHIP_FULL, seed=seed)
     train = dataclasses.replace(config.train, seed=seed)
     if steps is not None:
         train = dataclasses.replace(train, steps=steps, weak_step=min(train.weak_step, steps))
@@ -214,7 +214,7 @@ def overlap(out_dir: Path, quick: bool, seed: int, items: int | None, background
     """
     import dataclasses
 
-    from ..overlap import EVAL_FULL, EVAL_QUICK, format_table, run_overlap_eval
+    from ..overlap import EVAL_FULL, EVAL_QUICK, format_overlap_eval, run_overlap_eval
 
     config = dataclasses.replace(EVAL_QUICK if quick else EVAL_FULL, seed=seed)
     if items is not None:
@@ -222,7 +222,7 @@ def overlap(out_dir: Path, quick: bool, seed: int, items: int | None, background
     if background_mb is not None:
         config = dataclasses.replace(config, background_bytes=background_mb * 1e6)
     doc = run_overlap_eval(out_dir, _data_dir(data_dir), config)
-    click.echo(format_table(doc))
+    click.echo(format_overlap_eval(doc))
     bg = doc["setup"]["background"]
     used = ", ".join(f"{k} {v / 1e6:.1f} MB" for k, v in bg["chars"].items())
     missing = f"; not installed: {', '.join(bg['missing'])}" if bg["missing"] else ""

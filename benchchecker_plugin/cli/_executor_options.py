@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from ..models import Executor, LocalExecutor
+from ..execution import Executor, make_executor
 
 
 @dataclass(frozen=True)
@@ -33,13 +33,12 @@ class ExecutorOptions:
         return self.kind == "ray"
 
     def build(self, workers: int = 1) -> Executor | None:
-        """A :class:`~..models.ray_executor.RayExecutor`, a thread pool of ``workers``, or
-        ``None`` (one item after another in this process)."""
-        if self.is_ray:
-            from ..models import RayExecutor
-
-            return RayExecutor(self.ray_address, max_retries=self.ray_retries)
-        return LocalExecutor(workers) if workers > 1 else None
+        """A Ray executor, a thread pool of ``workers``, or ``None`` (one item after another in
+        this process): :func:`~..execution.make_executor`."""
+        if self.is_ray or workers > 1:
+            return make_executor(self.kind, workers=workers, ray_address=self.ray_address,
+                                 ray_retries=self.ray_retries)
+        return None
 
 
 def executor_options(fn: Callable[..., Any]) -> Callable[..., Any]:

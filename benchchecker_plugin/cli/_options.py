@@ -113,9 +113,9 @@ def model_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 def instances_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``--instances FILE_OR_DATASET`` and ``--format``: the bug-fixing instances a command reads
     (parameters ``source`` and ``fmt``; load them with ``instances.load_instances``)."""
-    from ..instances import FORMATS
+    from ..instances import INSTANCE_FORMATS
 
-    fn = click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
+    fn = click.option("--format", "fmt", type=click.Choice(INSTANCE_FORMATS), default="auto", show_default=True,
                       help="Format of --instances; auto decides from what the path is.")(fn)
     return click.option(
         "--instances", "source", required=True, metavar="FILE_OR_DATASET",

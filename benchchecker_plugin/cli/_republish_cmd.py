@@ -137,6 +137,10 @@ def _short(text: str) -> str:
 @click.option("--stage2-cache", type=click.Path(file_okay=False, path_type=Path), default=None,
               metavar="DIR", help="Keep the Stage II flags per (instance, cutoff) here: what is there "
                                   "is read, what is missing computed and added.")
+@click.option("--state", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Keep Stage II's tasks here as each finishes (patch-presence --state): a run killed "
+                   "inside a repository, rerun with the same DIR, takes the finished tasks from there "
+                   "and writes the same bundle.")
 @click.option("--cached-only", is_flag=True,
               help="Compute nothing: repositories missing from --stage2-cache are not covered.")
 @click.option("--extra-dates", multiple=True, metavar="YYYY-MM-DD",
@@ -212,6 +216,12 @@ def republish(board: tuple[str, ...], instances: tuple[str, ...], tiers: tuple[s
     if out is None:
         raise click.UsageError("give --out DIR (or --rebuild BUNDLE)")
     sources = _boards(board, instances, tiers, benchmark, official, official_board)
+    if options.get("state") is not None:
+        from ._outputs import check_outputs_outside_inputs
+
+        check_outputs_outside_inputs([("--state", options["state"])], [
+            ("--repos-dir", options.get("repos_dir")), ("--releases-dir", options.get("releases_dir")),
+            ("--out", out), *(("--board", s.submissions) for s in sources)])
     tuples = {k: tuple(v) for k, v in options.items() if isinstance(v, tuple)}
     config = RepublishConfig(
         boards=tuple(sources), own_fix=not options.pop("no_own_fix"),

@@ -205,7 +205,7 @@ def calibrate(model_opts: ModelOptions, repos: tuple[Path, ...], language: str, 
           --repo pkgs/new_a --repo pkgs/new_b -o calib.json
       benchchecker repo-presence --model hf/smollm2-135m --repo ./flask --p0 calib.json -o f.jsonl
     """
-    from ..models import LocalExecutor
+    from ..execution import LocalExecutor
     from ..stage1 import calibrate_p0, mine_repository
     from ..stage1 import repo_presence as run
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import InputError
+from ..execution import Executor
 from ..flags import ANY_MODEL, write_flags
 from ..instances import load_instances
-from ..models import Executor
 from ._executor_options import ExecutorOptions, executor_options
 from ._options import instances_options
 
@@ -20,7 +21,11 @@ if TYPE_CHECKING:
     from ..cutoffs_file import ModelCutoffs
     from ..flags import ContaminationFlag
     from ..instances import BugInstance
-    from ..stage2 import PresenceConfig
+    from ..stage2 import GridRun, PresenceConfig
+
+#: instances per task with --state and no --instances-per-task (= stage2's: a copy, so that --help
+#: imports nothing heavy; tests/cli/test_stage2_state.py holds them equal)
+STATE_TASK_SIZE = 20
 
 
 @click.command("patch-presence")
@@ -98,6 +103,18 @@ if TYPE_CHECKING:
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
               help="Instances processed in parallel (threads).")
 @executor_options
+@click.option("--state", type=click.Path(file_okay=False, path_type=Path), default=None, metavar="DIR",
+              help="Keep each finished task (a repository's instances, or --instances-per-task of "
+                   "them) in DIR as it finishes; a rerun with the same DIR takes them from there and "
+                   "computes the rest, writing the flags one uninterrupted run writes. A task is "
+                   "computed again when its instances, cutoffs, settings or the clone's refs changed, "
+                   "or when it failed as a whole; an instance's error is kept with its task (delete "
+                   "DIR to compute everything again).")
+@click.option("--instances-per-task", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Cut each repository's instances into tasks of N: the unit --executor ray ships "
+                   f"to a worker and --state keeps. Default: one task per repository; with --state, "
+                   f"{STATE_TASK_SIZE} (a kill loses at most the tasks in flight; models sharing a "
+                   "snapshot still share its work within a task).")
 @click.option("--dry-run", is_flag=True,
               help="Say what would be read (instances x cutoffs, each repository's clone found or "
                    "missing under --repos-dir) and stop: nothing is read from git, nothing written.")
@@ -110,7 +127,8 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
                    test_cmd: str | None,
                    allow_unsandboxed: bool, timeout: int,
                    limit: int | None, instance_ids: tuple[str, ...], workers: int,
-                   executor_opts: ExecutorOptions, dry_run: bool, output: Path) -> None:
+                   executor_opts: ExecutorOptions, state: Path | None, instances_per_task: int | None,
+                   dry_run: bool, output: Path) -> None:
     """Was each instance's gold patch already in its repository at the training cutoff?
 
     For every instance: the repository snapshot at the cutoff (last commit at or before it), the
@@ -124,15 +142,16 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
     in evidence.error); score = the least
     matched-line similarity. A failing instance does not stop the run; a summary line goes to
     stderr. The flags are written once, when every instance is done: a killed run leaves the
-    previous output as it was and the next run does all the work again (split a long --cutoffs
-    run with --instance-id or a smaller cutoffs file).
+    previous output as it was. With --state DIR each finished task is kept as it finishes, and
+    the same command run again takes them from there: a long run killed at any point resumes.
 
     \b
     Examples:
       benchchecker patch-presence --instances swebench_verified.jsonl \\
           --repos-dir repos/ --cutoff 2023-04-30 --model gpt-4-0613 -o stage2.jsonl
       benchchecker patch-presence --instances swebench_verified.jsonl \\
-          --repos-dir repos/ --cutoffs model_cutoffs.csv -o stage2_all_models.jsonl
+          --repos-dir repos/ --cutoffs model_cutoffs.csv --state s2_state/ \\
+          -o stage2_all_models.jsonl
     """
     from ..cutoff import parse_cutoff
     from ..stage2 import PresenceConfig, run_stage2, summary_line
@@ -144,6 +163,12 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
     if cutoffs_file is not None and ctx.get_parameter_source("model") is not click.core.ParameterSource.DEFAULT:
         raise click.UsageError("--model names the model of --cutoff; with --cutoffs the models come "
                                "from the file")
+    if state is not None:
+        from ._outputs import check_outputs_outside_inputs
+
+        check_outputs_outside_inputs([("--state", state)], [
+            ("--instances", source), ("--repos-dir", repos_dir), ("--releases-dir", releases_dir),
+            ("--cutoffs", cutoffs_file), ("-o", output)])
     when = parse_cutoff(cutoff) if cutoff is not None else None
     table = None
     if cutoffs_file is not None:
@@ -172,15 +197,16 @@ def patch_presence(source: str, fmt: str, repos_dir: Path, snapshot_source: str,
     config = PresenceConfig(threshold=threshold, preprocess=not no_preprocess, similarity=similarity,
                             runner=runner, snapshot_source=snapshot_source, releases_dir=releases_dir,
                             lag_margin_days=lag_margin, merge_dates=not no_merge_dates)
-    executor = executor_opts.build()   # runs one task per repository; --workers threads each
+    units = Units(executor_opts.build(), workers, state, instances_per_task)
     if table is not None:
-        _run_grid(instances, repos_dir, table, config, executor, workers, output)
+        _run_grid(instances, repos_dir, table, config, units, output)
         return
     assert when is not None  # no --cutoffs, so --cutoff was given (exactly one, checked above)
-    flags = list(run_stage2(instances, repos_dir, {model: when}, config=config, executor=executor,
-                            workers=workers, desc="patch presence", reuse_counts=False).flags)
+    run = run_stage2(instances, repos_dir, {model: when}, config=config, desc="patch presence",
+                     reuse_counts=False, **units.kwargs())
+    flags = list(run.flags)
     write_flags(output, flags)
-    click.echo(f"{summary_line(flags)}; wrote {os.fspath(output)}", err=True)
+    click.echo(f"{summary_line(flags)}{_resumed(run, state)}; wrote {os.fspath(output)}", err=True)
     for f in flags:
         if "error" in f.evidence:
             click.echo(f"  failed {f.instance_id}: {f.evidence['error']}", err=True)
@@ -225,8 +251,27 @@ def _names(items: Sequence[str], most: int = 8) -> str:
     return ", ".join(items[:most]) + (f", ... ({len(items) - most} more)" if len(items) > most else "")
 
 
+@dataclass(frozen=True)
+class Units:
+    """How the work is cut and run: the executor (``None``: this process), threads per task,
+    the state folder and the instances per task."""
+
+    executor: Executor | None
+    workers: int
+    state: Path | None
+    per_task: int | None
+
+    def kwargs(self) -> dict[str, Any]:
+        return {"executor": self.executor, "workers": self.workers, "state": self.state,
+                "instances_per_task": self.per_task}
+
+
+def _resumed(run: GridRun, state: Path | None) -> str:
+    return f" ({run.resumed} task(s) taken from --state {state})" if state is not None else ""
+
+
 def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCutoffs,
-              config: PresenceConfig, executor: Executor | None, workers: int, output: Path) -> None:
+              config: PresenceConfig, units: Units, output: Path) -> None:
     """``--cutoffs``: one grid run over every model of the file, summarised on stderr."""
     from ..stage2 import run_stage2, summary_line
 
@@ -236,13 +281,13 @@ def _run_grid(instances: Sequence[BugInstance], repos_dir: Path, table: ModelCut
     others = [m for m in table.unknown if m not in table.skipped]
     if others:
         click.echo(f"{table.path}: no known cutoff for {len(others)} more model(s): {_names(others)}", err=True)
-    run = run_stage2(instances, repos_dir, table.cutoffs, config=config, executor=executor, workers=workers)
+    run = run_stage2(instances, repos_dir, table.cutoffs, config=config, **units.kwargs())
     write_flags(output, run.flags)
     counts = summary_line(run.flags).partition(": ")[2]
     click.echo(f"{len(instances)} instances x {run.models} models = {len(run.flags)} flags: {counts}; "
                f"{run.snapshots} distinct snapshots; blocks: {run.blocks_computed} matched, "
                f"{run.blocks_reused} reused whole, {run.alignments_reused} located again at a known "
-               f"place; wrote {os.fspath(output)}", err=True)
+               f"place{_resumed(run, units.state)}; wrote {os.fspath(output)}", err=True)
     failed: dict[tuple[str, str], int] = {}
     for f in run.flags:
         if "error" in f.evidence:

@@ -72,10 +72,10 @@ MEMBERSHIP_MEASURES = {
 
 def membership_step(ctx: DemoContext) -> StepResult:
     """Stage I + four logit baselines on repositories a freshly trained GPT-2 did / did not see."""
-    from ..membership import FULL, QUICK, run_membership
+    from ..membership import MEMBERSHIP_FULL, MEMBERSHIP_QUICK, run_membership
 
     out = ctx.out_dir / "membership"
-    config = QUICK if ctx.quick else FULL
+    config = MEMBERSHIP_QUICK if ctx.quick else MEMBERSHIP_FULL
     config = replace(config, seed=ctx.seed, train=replace(config.train, seed=ctx.seed))
     doc = run_membership(out, config=config)
     tables, headline, measures = [], {}, {}

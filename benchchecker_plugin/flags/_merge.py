@@ -11,8 +11,9 @@ from ..errors import InputError
 from ._record import ANY_MODEL, ContaminationFlag, Verdict
 
 MERGED_METHOD = "merged"
-STAGE1_METHOD = "benchchecker.stage1"   # = stage1.presence.METHOD (flags may not import stage1)
-STAGE2_METHOD = "benchchecker.stage2"   # = stage2.presence.METHOD
+#: the method of the flags stage I and stage II write (defined here, below both stages, which import it)
+STAGE1_METHOD = "benchchecker.stage1"
+STAGE2_METHOD = "benchchecker.stage2"
 ASSUME_REPO_SEEN_REASON = "these repositories are among the most-starred on GitHub"
 
 

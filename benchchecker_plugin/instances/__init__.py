@@ -4,14 +4,18 @@
 from ._bug import BugInstance
 from ._bugsinpy import load_bugsinpy
 from ._defects4j import PROJECT_REPOS, load_defects4j, reverse_diff
-from ._load import FORMATS, load_instances
-from ._multi_swe_bench import instance_from_multi_swe_bench, is_multi_swe_bench, load_multi_swe_bench
+from ._load import INSTANCE_FORMATS, load_instances
+from ._multi_swe_bench import (
+    instance_from_multi_swe_bench,
+    is_multi_swe_bench,
+    load_multi_swe_bench_instances,
+)
 from ._multi_swe_bench_tiers import load_multi_swe_bench_tiers
 from ._swebench import instance_from_swebench, load_swebench
 
 __all__ = [
     "BugInstance",
-    "FORMATS",
+    "INSTANCE_FORMATS",
     "PROJECT_REPOS",
     "instance_from_multi_swe_bench",
     "instance_from_swebench",
@@ -19,7 +23,7 @@ __all__ = [
     "load_bugsinpy",
     "load_defects4j",
     "load_instances",
-    "load_multi_swe_bench",
+    "load_multi_swe_bench_instances",
     "load_multi_swe_bench_tiers",
     "load_swebench",
     "reverse_diff",

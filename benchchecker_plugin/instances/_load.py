@@ -9,10 +9,10 @@ from ..errors import DataError, InputError
 from ._bug import BugInstance
 from ._bugsinpy import load_bugsinpy
 from ._defects4j import load_defects4j
-from ._multi_swe_bench import is_multi_swe_bench, load_multi_swe_bench
+from ._multi_swe_bench import is_multi_swe_bench, load_multi_swe_bench_instances
 from ._swebench import load_swebench
 
-FORMATS = ("auto", "swebench", "multi-swe-bench", "bugsinpy", "defects4j")
+INSTANCE_FORMATS = ("auto", "swebench", "multi-swe-bench", "bugsinpy", "defects4j")
 
 
 def _guess(path: Path) -> str:
@@ -32,15 +32,15 @@ def load_instances(source: str | os.PathLike[str], fmt: str = "auto", *,
     folder of them, a BugsInPy checkout, or a Defects4J projects folder. ``fmt="auto"`` decides
     from what ``source`` is on disk (a jsonl whose first record has ``fix_patch`` and ``base`` is
     Multi-SWE-bench)."""
-    if fmt not in FORMATS:
-        raise InputError(f"unknown instances format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt not in INSTANCE_FORMATS:
+        raise InputError(f"unknown instances format {fmt!r}; choose one of {', '.join(INSTANCE_FORMATS)}")
     path = Path(source)
     if fmt == "auto":
         fmt = _guess(path) if path.exists() else "swebench"
     if fmt == "swebench":
         out = load_swebench(source, benchmark=benchmark)
     elif fmt == "multi-swe-bench":
-        out = load_multi_swe_bench(source)
+        out = load_multi_swe_bench_instances(source)
     elif fmt == "bugsinpy":
         out = load_bugsinpy(source)
     else:

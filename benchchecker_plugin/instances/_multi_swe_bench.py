@@ -134,7 +134,7 @@ def is_multi_swe_bench(path: str | os.PathLike[str]) -> bool:
     return isinstance(row, dict) and "fix_patch" in row and "base" in row
 
 
-def load_multi_swe_bench(source: str | os.PathLike[str]) -> list[BugInstance]:
+def load_multi_swe_bench_instances(source: str | os.PathLike[str]) -> list[BugInstance]:
     """Instances from a Multi-SWE-bench ``.jsonl`` file or a folder of them (its ``*.jsonl`` and
     ``*/*.jsonl``, in path order). A repeated ``instance_id`` is a :class:`DataError`."""
     out: list[BugInstance] = []

@@ -9,7 +9,7 @@ from typing import Any
 from ..errors import DataError, InputError
 from ..safe_io import is_input_file
 from ._harness_logs import load_inspect_log, load_lm_eval_samples
-from ._multi_swe_bench import load_multi_swe_bench
+from ._multi_swe_bench import load_multi_swe_bench_results
 from ._submission import Submission, read_json
 from ._swebench import load_experiments, load_instance_logs, load_run_report
 
@@ -23,11 +23,11 @@ def _run_reports(path: Path) -> list[Submission]:
     return [load_run_report(f) for f in files]
 
 
-FORMATS: dict[str, Callable[[Path], list[Submission]]] = {
+RESULTS_FORMATS: dict[str, Callable[[Path], list[Submission]]] = {
     "swebench-experiments": load_experiments,
     "swebench-run-report": _run_reports,
     "swebench-instance-logs": load_instance_logs,
-    "multi-swe-bench": load_multi_swe_bench,
+    "multi-swe-bench": load_multi_swe_bench_results,
     "lm-eval": lambda p: [load_lm_eval_samples(p)],
     "inspect": lambda p: ([load_inspect_log(p)] if is_input_file(p)
                           else [load_inspect_log(f) for f in sorted(p.glob("*.eval"))]),
@@ -35,7 +35,7 @@ FORMATS: dict[str, Callable[[Path], list[Submission]]] = {
 
 
 def detect_format(path: str | Path) -> str:
-    """The name in :data:`FORMATS` that reads ``path`` (from file names and, for ``.json``, keys)."""
+    """The name in :data:`RESULTS_FORMATS` that reads ``path`` (from file names and, for ``.json``, keys)."""
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such results file or folder")
@@ -73,15 +73,15 @@ def detect_format(path: str | Path) -> str:
 
 
 def load_submissions(path: str | Path, format: str = "auto") -> list[Submission]:
-    """Every submission / run under ``path``, in any format of :data:`FORMATS` (``"auto"``
+    """Every submission / run under ``path``, in any format of :data:`RESULTS_FORMATS` (``"auto"``
     detects it). Submission names must be unique."""
     p = Path(path)
     fmt = detect_format(p) if format == "auto" else format
-    if fmt not in FORMATS:
-        raise InputError(f"unknown results format {format!r} (one of: auto, {', '.join(FORMATS)})")
+    if fmt not in RESULTS_FORMATS:
+        raise InputError(f"unknown results format {format!r} (one of: auto, {', '.join(RESULTS_FORMATS)})")
     if not p.exists():
         raise InputError(f"{p}: no such results file or folder")
-    subs = FORMATS[fmt](p)
+    subs = RESULTS_FORMATS[fmt](p)
     names = [s.name for s in subs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:

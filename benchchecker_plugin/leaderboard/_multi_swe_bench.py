@@ -39,7 +39,7 @@ def load_final_report(path: str | Path, *, name: str | None = None) -> Submissio
         display_name=run, source=str(file), format="multi-swe-bench-final-report", errors=errors)
 
 
-def load_multi_swe_bench(path: str | Path) -> list[Submission]:
+def load_multi_swe_bench_results(path: str | Path) -> list[Submission]:
     """A ``final_report.json`` file, a folder of runs each holding one, or an experiments folder."""
     root = Path(path)
     if is_input_file(root):

@@ -89,10 +89,10 @@ class EvalConfig:
             raise InputError(f"EvalConfig.threads must be >= 1, got {self.threads}")
 
 
-QUICK = EvalConfig(n_repos=5, repo_bytes=4000, n_queries=20, n_samples=1,
-                   train=TrainConfig(vocab_size=1024, n_layer=2, n_embd=128, n_head=4, n_ctx=128,
-                                     batch_size=8, steps=400, weak_step=80, lr=5e-3))
-FULL = EvalConfig()
+MEMBERSHIP_QUICK = EvalConfig(n_repos=5, repo_bytes=4000, n_queries=20, n_samples=1,
+                              train=TrainConfig(vocab_size=1024, n_layer=2, n_embd=128, n_head=4, n_ctx=128,
+                                                batch_size=8, steps=400, weak_step=80, lr=5e-3))
+MEMBERSHIP_FULL = EvalConfig()
 
 
 def method_metrics(labels: Sequence[int], scores: Sequence[float],
@@ -232,7 +232,7 @@ def _load() -> list[float] | None:
         return None
 
 
-def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = FULL,
+def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = MEMBERSHIP_FULL,
                    alpha: float = 0.05) -> dict[str, Any]:
     """Build the corpus, train, score both regimes; write ``membership.json`` and
     ``membership_flags.jsonl`` into ``out_dir``; return the JSON document.

@@ -23,13 +23,10 @@ from ._cache import (
     with_cache,
 )
 from ._dry_run import DRY_RUN_ERROR, DryRunModel
-from ._executor import Executor, ItemResult, LocalExecutor, call_item
 from ._gguf import EXPORT_MARKER, ensure_exported, export_gguf_folder, shipped_gguf_path
 from ._inspect_api import InspectModel, greedy_fields
 from ._names import canonical_model_name, lm_eval_model_name
 from ._options import ModelOptions, set_threads
-from ._prefix import PrefixPlan, shared_prefixes
-from ._ray_executor import RayExecutor
 from ._spec import get_model
 from ._tiny_gpt2 import tiny_gpt2, train_tokenizer
 
@@ -55,22 +52,16 @@ __all__ = [
     "DRY_RUN_ERROR",
     "DryRunModel",
     "EXPORT_MARKER",
-    "Executor",
     "GenerationParams",
     "HFModel",
     "InspectModel",
-    "ItemResult",
-    "LocalExecutor",
     "LogprobModel",
     "ModelOptions",
     "ModelSpec",
     "PREFIXES",
-    "PrefixPlan",
-    "RayExecutor",
     "ResponseCache",
     "TextModel",
     "TokenScores",
-    "call_item",
     "canonical_model_name",
     "completion_key",
     "default_cache_dir",
@@ -82,7 +73,6 @@ __all__ = [
     "model_identity",
     "parse_spec",
     "set_threads",
-    "shared_prefixes",
     "shipped_gguf_path",
     "tiny_gpt2",
     "train_tokenizer",

@@ -260,6 +260,13 @@ class BatchedDecoder:
     def _prompt_ids(self, prompt: str, params: GenerationParams) -> list[int]:
         raise NotImplementedError
 
+    def shared_prefix_share(self, prompts: Sequence[str], params: GenerationParams) -> float:
+        """The share of ``prompts``' tokens that batches read once for several prompts (their shared
+        beginnings, grouped as :meth:`generate` groups them: :mod:`._prefix`), what shared-prefix
+        caching can save; ``0.0`` for no prompt."""
+        rows = [self._prompt_ids(p, params) for p in prompts]
+        return shared_prefixes(rows).shared_tokens / max(1, sum(len(r) for r in rows))
+
     def generate(self, prompts: Sequence[str], params: GenerationParams) -> list[Completion]:
         """One completion per prompt, in order."""
         return [c[0] for c in self._decode_all(list(prompts), params, 1)]

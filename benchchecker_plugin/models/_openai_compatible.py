@@ -20,8 +20,8 @@ import httpx
 import tenacity
 
 from ..errors import ModelSpecError
+from ..execution import LocalExecutor
 from ._base import Completion, GenerationParams
-from ._executor import LocalExecutor
 from ._stop import cut_at_stop
 
 ENDPOINTS = ("completions", "chat")

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..execution import Executor
 from ._aliases import DEFAULT_MODEL_SPEC
 from ._base import TextModel
 from ._cache import default_cache_dir
-from ._executor import Executor
 
 
 @dataclass(frozen=True)

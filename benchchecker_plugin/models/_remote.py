@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..errors import ExecutionError, InputError
+from ..execution import Executor, ItemResult, RayExecutor, import_ray
 from ._backends import build_model
 from ._base import Completion, GenerationParams, TextModel, TokenScores
-from ._executor import Executor, ItemResult
 
 
 @dataclass(frozen=True)
@@ -125,8 +125,6 @@ class RaySlots:
     def __init__(self, limit: int, *, lease_s: float = 900.0) -> None:
         if limit < 1:
             raise InputError(f"max_concurrency must be >= 1, got {limit}")
-        from ._ray_executor import import_ray
-
         ray = import_ray()
         self.limit = limit
         self.actor = ray.remote(_SlotsActor).options(num_cpus=0).remote(limit, lease_s)
@@ -243,8 +241,6 @@ def remote_model(recipe: ModelRecipe, executor: Executor, *, identity: str, loca
     of ``max_concurrency`` requests in flight (a Ray actor on a Ray executor)."""
     if local:
         return RemoteLogprobModel(recipe, executor, identity=identity, shard_size=batch_size, shards_per_call=8)
-    from ._ray_executor import RayExecutor
-
     if isinstance(executor, RayExecutor):
         executor.connect()   # the slots' actor lives on the cluster
         slots: Slots = RaySlots(max_concurrency)

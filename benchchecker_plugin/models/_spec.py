@@ -19,6 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..execution import Executor
 from ._backends import (
     BACKENDS,
     Backend,
@@ -30,7 +31,6 @@ from ._backends import (
 from ._base import TextModel
 from ._cache import ResponseCache, with_cache
 from ._dry_run import DryRunModel
-from ._executor import Executor
 
 
 def get_model(spec: str, *, cache_dir: str | Path | None = None, use_cache: bool | None = None,

@@ -9,7 +9,7 @@ offsets and stable hashes; ``fold``, ``tokenize``: its table and one-pass kernel
 (the corpus streamed), ``partial`` (per-shard results that merge), ``metrics`` (``parts`` and the
 published rules: GPT-3, PaLM, Llama 2, ConTAM, Deng et al.'s retrieval), ``result`` (flags),
 ``corpus`` (streamed readers), ``index`` / ``index_parts`` / ``index_run`` (the BM25 engine),
-``resume`` (``--state``), ``remote`` (Ray), ``run`` (the driver), ``rules`` (each rule's wording),
+``resume`` (the shards on an executor, ``--state``), ``run`` (the driver), ``rules`` (each rule's wording),
 ``planting`` / ``background`` / ``janitor`` / ``controlled`` (``benchchecker eval overlap``).
 
 The face is what a user calls: the driver and its records, the items, the corpus listing, the
@@ -35,7 +35,7 @@ from ._rules import DEFAULT_RULE, RULE_TEXT, RULES, rules_help
 
 if TYPE_CHECKING:
     from ._audit import OverlapAudit
-    from ._controlled import EVAL_DEMO, EVAL_FULL, EVAL_QUICK, format_table, run_overlap_eval
+    from ._controlled import EVAL_DEMO, EVAL_FULL, EVAL_QUICK, format_overlap_eval, run_overlap_eval
     from ._metrics import DEFAULT_METRICS, Parts, get_metric, metric_names
     from ._normalize import token_hash, token_spans, tokens
     from ._partial import MatchLocation
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from ._table import build_table
 
 _LAZY = {
-    **dict.fromkeys(("EVAL_DEMO", "EVAL_FULL", "EVAL_QUICK", "format_table", "run_overlap_eval"),
+    **dict.fromkeys(("EVAL_DEMO", "EVAL_FULL", "EVAL_QUICK", "format_overlap_eval", "run_overlap_eval"),
                     "._controlled"),
     **dict.fromkeys(("DEFAULT_METRICS", "Parts", "get_metric", "metric_names"), "._metrics"),
     **dict.fromkeys(("token_hash", "token_spans", "tokens"), "._normalize"),
@@ -78,7 +78,7 @@ __all__ = [
     "bug_queries",
     "build_table",
     "corpus_shards",
-    "format_table",
+    "format_overlap_eval",
     "get_metric",
     "iter_documents",
     "load_overlap_items",

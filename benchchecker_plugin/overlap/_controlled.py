@@ -376,7 +376,7 @@ def run_overlap_eval(out_dir: Path | None, data_dir: Path, config: OverlapEvalCo
     return report
 
 
-def format_table(doc: Mapping[str, Any]) -> str:
+def format_overlap_eval(doc: Mapping[str, Any]) -> str:
     """Recall per form (and the clean items' false-positive rate) per metric, as printed text."""
     results = doc["results"]
     names = list(next(iter(results.values()))["metrics"])

@@ -16,12 +16,14 @@ first loads it in milliseconds.
 
 from __future__ import annotations
 
-import os
 import unicodedata
 import warnings
 from typing import NamedTuple
 
 import numpy as np
+
+from ..atomic import atomic_path
+from ..errors import InputError
 
 SEP, SAME, DROP, MAPPED = 0, 1, 2, 3
 FORMAT = 1

@@ -39,6 +39,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from ..errors import InputError
+from ..execution import file_identity
 from ._corpus import Shard, ShardError, iter_documents
 from ._items import OverlapItem
 from ._normalize import ngram_key, token_hash, tokens
@@ -67,11 +68,9 @@ def normalizer_fingerprint() -> str:
 
 def shard_record(shard: Shard) -> tuple[str, int, int, str]:
     """What an index remembers of a shard: resolved path, size, mtime (ns), content digest."""
-    from ._resume import shard_identity
-
     if shard.kind == "hf":
         return shard.name, 0, 0, ""
-    ident = shard_identity(shard.name) or [shard.size, 0, ""]
+    ident = file_identity(shard.name) or [shard.size, 0, ""]
     return str(Path(shard.name).resolve()), int(ident[0]), int(ident[1]), str(ident[2])  # type: ignore[call-overload]
 
 

@@ -20,23 +20,22 @@ filesystem); a partition whose task dies past its retries has its shards recorde
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from ..errors import InputError
+from ..execution import Executor, LocalExecutor
 from ._corpus import Shard
 from ._index import CorpusIndex, Hit, IndexManifest, SearchIndex, build_index, read_manifest, write_manifest
 from ._items import OverlapItem
 
 PARTS = "benchchecker-index-parts.json"
 PARTS_FORMAT = "benchchecker.overlap.index-parts/1"
-T = TypeVar("T")
-# runs ``fn(*args)`` for each args tuple, results in order (an exception instance for a lost task)
-MapFn = Callable[[Callable[..., Any], Sequence[tuple[Any, ...]]], list[Any]]
 
 
 def partition(shards: Sequence[Shard], parts: int) -> list[tuple[int, int]]:
@@ -80,30 +79,12 @@ class PartsManifest:
             tuple((str(s), str(w)) for s, w in raw.get("failed", ())), float(raw["seconds"])))
 
 
-def local_map(fn: Callable[..., T], args: Sequence[tuple[Any, ...]]) -> list[T]:
-    """One call after another in this process."""
-    return [fn(*a) for a in args]
+def _spread(fn: Callable[..., Any]) -> Callable[[tuple[Any, ...]], Any]:
+    return functools.partial(_call, fn)
 
 
-def ray_map(address: str | None = None, retries: int = 3) -> MapFn:
-    """A :data:`MapFn` running each call as a Ray task (one CPU) on the cluster at ``address``; a
-    task lost past its retries gives its exception in place of a result."""
-    def run(fn: Callable[..., Any], args: Sequence[tuple[Any, ...]]) -> list[Any]:
-        from ..models import RayExecutor
-
-        executor = RayExecutor(address, max_retries=retries)
-        executor.connect()
-        ray = executor.ray
-        task = ray.remote(fn).options(num_cpus=1, max_retries=retries, retry_exceptions=False)
-        refs = [task.remote(*a) for a in args]
-        out: list[Any] = []
-        for r in refs:
-            try:
-                out.append(ray.get(r))
-            except ray.exceptions.RayError as exc:
-                out.append(exc)
-        return out
-    return run
+def _call(fn: Callable[..., Any], args: tuple[Any, ...]) -> Any:
+    return fn(*args)
 
 
 def _build_part(shards: Sequence[Shard], folder: str, text_field: str, id_field: str) -> IndexManifest:
@@ -112,7 +93,7 @@ def _build_part(shards: Sequence[Shard], folder: str, text_field: str, id_field:
 
 def build_parted_index(shards: Sequence[Shard], index_dir: str | Path, parts: int, *,
                        text_field: str = "text", id_field: str = "id",
-                       map_fn: MapFn = local_map) -> PartsManifest:
+                       executor: Executor | None = None) -> PartsManifest:
     """Index ``shards`` into ``parts`` partitions under the new or empty ``index_dir``."""
     path = Path(index_dir)
     if path.is_dir() and any(path.iterdir()):
@@ -122,17 +103,17 @@ def build_parted_index(shards: Sequence[Shard], index_dir: str | Path, parts: in
     start = time.perf_counter()
     ranges = partition(shards, parts)
     folders = [f"part-{p:03d}" for p in range(len(ranges))]
-    got = map_fn(_build_part, [(list(shards[a:b]), str(path / f), text_field, id_field)
-                               for f, (a, b) in zip(folders, ranges)])
+    got = (executor or LocalExecutor()).map(
+        _spread(_build_part), [(list(shards[a:b]), str(path / f), text_field, id_field)
+                               for f, (a, b) in zip(folders, ranges)], desc=None, errors="raise")
     rows, failed = [], []
-    for f, (a, b), m in zip(folders, ranges, got):
-        if isinstance(m, BaseException):
-            why = str(m).strip().splitlines()
-            failed += [(s.name, f"{s.name}: partition {f} lost on the Ray cluster ({type(m).__name__}: "
-                                f"{why[0] if why else ''})") for s in shards[a:b]]
+    for f, (a, b), res in zip(folders, ranges, got):
+        if not res.ok or res.value is None:   # its task was lost on a cluster
+            failed += [(s.name, f"{s.name}: partition {f} lost on the Ray cluster ({res.error})")
+                       for s in shards[a:b]]
             rows.append((f, a, b, 0, 0))
         else:
-            rows.append((f, a, b, m.documents, m.passages))
+            rows.append((f, a, b, res.value.documents, res.value.passages))
     manifest = PartsManifest(tuple(rows), tuple(failed), round(time.perf_counter() - start, 3))
     manifest.write(path / PARTS)
     return manifest
@@ -152,9 +133,9 @@ class PartedIndex:
     """An opened partitioned index: :meth:`search` and :meth:`stats` as :class:`._index.CorpusIndex`."""
 
     def __init__(self, path: Path, manifest: PartsManifest, shards: Sequence[Shard], text_field: str,
-                 id_field: str, map_fn: MapFn) -> None:
+                 id_field: str, executor: Executor) -> None:
         self.path, self.manifest, self.shards = path, manifest, list(shards)
-        self.text_field, self.id_field, self.map_fn = text_field, id_field, map_fn
+        self.text_field, self.id_field, self.executor = text_field, id_field, executor
         failed = {s for s, _ in manifest.failed}   # shards of partitions lost on a cluster
         self.parts: list[CorpusIndex | None] = []
         ords, docs = _offsets(manifest, 4), _offsets(manifest, 3)
@@ -168,14 +149,14 @@ class PartedIndex:
 
     @classmethod
     def open(cls, index_dir: str | Path, shards: Sequence[Shard], *, text_field: str = "text",
-             id_field: str = "id", map_fn: MapFn = local_map) -> PartedIndex:
+             id_field: str = "id", executor: Executor | None = None) -> PartedIndex:
         path = Path(index_dir)
         manifest = PartsManifest.read(path)
         stop = manifest.parts[-1][2] if manifest.parts else 0
         if stop != len(shards):
             raise InputError(f"--index {path}: built from {stop} corpus shard(s), this --corpus gives "
                              f"{len(shards)}; rebuild it into a new folder")
-        return cls(path, manifest, shards, text_field, id_field, map_fn)
+        return cls(path, manifest, shards, text_field, id_field, executor or LocalExecutor())
 
     def search(self, items: Sequence[OverlapItem], k: int = 10, *, threads: int | None = None) -> list[list[Hit]]:
         """Each item's top ``k`` documents over every partition, best first (see the module)."""
@@ -183,15 +164,16 @@ class PartedIndex:
             raise InputError(f"--top-k must be >= 1, got {k}")
         texts = [i.text for i in items]
         live = [p for p, part in enumerate(self.parts) if part is not None]
-        answers = self.map_fn(_search_part, [(str(self.path / f), self.shards[a:b], texts, k, self.text_field,
-                                              self.id_field) for f, a, b, _, _ in (self.manifest.parts[p] for p in live)])
+        answers = self.executor.map(_spread(_search_part), [
+            (str(self.path / f), self.shards[a:b], texts, k, self.text_field, self.id_field)
+            for f, a, b, _, _ in (self.manifest.parts[p] for p in live)], desc=None, errors="raise")
         ords, docs = _offsets(self.manifest, 4), _offsets(self.manifest, 3)
         merged: list[list[Hit]] = [[] for _ in items]
-        for p, got in zip(live, answers):
-            if isinstance(got, BaseException):
+        for p, res in zip(live, answers):
+            if not res.ok or res.value is None:
                 raise InputError(f"--index {self.path}: searching partition {self.manifest.parts[p][0]} "
-                                 f"failed on the cluster ({type(got).__name__}: {got})")
-            for row, hits in zip(merged, got):
+                                 f"failed on the cluster ({res.error})")
+            for row, hits in zip(merged, res.value):
                 row.extend(Hit(h.score, h.ord + ords[p], h.shard, h.doc, h.doc_no + docs[p], h.start, p,
                                h.address) for h in hits)
         return [sorted(row, key=lambda h: (-h.score, h.ord))[:k] for row in merged]
@@ -218,8 +200,8 @@ class PartedIndex:
 
 
 def open_index(index_dir: str | Path, shards: Sequence[Shard], *, text_field: str = "text",
-               id_field: str = "id", map_fn: MapFn = local_map) -> SearchIndex:
+               id_field: str = "id", executor: Executor | None = None) -> SearchIndex:
     """The index in ``index_dir``: partitioned (:data:`PARTS`) or one (:mod:`._index`)."""
     if (Path(index_dir) / PARTS).is_file():
-        return PartedIndex.open(index_dir, shards, text_field=text_field, id_field=id_field, map_fn=map_fn)
+        return PartedIndex.open(index_dir, shards, text_field=text_field, id_field=id_field, executor=executor)
     return CorpusIndex.open(index_dir, shards, text_field=text_field, id_field=id_field)

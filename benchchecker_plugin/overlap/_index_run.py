@@ -21,7 +21,7 @@ import numpy as np
 from ._corpus import Shard
 from ._found import Found
 from ._index import MANIFEST, Hit, SearchIndex, build_index
-from ._index_parts import PARTS, build_parted_index, local_map, open_index, ray_map
+from ._index_parts import PARTS, build_parted_index, open_index
 from ._metrics import Measure, Metric, Retrieval
 from ._result import OverlapResult, item_results
 from ._scan import BATCH_BYTES
@@ -74,9 +74,8 @@ def _ensure_index(shards: list[Shard], corpus: OverlapCorpus, run: OverlapRun,
     if (index_dir / MANIFEST).is_file() or (index_dir / PARTS).is_file():
         return
     if run.index_partitions > 1 or run.is_ray:
-        map_fn = ray_map(run.ray_address, run.ray_retries) if run.is_ray else local_map
         p = build_parted_index(shards, index_dir, run.index_partitions, text_field=corpus.text_field,
-                               id_field=corpus.id_field, map_fn=map_fn)
+                               id_field=corpus.id_field, executor=run.make_executor())
         if say is not None:
             say(f"indexed {sum(r[3] for r in p.parts)} documents ({sum(r[4] for r in p.parts)} "
                 f"passages) in {len(p.parts)} partition(s) in {p.seconds:.1f} s -> {index_dir}")
@@ -95,9 +94,8 @@ def index_results(table: BenchmarkTable, shards: list[Shard], corpus: OverlapCor
     """Every metric on every item of ``table`` from the index (see the module)."""
     _ensure_index(shards, corpus, run, say, on_bytes)
     start = time.perf_counter()
-    map_fn = ray_map(run.ray_address, run.ray_retries) if run.is_ray else local_map
     index = open_index(Path(str(run.index_dir)), shards, text_field=corpus.text_field,
-                       id_field=corpus.id_field, map_fn=map_fn)
+                       id_field=corpus.id_field, executor=run.make_executor())
     hits = index.search(list(table.items), run.top_k, threads=threads)
     retrieval = [m for m in metrics if isinstance(m, Retrieval)]
     wanted: dict[int, list[tuple[int, int]]] = {}        # passage ord -> (item, rank)

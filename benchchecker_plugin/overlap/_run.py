@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
+from ..execution import Executor, make_executor
 from ..flags import ANY_MODEL
 from ._audit import OverlapAudit
 from ._corpus import CorpusShards, Shard, corpus_shards
@@ -89,20 +90,18 @@ class OverlapRun:
     def is_ray(self) -> bool:
         return self.executor == "ray"
 
+    def make_executor(self) -> Executor:
+        """Where the shards (or the index's partitions) run: this process, or a Ray cluster."""
+        return make_executor(self.executor, ray_address=self.ray_address, ray_retries=self.ray_retries)
+
 
 def _scan(table: BenchmarkTable, shards: list[Shard], corpus: OverlapCorpus, run: OverlapRun,
           on_bytes: Callable[[int], None] | None) -> tuple[ScanPartial, list[ScanPartial]]:
     from ._resume import scan_shards
 
-    runner = None
-    if run.is_ray:
-        from ._remote import ray_runner
-
-        runner = ray_runner(run.ray_address, run.ray_retries, text_field=corpus.text_field,
-                            id_field=corpus.id_field, on_bytes=on_bytes)
     size = {s.name: s.size for s in shards}
     return scan_shards(table, shards, text_field=corpus.text_field, id_field=corpus.id_field,
-                       state=run.state, runner=runner,
+                       state=run.state, executor=run.make_executor(),
                        on_resumed=(lambda p: on_bytes(sum(size.get(n, 0) for n in p.shards)))
                        if on_bytes else None, on_bytes=on_bytes)
 

@@ -19,7 +19,7 @@ from ._fixes import (
     holds_line,
     unapplies,
 )
-from ._git import BlobReader, apply_diff, export_tree, git, is_shallow, resolve_commit
+from ._git import BlobReader, apply_diff, export_tree, git, is_shallow, refs_state, resolve_commit
 from ._index import PackageIndex, ReleaseFile, SimpleIndex
 from ._language import EXTENSIONS, detect_language
 from ._release_plan import plan_releases
@@ -71,6 +71,7 @@ __all__ = [
     "is_release_repo",
     "is_shallow",
     "plan_releases",
+    "refs_state",
     "releases_dir_name",
     "repo_dir_name",
     "resolve_commit",

@@ -8,7 +8,9 @@ repository (:class:`BlobReader`), which is what makes reading thousands of files
 
 from __future__ import annotations
 
+import hashlib
 import os
+import stat
 import subprocess
 import tempfile
 import threading
@@ -65,6 +67,33 @@ def toplevel(repo: str | os.PathLike[str]) -> Path:
 def is_shallow(repo: str | os.PathLike[str]) -> bool:
     """Whether ``repo`` is a shallow clone (its history before the graft is missing)."""
     return git(repo, ["rev-parse", "--is-shallow-repository"]).strip() == b"true"
+
+
+def refs_state(repo: str | os.PathLike[str]) -> str | None:
+    """A digest of where the refs of the clone at ``repo`` point (``HEAD``, ``packed-refs`` and every
+    loose ref), read from its files without running git: a fetch that moves a ref changes it.
+    ``None`` for a folder without a ``.git`` folder (a linked worktree, a bare or absent
+    repository), one whose ``HEAD`` is missing, or a ref that is not a regular file (never opened:
+    a FIFO would block)."""
+    gitdir = Path(repo) / ".git"
+    if not gitdir.is_dir():
+        return None
+    h = hashlib.sha256()
+    try:
+        refs = sorted(p for p in (gitdir / "refs").rglob("*") if not p.is_dir())
+        for path in [gitdir / "HEAD", gitdir / "packed-refs", *refs]:
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                if path.name == "HEAD":
+                    return None
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            h.update(path.relative_to(gitdir).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    except OSError:
+        return None
+    return h.hexdigest()
 
 
 def resolve_commit(repo: str | os.PathLike[str], rev: str) -> str:

@@ -13,7 +13,7 @@ folder, which needs nothing but the bundle.
 from ._boards import BoardSource
 from ._bundle import BUNDLE_FILES, PAGE_FILES, Bundle, read_bundle, repo_of, submission_verdict, write_bundle
 from ._config import RepublishConfig
-from ._facts import VERIFIED_FLOOR_BASIS, BuildFacts
+from ._facts import BuildFacts
 from ._paper import verdict_against
 from ._rebuild import rebuild
 from ._republish import make_bundle, republish
@@ -25,7 +25,6 @@ __all__ = [
     "Bundle",
     "PAGE_FILES",
     "RepublishConfig",
-    "VERIFIED_FLOOR_BASIS",
     "make_bundle",
     "read_bundle",
     "rebuild",

@@ -23,7 +23,8 @@ with a map, a submission it does not name is not scored); ``cutoffs``: the model
 
     The verdicts come from exactly one of: ``repos_dir`` (Stage II on clones, with
     ``releases_dir``, ``lag_margin``, ``stage2_cache``, ``cached_only``, ``extra_dates``,
-    ``own_fix``, ``similarity``; ``fetch`` clones the missing first), ``flags`` (Stage II flags made before), or
+    ``own_fix``, ``similarity``, ``state``: Stage II's tasks kept as they finish, so that a killed
+    run resumes; ``fetch`` clones the missing first), ``flags`` (Stage II flags made before), or
     ``from_bundle`` (an earlier bundle's verdicts; ``release_repos`` read from release sdists).
     ``repos`` / ``submissions`` restrict the run (the page says so). The rest: the rescoring
     options, the MDE simulation, the plausible-interval floor of submissions without a published
@@ -42,6 +43,7 @@ with a map, a submission it does not name is not scored); ``cutoffs``: the model
     extra_dates: tuple[str, ...] = ()
     own_fix: bool = True
     similarity: str = "difflib+minilm"
+    state: Path | None = None
     fetch: bool = False
     fetch_source: str | None = None
     flags: Path | None = None
@@ -75,6 +77,8 @@ with a map, a submission it does not name is not scored); ``cutoffs``: the model
             raise InputError("--release-repos goes with --from-bundle")
         if self.fetch and self.repos_dir is None:
             raise InputError("--fetch clones into --repos-dir: give it")
+        if self.state is not None and self.repos_dir is None:
+            raise InputError("--state keeps Stage II's work on the clones: it goes with --repos-dir")
         for name in ("resamples", "mde_sims", "mde_resamples", "min_clean", "min_resolved_clean"):
             if getattr(self, name) < 0:
                 raise InputError(f"{name.replace('_', '-')} must be >= 0, got {getattr(self, name)}")

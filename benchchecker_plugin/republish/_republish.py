@@ -92,7 +92,8 @@ def _verdicts(config: RepublishConfig, chosen: Sequence[str], records: Mapping[s
                          + ("" if held else " (and no instance records: give --instances)"))
     assert config.repos_dir is not None
     plan = StageTwoPlan(config.repos_dir, config.releases_dir, config.lag_margin, config.stage2_cache,
-                        config.cached_only, config.extra_dates, config.own_fix, config.similarity)
+                        config.cached_only, config.extra_dates, config.own_fix, config.similarity,
+                        config.state)
     say(f"{len(covered)}/{len(chosen)} instances covered; verdicts at {len(cutoffs)} model cutoffs ...")
     got = from_stage2(covered, plan, cutoffs, moved, say)
     got.covered = {r.instance_id for r in covered} - {i for i in chosen if repo_of(i) in got.unfinished}

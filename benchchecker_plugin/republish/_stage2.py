@@ -6,7 +6,9 @@ With a cache folder the flags are kept per (instance, cutoff instant) in
 ``DIR/owner__name.at.jsonl``: the pairs found there are read, the missing ones computed
 (``run_stage2(pairs=...)``) and appended as soon as the repository is done, so a new cutoff costs
 only its own pairs. With ``cached_only`` nothing is computed: a repository missing any pair is
-returned as unfinished.
+returned as unfinished. With a state folder (``--state``) a repository's pairs are computed in
+tasks kept as each finishes (``run_stage2(state=...)``): a run killed inside a repository resumes
+there.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from ..stage2 import OwnFix, PresenceConfig, locate, own_fix_snapshot, pr_dates,
 class StageTwoPlan:
     """How Stage II runs: the clones (``repos_dir``), the release snapshots, the lag margin, the
     cache, the extra dates, whether each instance is read at its own fix snapshot, the line
-    similarity."""
+    similarity, the state folder."""
 
     repos_dir: Path
     releases_dir: Path | None = None
@@ -40,6 +42,7 @@ class StageTwoPlan:
     extra_dates: tuple[str, ...] = ()
     own_fix: bool = True
     similarity: str = PresenceConfig.similarity
+    state: Path | None = None
 
     def config(self) -> PresenceConfig:
         return PresenceConfig(releases_dir=self.releases_dir, lag_margin_days=self.lag_margin,
@@ -60,6 +63,7 @@ class StageTwoRun:
     read: int = 0
     took: float = 0.0
     snapshots: int = 0
+    resumed: int = 0
 
 
 def at(when: datetime) -> str:
@@ -139,9 +143,10 @@ def _repository(repo: str, insts: Sequence[BugInstance], plan: StageTwoPlan,
     if missing:
         t0 = time.perf_counter()
         got = run_stage2(insts, plan.repos_dir, {m: w for (_, m), w in want.items()}, config=config,
-                         pairs=missing)
+                         pairs=missing, state=plan.state)
         run.took += time.perf_counter() - t0
         run.snapshots += got.snapshots
+        run.resumed += got.resumed
         run.computed += len(missing)
         have.update({(f.instance_id, f.model): f for f in got.flags})
         say(f"stage II {repo}: {len(missing)} (instance, cutoff) pairs in "
@@ -178,5 +183,5 @@ def run_plan(covered: Sequence[BugInstance], plan: StageTwoPlan, cutoffs: Mappin
             + (f", {len(extra)} extra dates" if extra else "") + (", and each at its own fix snapshot"
             if plan.own_fix else "") + f"); {run.computed} (instance, cutoff) pairs computed in this run "
             f"({run.took / 60:.1f} min, {run.snapshots} distinct snapshots), {run.read} read from the "
-            "Stage II cache")
+            "Stage II cache" + (f", {run.resumed} task(s) taken from --state" if plan.state else ""))
     return run, line

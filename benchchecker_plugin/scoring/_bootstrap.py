@@ -24,8 +24,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..rescore_options import DEFAULT_N_BOOT, DEFAULT_SEED
-from . import _kernels
-from ._roc import UndefinedMetricWarning, as_labels, degenerate, prepare_scores
+from ._roc import UndefinedMetricWarning, as_labels, degenerate, kernels, prepare_scores
 
 METRIC_NAMES = ("auc", "tpr_at_fpr", "tpr", "fpr", "precision")
 
@@ -112,8 +111,8 @@ def detection_metrics(y_true: Any, y_score: Any, *, flags: Any = None, fpr: floa
     if why:
         warnings.warn(f"detection metrics are undefined ({why}); returning nan",
                       UndefinedMetricWarning, stacklevel=2)
-    point = _kernels.metrics(prep.ends, prep.y, prep.w, flag_sorted, float(fpr))
-    boots = _kernels.bootstrap_metrics(prep.ends, prep.y, prep.w, flag_sorted, float(fpr),
+    point = kernels().metrics(prep.ends, prep.y, prep.w, flag_sorted, float(fpr))
+    boots = kernels().bootstrap_metrics(prep.ends, prep.y, prep.w, flag_sorted, float(fpr),
                                        int(n_boot), seed_key(seed))
     low, high = percentile_interval(boots, ci, axis=0)
     undefined = np.isnan(boots).sum(axis=0)

@@ -1,7 +1,8 @@
 """ROC curve, AUC, TPR at a fixed FPR, and rates at a decision threshold, equal to scikit-learn.
 
 Each public function validates its input, then runs a numba kernel of :mod:`._kernels` on
-contiguous arrays. Results equal ``sklearn.metrics`` to ~1e-12 (ties and sample weights included;
+contiguous arrays (imported on first use, :func:`kernels`: importing the scoring face loads no
+numba). Results equal ``sklearn.metrics`` to ~1e-12 (ties and sample weights included;
 samples of weight zero are dropped first, as scikit-learn does). Degenerate input (a single class,
 an empty sample) gives ``nan`` and an :class:`UndefinedMetricWarning`, never a made-up value.
 """
@@ -10,12 +11,21 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import InputError
-from . import _kernels
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+
+def kernels() -> ModuleType:
+    """The numba kernels (:mod:`._kernels`), imported on first use."""
+    from . import _kernels
+
+    return _kernels
 
 
 class UndefinedMetricWarning(UserWarning):
@@ -110,18 +120,18 @@ def prepare_scores(y_true: Any, y_score: Any, sample_weight: Any = None, extra: 
         if not keep.all():
             y, s, w = y[keep], s[keep], w[keep]
             extra = None if extra is None else np.asarray(extra)[keep]
-    keys = _kernels.desc_keys(s)
+    keys = kernels().desc_keys(s)
     order = None
     if extra is None and not need_order:
-        sorted_keys, signed = _kernels.radix_sort(keys, np.where(y == 1, w, -w))
+        sorted_keys, signed = kernels().radix_sort(keys, np.where(y == 1, w, -w))
         ys = (signed > 0).view(np.uint8)
         ws = np.abs(signed)
     else:
-        sorted_keys, order = _kernels.radix_sort(keys, np.arange(y.size))
+        sorted_keys, order = kernels().radix_sort(keys, np.arange(y.size))
         ys = np.ascontiguousarray(y[order])
         ws = np.ascontiguousarray(w[order])
         extra = None if extra is None else np.ascontiguousarray(np.asarray(extra)[order])
-    ends = _kernels.group_ends(sorted_keys) if y.size else np.empty(0, np.int64)
+    ends = kernels().group_ends(sorted_keys) if y.size else np.empty(0, np.int64)
     pos = float(ws[ys == 1].sum())
     prep = _Prepared(order=order, ends=ends, keys=sorted_keys, y=ys, w=ws, n_pos=pos,
                      n_neg=float(ws.sum()) - pos)
@@ -170,13 +180,13 @@ def roc_curve(y_true: Any, y_score: Any, *, sample_weight: Any = None,
         pos, neg = _split_sorted(y_true, y_score)
         if pos.size + neg.size == 0:
             return _empty_curve()
-        thresholds, fps, tps = _kernels.merge_curve(pos, neg)
+        thresholds, fps, tps = kernels().merge_curve(pos, neg)
     else:
         prep, _ = prepare_scores(y_true, y_score, sample_weight)
         if prep.y.size == 0:
             return _empty_curve()
-        fps, tps = _kernels.clf_curve(prep.ends, prep.y, prep.w)
-        thresholds = _kernels.keys_to_scores(prep.keys[prep.ends - 1])
+        fps, tps = kernels().clf_curve(prep.ends, prep.y, prep.w)
+        thresholds = kernels().keys_to_scores(prep.keys[prep.ends - 1])
     if drop_intermediate and fps.size > 2:
         keep = np.where(np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True])[0]
         fps, tps, thresholds = fps[keep], tps[keep], thresholds[keep]
@@ -208,14 +218,14 @@ def roc_auc_score(y_true: Any, y_score: Any, *, sample_weight: Any = None) -> fl
         if why:
             _warn(f"AUC is undefined ({why}); returning nan")
             return float("nan")
-        return float(_kernels.merge_auc(pos, neg) / (float(pos.size) * float(neg.size)))
+        return float(kernels().merge_auc(pos, neg) / (float(pos.size) * float(neg.size)))
     prep, _ = prepare_scores(y_true, y_score, sample_weight)
     why = degenerate(prep)
     if why:
         _warn(f"AUC is undefined ({why}); returning nan")
         return float("nan")
     flags = np.zeros(prep.y.size, np.uint8)
-    return float(_kernels.metrics(prep.ends, prep.y, prep.w, flags, 0.0)[0])
+    return float(kernels().metrics(prep.ends, prep.y, prep.w, flags, 0.0)[0])
 
 
 def tpr_at_fpr(y_true: Any, y_score: Any, fpr: float = 0.05, *, sample_weight: Any = None) -> float:
@@ -232,7 +242,7 @@ def tpr_at_fpr(y_true: Any, y_score: Any, fpr: float = 0.05, *, sample_weight: A
         _warn(f"TPR at FPR={fpr} is undefined ({why}); returning nan")
         return float("nan")
     flags = np.zeros(prep.y.size, np.uint8)
-    return float(_kernels.metrics(prep.ends, prep.y, prep.w, flags, float(fpr))[1])
+    return float(kernels().metrics(prep.ends, prep.y, prep.w, flags, float(fpr))[1])
 
 
 def rates_at_threshold(y_true: Any, y_score: Any = None, *, threshold: float | None = None,

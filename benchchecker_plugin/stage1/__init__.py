@@ -22,7 +22,6 @@ from ._graded import (
                        graded_score,
 )
 from ._presence import (
-                       METHOD,
                        MiningConfig,
                        PresenceResult,
                        build_queries,
@@ -60,7 +59,6 @@ __all__ = [
     "GradedQuery",
     "GradedResult",
     "LANGUAGE_EXTENSIONS",
-    "METHOD",
     "MiningConfig",
     "PresenceResult",
     "ProbeResult",

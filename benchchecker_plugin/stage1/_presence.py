@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import InputError
-from ..flags import ContaminationFlag
-from ..models import Executor, LogprobModel, TextModel
+from ..execution import Executor
+from ..flags import STAGE1_METHOD, ContaminationFlag
+from ..models import LogprobModel, TextModel
 from ._entropy import score_entropy
 from ._probe import ProbeResult, probe
 from ._queries import Query, instantiate_queries, select_queries
@@ -18,7 +19,6 @@ from ._sources import SourceFile, read_sources
 from ._test import DEFAULT_P0, TestResult, presence_test
 from .mining import extract_template, find_clones, find_cooccurrences, find_near_duplicates
 
-METHOD = "benchchecker.stage1"
 _MAX_SCORE = 300.0  # -log10 of the smallest double is ~308; keep flags finite
 
 
@@ -160,6 +160,6 @@ def presence_flags(result: PresenceResult, *, instances: Sequence[tuple[str, str
     }
     p = None if math.isnan(t.p_value) else t.p_value
     keys = list(instances) if instances else [("repo", result.repo)]
-    return [ContaminationFlag(benchmark=b, instance_id=i, model=model or result.model, method=METHOD,
+    return [ContaminationFlag(benchmark=b, instance_id=i, model=model or result.model, method=STAGE1_METHOD,
                               contaminated=t.contaminated, score=result.score, p_value=p,
                               evidence=evidence) for b, i in keys]

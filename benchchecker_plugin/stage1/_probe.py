@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..errors import InputError
-from ..models import Completion, Executor, GenerationParams, LocalExecutor, TextModel
+from ..execution import Executor, LocalExecutor
+from ..models import Completion, GenerationParams, TextModel
 from ._queries import Query, is_hit
 
 

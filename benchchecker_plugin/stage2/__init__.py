@@ -11,10 +11,9 @@ by :mod:`benchchecker_plugin.testrun`); :mod:`._judge` judges one instance again
 The test runners live in :mod:`benchchecker_plugin.testrun`.
 """
 
-from ._base_read import BaseRead, read_base
-from ._config import METHOD, PresenceConfig
+from ._config import PresenceConfig
 from ._decide import DEFAULT_THRESHOLD, BlockResult, Category, PresenceVerdict, decide
-from ._engine import GridRun, run_stage2
+from ._engine import run_stage2
 from ._languages import LanguageSpec, get_language, language_names, register_language
 from ._localize import LineMatch, Location, SnapshotIndex, align, localize
 from ._normalize import LogicalLine, ParsedSource, Scope, normalize_code, parse_source
@@ -32,10 +31,10 @@ from ._sources import locate
 from ._splice import SpliceError, modified_patch
 from ._summary import summary_line
 from ._synthetic import build_history
+from ._units import GridRun
 from ._why_clean import CleanKind, why_clean
 
 __all__ = [
-    "BaseRead",
     "BlockResult",
     "Category",
     "CleanKind",
@@ -48,7 +47,6 @@ __all__ = [
     "LineMatch",
     "Location",
     "LogicalLine",
-    "METHOD",
     "OwnFix",
     "ParsedSource",
     "PatchBlock",
@@ -73,7 +71,6 @@ __all__ = [
     "parse_patch",
     "parse_source",
     "pr_dates",
-    "read_base",
     "register_language",
     "run_stage2",
     "summary_line",

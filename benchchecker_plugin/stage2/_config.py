@@ -1,4 +1,4 @@
-"""What a Stage II run is configured by (:class:`PresenceConfig`) and the method its flags carry."""
+"""What a Stage II run is configured by (:class:`PresenceConfig`)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from typing import Any
 from ..testrun import TestRunner
 from ._decide import DEFAULT_THRESHOLD
 from ._similarity import Similarity, get_similarity
-
-METHOD = "benchchecker.stage2"
 
 
 @dataclass(frozen=True)

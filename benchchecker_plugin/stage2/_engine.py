@@ -42,9 +42,9 @@ from typing import Any
 
 from ..cutoff import CutoffPeriod, parse_cutoff
 from ..errors import InputError, RepositoryError
+from ..execution import Executor, ItemResult, Keeper, LocalExecutor, StateStore, call_item, run_resumable
 from ..flags import ContaminationFlag
 from ..instances import BugInstance
-from ..models import Executor, ItemResult, LocalExecutor, call_item
 from ..progress import OneBar, current_bar, one_bar
 from ..repos import Snapshot
 from ._caches import SharedIndex
@@ -52,25 +52,10 @@ from ._config import PresenceConfig
 from ._judge import named, to_flag
 from ._repository import Repository
 from ._sources import SNAPSHOT_SOURCES, locate, snapshot_at
+from ._units import STATE_TASK_SIZE, GridRun, read_run, task_key, write_run
 
 Cutoffs = Mapping[str, "str | date | datetime | CutoffPeriod"]
 _REUSE_KEYS = ("blocks_reused", "alignments_reused")
-
-
-@dataclass(frozen=True)
-class GridRun:
-    """The flags of a run and what was shared: ``snapshots`` distinct (repository, commit)
-    pairs, each indexed once; per (instance, distinct commit) and block: ``blocks_computed``
-    located and aligned, ``blocks_reused`` taken whole from another commit where the block's file
-    was the same blob, ``alignments_reused`` located again at the same location as at another
-    commit, so not aligned again."""
-
-    flags: tuple[ContaminationFlag, ...]
-    models: int
-    snapshots: int
-    blocks_computed: int
-    blocks_reused: int
-    alignments_reused: int
 
 
 def _cutoff_when(model: str, cutoff: Any) -> datetime:
@@ -255,7 +240,8 @@ def group_tasks(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[s
 def run_stage2(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[str], cutoffs: Cutoffs, *,
                config: PresenceConfig | None = None, executor: Executor | None = None, workers: int = 1,
                pairs: Collection[tuple[str, str]] | None = None, instances_per_task: int | None = None,
-               desc: str | None = None, reuse_counts: bool = True) -> GridRun:
+               desc: str | None = None, reuse_counts: bool = True,
+               state: str | os.PathLike[str] | None = None) -> GridRun:
     """Stage II flags for every (instance, model) of ``cutoffs`` (model -> cutoff: a published
     period, a date, a datetime or an ISO datetime, each read once here) and what was shared;
     failures are flags with ``evidence.error``. Flags come by instance, then by model in the
@@ -263,7 +249,9 @@ def run_stage2(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[st
     threads the instances of a task. With ``pairs`` ((instance id, model) pairs) only those
     flags are computed and returned, each equal to a full run's. ``desc`` names the progress
     bar; ``reuse_counts=False`` leaves the reuse counts out of ``evidence.timings_s`` (one
-    cutoff has nothing to reuse)."""
+    cutoff has nothing to reuse). ``state``: a folder keeping each finished task
+    (:mod:`._units`), taken from there by a rerun instead of computed again; with it, a task holds
+    at most :data:`~._units.STATE_TASK_SIZE` instances unless ``instances_per_task`` says."""
     if not cutoffs:
         raise InputError("no models: the cutoffs mapping is empty")
     whens = {m: _cutoff_when(m, c) for m, c in cutoffs.items()}
@@ -277,17 +265,42 @@ def run_stage2(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[st
         raise InputError(f"snapshot source {config.snapshot_source!r}: expected one of "
                          f"{', '.join(SNAPSHOT_SOURCES)}")
     instances = list(instances)
+    if state is not None and instances_per_task is None:
+        instances_per_task = STATE_TASK_SIZE
     tasks = group_tasks(instances, repos_dir, whens, config, instances_per_task, pairs=chosen,
                         workers=workers, reuse_counts=reuse_counts)
     wanted = _wanted(instances, whens, chosen)
     total = sum(map(len, wanted))
+    runs: list[ItemResult[GridRun] | None] = [None] * len(tasks)
+    resumed = 0
     with one_bar(desc=desc or _desc(instances, wanted), total=total) as bar:  # one bar for the run
         bar.weight = total // max(len(tasks), 1)   # per task run elsewhere (one here counts itself)
-        runs = (executor or LocalExecutor()).map(_run, tasks, desc="patch presence")
+        for res, taken in run_resumable(executor or LocalExecutor(), _run, tasks, _keeper(state),
+                                        desc="patch presence"):
+            runs[res.index] = res
+            if taken:
+                resumed += 1
+                bar.advance(sum(map(len, _wanted(tasks[res.index].instances, whens, chosen))))
+    return _gather(instances, tasks, runs, whens, resumed)
+
+
+def _keeper(state: str | os.PathLike[str] | None) -> Keeper[GridTask, GridRun] | None:
+    if state is None:
+        return None
+    return Keeper(StateStore(state), lambda t: task_key(t.repos_dir, t.instances, dict(t.whens), t.pairs,
+                                                        t.config, t.reuse_counts),
+                  write_run, read_run, name=lambda t: f"{t.repo} ({len(t.instances)} instances)", work="the Stage II flags of",
+                  kept="the tasks kept before are whole")
+
+
+def _gather(instances: Sequence[BugInstance], tasks: Sequence[GridTask],
+            runs: Sequence[ItemResult[GridRun] | None], whens: Mapping[str, datetime], resumed: int) -> GridRun:
+    """The run's flags by instance, then model, from its tasks' runs (a failed task's instances
+    get a flag naming the failure), and the counts summed."""
     per: list[Sequence[ContaminationFlag]] = [()] * len(instances)
     snapshots = computed = reused = realigned = 0
     for task, res in zip(tasks, runs, strict=True):
-        if res.ok and res.value is not None:
+        if res is not None and res.ok and res.value is not None:
             run = res.value
             snapshots += run.snapshots
             computed += run.blocks_computed
@@ -297,7 +310,9 @@ def run_stage2(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[st
             for i, inst in zip(task.indices, task.instances):
                 per[i] = [next(got) for _ in task.models_of(inst, whens)]
         else:   # the task failed as a whole: its worker could not see the repositories, or died
-            failed: ItemResult = ItemResult(0, error=res.error or "the task returned nothing")
+            error = (res.error if res is not None else None) or "the task returned nothing"
+            failed: ItemResult = ItemResult(0, error=error)
             for i, inst in zip(task.indices, task.instances):
                 per[i] = [to_flag(inst, m, failed, whens[m]) for m in task.models_of(inst, whens)]
-    return GridRun(tuple(f for flags in per for f in flags), len(whens), snapshots, computed, reused, realigned)
+    return GridRun(tuple(f for flags in per for f in flags), len(whens), snapshots, computed, reused,
+                   realigned, resumed)

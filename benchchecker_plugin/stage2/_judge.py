@@ -12,12 +12,12 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from ..errors import BenchcheckerError
-from ..flags import ContaminationFlag
+from ..execution import ItemResult
+from ..flags import STAGE2_METHOD, ContaminationFlag
 from ..instances import BugInstance
-from ..models import ItemResult
 from ..repos import Snapshot
 from ..testrun import VerifyOutcome
-from ._config import METHOD, PresenceConfig
+from ._config import PresenceConfig
 from ._decide import BlockResult, Category, PresenceVerdict, block_result, decide
 from ._localize import Location, align
 from ._normalize import ParsedSource
@@ -166,8 +166,8 @@ def to_flag(inst: BugInstance, model: str, res: ItemResult, when: datetime) -> C
     """The flag of one (instance, model) from its outcome; a failure keeps its error and cutoff."""
     if res.ok and res.value is not None:
         got: PresenceVerdict = res.value
-        return ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD, got.contaminated,
+        return ContaminationFlag(inst.benchmark, inst.instance_id, model, STAGE2_METHOD, got.contaminated,
                                  float(got.score), evidence=got.evidence)
-    return ContaminationFlag(inst.benchmark, inst.instance_id, model, METHOD, None, 0.0,
+    return ContaminationFlag(inst.benchmark, inst.instance_id, model, STAGE2_METHOD, None, 0.0,
                              evidence={"category": Category.ERROR.value, "error": res.error,
                                        "cutoff": when.isoformat()})

@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import BenchcheckerError
+from ..execution import ItemResult
 from ..instances import BugInstance
-from ..models import ItemResult
 from ..repos import Snapshot
 from ..testrun import VerifyOutcome
 from ._base_read import read_base

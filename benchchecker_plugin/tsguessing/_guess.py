@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import InputError
+from ..execution import LocalExecutor
 from ..flags import ContaminationFlag
-from ..models import Completion, GenerationParams, LocalExecutor, TextModel
+from ..models import Completion, GenerationParams, TextModel
 from ..progress import model_label
 from ._data import BenchmarkItem
 from ._filters import DropReason

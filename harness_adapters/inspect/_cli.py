@@ -42,8 +42,8 @@ from benchchecker_plugin.cli import LazyGroup
 from benchchecker_plugin.errors import ExecutionError, InputError
 
 from ..common import (
+    FilterMode,
     FilterOptions,
-    Mode,
     Selection,
     click_options,
     echo,
@@ -146,7 +146,7 @@ def _plan(params: dict[str, Any], options: FilterOptions) -> None:
     # a bad flags file is reported before the (slower, and maybe failing) loading of the tasks
     loaded = load_flags(options.flags) if options.flags is not None else []
     tasks, hints = _load_samples(params)
-    if options.mode is not Mode.BOTH and len(tasks) != 1:
+    if options.mode is not FilterMode.BOTH and len(tasks) != 1:
         raise InputError(f"--contamination-mode {options.mode.value} filters one task at a time "
                          f"({len(tasks)} given)")
     model = params.get("model") or os.environ.get("INSPECT_EVAL_MODEL") or ""
@@ -162,7 +162,7 @@ def _plan(params: dict[str, Any], options: FilterOptions) -> None:
     selection = run_filter(options, hints=hints, model_candidates=model_candidates(model),
                            instance_ids=ids, known_ids=known, loaded=loaded)
     echo(selection.summary())
-    if options.mode is not Mode.BOTH:
+    if options.mode is not FilterMode.BOTH:
         chosen = set(selection.selected)
         params["sample_id"] = ",".join(sample_id_pattern(s.id) for s in samples
                                        if instance_id_of(s) in chosen)
@@ -340,7 +340,7 @@ def _run_detected(original: Any, params: dict[str, Any], options: FilterOptions,
                          f"left no probe: {dict(detection.dropped)})" if detection.method ==
                          "ts-guess" else "--contamination-detect overlap: no item to look for")
     selections = _select_detected(tasks, evaluated, detection, indexes, options, _run_model(params))
-    if options.mode is not Mode.BOTH:
+    if options.mode is not FilterMode.BOTH:
         if len(tasks) != 1 or detection.tasks[tasks[0].name] is None:
             raise InputError(f"--contamination-mode {options.mode.value} filters one task with a "
                              f"detector at a time ({', '.join(names)} given)")

@@ -43,7 +43,7 @@ from benchchecker_plugin.atomic import atomic_path
 from benchchecker_plugin.errors import ExecutionError
 from benchchecker_plugin.warnings_text import warnings_in_words
 
-from ..common import FilterOptions, Mode, Selection, flags_digest, load_flags, run_filter
+from ..common import FilterMode, FilterOptions, Selection, flags_digest, load_flags, run_filter
 from ..scores import GroupedScore, grouped_scores
 
 ENV_FLAGS = "BENCHCHECKER_FLAGS"
@@ -204,7 +204,7 @@ def annotate_log(location: str | os.PathLike[str], options: FilterOptions, *,
     # known_ids=(): the CLI checked the flags against the whole dataset; a log holds a subset.
     selection = run_filter(options, hints=hints, model_candidates=model_candidates(log.eval.model),
                            instance_ids=ids, known_ids=(), detected=more)
-    if options.mode is not Mode.BOTH:
+    if options.mode is not FilterMode.BOTH:
         other = [i for i, g in selection.groups.items() if g.value != options.mode.value]
         if other:
             raise ExecutionError(
@@ -234,7 +234,7 @@ def annotate_log(location: str | os.PathLike[str], options: FilterOptions, *,
         "mode": options.mode.value, "flags": [str(p) for p in used],
         "flags_sha256": flags_digest(used), "evaluated": len(selection.groups),
         "counts": selection.counts(),
-        "note": ("scores are of the " + ("full run" if options.mode is Mode.BOTH
+        "note": ("scores are of the " + ("full run" if options.mode is FilterMode.BOTH
                                          else f"{options.mode.value} subset only")
                  + "; grouped scores in results.metadata['benchchecker']")}}
     with atomic_path(path) as tmp:   # Inspect's writer needs a file name

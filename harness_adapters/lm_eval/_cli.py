@@ -38,8 +38,8 @@ from benchchecker_plugin.flags import write_flags
 
 from ..common import (
     FILTER_OPTIONS,
+    FilterMode,
     FilterOptions,
-    Mode,
     Selection,
     echo,
     echo_warnings,
@@ -327,7 +327,7 @@ def _mark_results(path: Path, options: FilterOptions, report: Mapping[str, Any],
     data["benchchecker"] = {
         "mode": options.mode.value,
         "note": ("scores are of the "
-                 + ("full run" if options.mode is Mode.BOTH else f"{options.mode.value} subset only")
+                 + ("full run" if options.mode is FilterMode.BOTH else f"{options.mode.value} subset only")
                  + f"; grouped scores in {ours.name}"),
         "flags": [str(p) for p in used if p is not None], "flags_sha256": flags_digest(used),
         "detect": "detection" in report,

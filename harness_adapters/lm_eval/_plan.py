@@ -17,7 +17,7 @@ from typing import Any
 
 from benchchecker_plugin.errors import InputError
 
-from ..common import FilterOptions, Mode, Selection, run_filter
+from ..common import FilterMode, FilterOptions, Selection, run_filter
 from ..detection import Detection
 
 
@@ -126,7 +126,7 @@ def plan_filtered_run(docs: Mapping[str, Sequence[Any]], indices: Mapping[str, S
     if on_selection is not None:
         for selection in selections.values():
             on_selection(selection)
-    if options.mode is Mode.BOTH:
+    if options.mode is FilterMode.BOTH:
         return FilteredRunPlan(task_benchmark, selections)
     subset: dict[str, tuple[int, ...]] = {}
     for t in docs:

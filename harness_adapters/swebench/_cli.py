@@ -33,7 +33,15 @@ import click
 
 from benchchecker_plugin.errors import ExecutionError, InputError
 
-from ..common import FILTER_OPTIONS, Mode, Selection, echo, echo_warnings, pop_filter_options, run_filter
+from ..common import (
+    FILTER_OPTIONS,
+    FilterMode,
+    Selection,
+    echo,
+    echo_warnings,
+    pop_filter_options,
+    run_filter,
+)
 from ..detection import timing_line
 from ..options import add_argparse_options
 from ._detect import DETECT_OPTION_HELP, DETECT_SWITCHES, DETECT_VALUED, DetectRequest, add_detect_arguments
@@ -197,7 +205,7 @@ def plan_run(argv: Sequence[str], *, detected: Sequence[ContaminationFlag] = (),
     run = inputs or read_run(ns)
     selection = run_filter(options, hints=[ns.dataset_name], model_candidates=[run.model],
                            instance_ids=run.ids, known_ids=run.known, detected=detected)
-    if options.mode is not Mode.BOTH:
+    if options.mode is not FilterMode.BOTH:
         harness = _strip(harness, {"-i", "--instance_ids"}, nargs_plus=True)
         harness += ["--instance_ids", *selection.selected]
     return RunPlan(tuple(harness), selection, run.model, ns)

@@ -15,7 +15,7 @@ from benchchecker_plugin.atomic import write_text_atomic
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.rescore_options import RescoreOptions, RescoreOverrides
 
-from ..common import FilterOptions, Mode, Selection, echo, echo_warnings, run_filter
+from ..common import FilterMode, FilterOptions, Selection, echo, echo_warnings, run_filter
 
 if TYPE_CHECKING:  # ..scores loads numba and pandas: imported where used, `--help` stays fast
     from ..scores import GroupedScore
@@ -131,7 +131,7 @@ def rescore(report: Path, flags_path: Path, tiers_path: str | None, instances_pa
         else:
             raise InputError(f"{report}: lists no submitted ids; give --instances or --tiers")
         hints = [benchmark] if benchmark else [str(report), run.format, str(tiers_path or "")]
-        options = FilterOptions(flags_path, Mode.BOTH, model)
+        options = FilterOptions(flags_path, FilterMode.BOTH, model)
         if not model and not run.models and not _has_any_model_flags(flags_path):
             raise InputError(f"{report}: the report does not name its model (a run report is "
                              "<model>.<run_id>.json); pass --contamination-model NAME")

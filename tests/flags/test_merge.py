@@ -11,8 +11,6 @@ from hypothesis import strategies as st
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import (
     ASSUME_REPO_SEEN_REASON,
-    STAGE1_METHOD,
-    STAGE2_METHOD,
     ContaminationFlag,
     Verdict,
     merge_flags,
@@ -154,13 +152,6 @@ def test_benchchecker_policy_truth_table(stage1, stage2, assume) -> None:
         assert "assumed" not in merged.evidence
     missing = [m for m, v in ((S1, stage1), (S2, stage2)) if v is MISSING and not (m == S1 and assume)]
     assert list(merged.evidence.get("missing", [])) == missing
-
-
-def test_benchchecker_method_names_match_the_stages() -> None:
-    from benchchecker_plugin.stage1 import METHOD as STAGE1
-    from benchchecker_plugin.stage2 import METHOD as STAGE2
-
-    assert (STAGE1_METHOD, STAGE2_METHOD) == (STAGE1, STAGE2)
 
 
 def test_assume_repo_seen_needs_the_benchchecker_policy() -> None:

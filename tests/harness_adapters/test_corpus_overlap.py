@@ -13,7 +13,7 @@ import pytest
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import read_flags, write_flags
-from harness_adapters.common import FilterOptions, Mode
+from harness_adapters.common import FilterMode, FilterOptions
 from harness_adapters.detection import DetectOptions
 from tests.helpers.mc_tasks import ARC, write_lm_eval_tasks
 
@@ -84,7 +84,7 @@ def test_lm_eval_overlap_on_the_evaluated_docs(tmp_path: Path) -> None:
     # the flags file round-trips through the versioned format, and groups the run
     flags = read_flags(write_flags(tmp_path / "f.jsonl", detection.flags))
     assert [f.to_dict() for f in flags] == [f.to_dict() for f in detection.flags]
-    options = FilterOptions(None, Mode.CONTAMINATED, detect=True)
+    options = FilterOptions(None, FilterMode.CONTAMINATED, detect=True)
     plan = plan_filtered_run(docs, indices, options, model_candidates=["hf/org/tiny"],
                              detection=detection)
     assert plan.samples == {"arc_local": (3,)}

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from benchchecker_plugin.errors import InputError
 from harness_adapters.common import (
     FILTER_OPTIONS,
+    FilterMode,
     FilterOptions,
-    Mode,
     add_argparse_options,
     click_options,
     pop_filter_options,
@@ -69,7 +69,7 @@ def test_click_and_argparse_read_the_same_values(argv: list[str], tmp_path) -> N
 
 def test_defaults_and_choices_come_from_the_one_declaration() -> None:
     options, detect = _via_argparse([])
-    assert options == FilterOptions(None) and options.mode is Mode.BOTH
+    assert options == FilterOptions(None) and options.mode is FilterMode.BOTH
     assert detect == DetectOptions()
     parser = argparse.ArgumentParser(prog="p")
     add_argparse_options(parser, FILTER_OPTIONS)

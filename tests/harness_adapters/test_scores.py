@@ -9,14 +9,14 @@ import pytest
 
 from benchchecker_plugin.flags import Verdict
 from benchchecker_plugin.scoring import MIN_CLEAN, MIN_RESOLVED_CLEAN, rescore
-from harness_adapters.common import Group, Mode, Selection
+from harness_adapters.common import FilterMode, Group, Selection
 from harness_adapters.scores import format_table, grouped_scores, pooled_scores, verdicts_of
 
 GROUPS = {"i0": Group.CLEAN, "i1": Group.CLEAN, "i2": Group.CLEAN, "i3": Group.CONTAMINATED,
           "i4": Group.CONTAMINATED, "i5": Group.UNDECIDED, "i6": Group.UNFLAGGED}
 
 
-def selection(mode: Mode = Mode.BOTH, groups=GROUPS) -> Selection:
+def selection(mode: FilterMode = FilterMode.BOTH, groups=GROUPS) -> Selection:
     return Selection("mmlu", "*", mode, dict(groups))
 
 
@@ -68,7 +68,7 @@ def test_graded_metric_is_a_mean_per_group() -> None:
 
 def test_single_group_mode_reports_only_that_group() -> None:
     groups = {"i0": Group.CLEAN, "i1": Group.CLEAN}
-    [s] = grouped_scores({"i0": 1.0, "i1": 0.0}, selection(Mode.CLEAN, groups), task="t",
+    [s] = grouped_scores({"i0": 1.0, "i1": 0.0}, selection(FilterMode.CLEAN, groups), task="t",
                          metric="acc", n_boot=0)
     assert s.clean == 0.5 and math.isnan(s.full) and math.isnan(s.relative_drop)
     assert s.to_dict()["full"] is None

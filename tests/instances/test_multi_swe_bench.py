@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 from benchchecker_plugin.errors import DataError, InputError
-from benchchecker_plugin.instances import FORMATS, is_multi_swe_bench, load_instances, load_multi_swe_bench
+from benchchecker_plugin.instances import (
+    INSTANCE_FORMATS,
+    is_multi_swe_bench,
+    load_instances,
+    load_multi_swe_bench_instances,
+)
 from tests.helpers import SHARED_DATA, needs_shared_data
 
 DATA = SHARED_DATA
@@ -52,7 +57,7 @@ def _write(path: Path, rows: list[dict]) -> Path:
 
 def test_record_becomes_a_bug_instance(tmp_path: Path) -> None:
     file = _write(tmp_path / "google__gson_dataset.jsonl", [_record()])
-    assert "multi-swe-bench" in FORMATS and is_multi_swe_bench(file)
+    assert "multi-swe-bench" in INSTANCE_FORMATS and is_multi_swe_bench(file)
     (inst,) = load_instances(file)  # auto-detected from the first record's fields
     assert inst.benchmark == "multi-swe-bench"
     assert (inst.instance_id, inst.repo) == ("google__gson-1787", "google/gson")
@@ -81,10 +86,10 @@ def test_id_built_when_absent_and_repeated_ids_refused(tmp_path: Path) -> None:
     row = _record(9)
     del row["instance_id"]
     file = _write(tmp_path / "a.jsonl", [row])
-    assert load_multi_swe_bench(file)[0].instance_id == "google__gson-9"
+    assert load_multi_swe_bench_instances(file)[0].instance_id == "google__gson-9"
     _write(tmp_path / "b.jsonl", [_record(9)])
     with pytest.raises(DataError, match=r"b\.jsonl:1: instance 'google__gson-9' repeats .*a\.jsonl:1"):
-        load_multi_swe_bench(tmp_path)
+        load_multi_swe_bench_instances(tmp_path)
 
 
 @pytest.mark.parametrize(("change", "missing"), [
@@ -100,15 +105,15 @@ def test_missing_fields_are_named(tmp_path: Path, change: dict, missing: str) ->
 def test_bad_inputs(tmp_path: Path) -> None:
     (tmp_path / "bad.jsonl").write_text("{not json\n", encoding="utf-8")
     with pytest.raises(DataError, match=r"bad\.jsonl:1: not valid JSON"):
-        load_multi_swe_bench(tmp_path / "bad.jsonl")
+        load_multi_swe_bench_instances(tmp_path / "bad.jsonl")
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no .jsonl files"):
-        load_multi_swe_bench(tmp_path / "empty")
+        load_multi_swe_bench_instances(tmp_path / "empty")
     with pytest.raises(InputError, match="not found"):
-        load_multi_swe_bench(tmp_path / "nope.jsonl")
+        load_multi_swe_bench_instances(tmp_path / "nope.jsonl")
     bad_tests = _write(tmp_path / "t" / "t.jsonl", [_record(f2p_tests="NewTest")])
     with pytest.raises(DataError, match="f2p_tests"):
-        load_multi_swe_bench(bad_tests)
+        load_multi_swe_bench_instances(bad_tests)
     swebench = _write(tmp_path / "s" / "swe.jsonl",
                       [{"instance_id": "a__b-1", "repo": "a/b", "base_commit": "c", "patch": FIX}])
     assert not is_multi_swe_bench(swebench) and load_instances(swebench)[0].benchmark == "swe-bench-verified"

@@ -181,3 +181,22 @@ def test_mmlu_probes_on_smollm2_equal_with_and_without_shared_prefixes(smollm2_m
     sampled = GenerationParams(max_tokens=8, temperature=1.0, seed=4)
     assert [[c.text for c in r] for r in shared.generate_samples(prompts[:4], sampled, 2)] == \
         [[c.text for c in r] for r in plain.generate_samples(prompts[:4], sampled, 2)]
+
+
+def test_shared_prefix_share_counts_the_tokens_read_once() -> None:
+    """``shared_prefix_share``: over prompts tokenised one token per character, the share of their
+    tokens that their groups' shared beginnings save (a 20-character head in three prompts: two of
+    them read it from the group: 40 of 73 tokens)."""
+    from benchchecker_plugin.models._decoding import BatchedDecoder
+    from benchchecker_plugin.models._prefix import MIN_SHARED_TOKENS
+
+    class Chars(BatchedDecoder):
+        def _prompt_ids(self, prompt: str, params: GenerationParams) -> list[int]:
+            return [ord(c) for c in prompt]
+
+    head = "h" * max(20, MIN_SHARED_TOKENS)
+    prompts = [head + "ab", "xyz", head + "c", head + "abd", "xyzw"]
+    total = sum(map(len, prompts))
+    got = Chars().shared_prefix_share(prompts, GenerationParams())
+    assert got == pytest.approx(2 * len(head) / total)
+    assert Chars().shared_prefix_share([], GenerationParams()) == 0.0

@@ -21,7 +21,8 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import ExecutionError
-from benchchecker_plugin.models import GenerationParams, ItemResult, LocalExecutor, get_model
+from benchchecker_plugin.execution import ItemResult, LocalExecutor
+from benchchecker_plugin.models import GenerationParams, get_model
 from benchchecker_plugin.models._remote import LocalSlots, ModelRecipe, RemoteModel, _SlotsActor
 from tests.helpers import comparable_flags
 

@@ -3,8 +3,9 @@
 "Not re-read" is shown, not assumed: after the first run the middle of each finished shard (all
 but the first and last 64 KiB the state key digests) is overwritten with garbage of the same size
 and modification time, which a rerun that scanned them would fail on.
-The kill is real in the slow test: the CLI blocks on a FIFO shard after finishing the others and
-is SIGKILLed.
+The kill is real in the slow test: the CLI, in a child process, finishes four shards and then
+waits, inside the scan of the fifth, on a FIFO the test never writes (the corpus listing refuses a
+FIFO shard itself, so the wait is planted in the child's scan of that shard); it is SIGKILLed there.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -22,9 +24,10 @@ import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
+from benchchecker_plugin.execution._store import SAMPLE
 from benchchecker_plugin.overlap import _scan as scan_mod
 from benchchecker_plugin.overlap import shards_of
-from benchchecker_plugin.overlap._resume import SAMPLE, ScanState, scan_shards
+from benchchecker_plugin.overlap._resume import ScanState, scan_shards
 from benchchecker_plugin.overlap._scan import scan_corpus
 from benchchecker_plugin.overlap._table import build_table
 from tests.overlap.test_partial import WORDS, _flags, _items
@@ -178,11 +181,12 @@ def test_killed_cli_scan_resumes_from_its_finished_shards(tmp_path: Path) -> Non
         deadline = time.monotonic() + 120
         while len(list(state.glob("*.npz"))) < 4 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
-        assert len(list(state.glob("*.npz"))) == 4, proc.stderr.read().decode() if proc.poll() is not None else ""
+        assert len(list(state.glob("*.npz"))) == 4 and proc.poll() is None, \
+            proc.stderr.read().decode() if proc.poll() is not None else "no shard kept in time"
     finally:
         proc.kill()
         proc.wait()
-    assert not (tmp_path / "killed.jsonl").exists()
+    assert proc.returncode == -signal.SIGKILL and not (tmp_path / "killed.jsonl").exists()
     last.write_bytes(gzip.compress((json.dumps({"id": "last", "text": items[3].text}) + "\n").encode()))
 
     fresh = tmp_path / "fresh.jsonl"

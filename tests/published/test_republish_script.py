@@ -34,3 +34,11 @@ def test_fetch_clones_only_the_chosen_repositories(tmp_path: Path, capsys: pytes
     assert sorted(fetched) == ["fetch pallets/flask", "fetch psf/requests"]
     with pytest.raises(InputError, match=r"--repos: psf/request: not a repository of these "):
         script.main([*args[:-2], "psf/request"])
+
+
+def test_the_scripts_floor_basis_is_the_first_bundles() -> None:
+    """The script states Verified's floor basis itself (an input, like its data line); the library
+    keeps the same words for bundles whose facts do not name one (the published first bundle)."""
+    from benchchecker_plugin.republish._facts import VERIFIED_FLOOR_BASIS
+
+    assert _script().FLOOR_BASIS == VERIFIED_FLOOR_BASIS

@@ -7,6 +7,7 @@ cannot reach its remote), so Stage II took a damaged clone for a deleted file.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -82,3 +83,32 @@ def test_blobless_clone_without_its_remote_fails_loudly(tmp_path: Path) -> None:
                                                   rf"could not fetch {ids['blob']}"):
             reader.read(f"{ids['commit']}:pkg/mod.py")
         assert reader.read(f"{ids['commit']}:top.py") == b"TOP = 1\n"  # restarted; fetched before
+
+
+def test_refs_state_follows_the_refs_and_never_opens_a_fifo(tmp_path: Path) -> None:
+    from benchchecker_plugin.repos import refs_state
+    from tests.helpers.git_history import commit_all
+
+    repo = tmp_path / "r"
+    repo.mkdir()
+    git(repo, ["init", "-q", "-b", "main"])
+    (repo / "a.txt").write_text("a")
+    commit_all(repo, "2023-01-01")
+    first = refs_state(repo)
+    assert first is not None and refs_state(repo) == first
+    (repo / "a.txt").write_text("b")
+    commit_all(repo, "2023-01-02")                       # main moved
+    moved = refs_state(repo)
+    assert moved not in (None, first)
+    git(repo, ["pack-refs", "--all"])                    # packed refs are read too
+    assert refs_state(repo) is not None
+    head = repo / ".git" / "HEAD"
+    text = head.read_text()
+    head.unlink()
+    os.mkfifo(head)
+    assert refs_state(repo) is None                      # returns at once (a read would block)
+    head.unlink()
+    head.write_text(text)
+    assert refs_state(tmp_path / "missing") is None
+    git(repo, ["worktree", "add", "-q", str(tmp_path / "wt")])
+    assert refs_state(tmp_path / "wt") is None           # a linked worktree: never identified

@@ -90,3 +90,20 @@ def test_stage2_on_clones_records_why_clean_the_recall_and_caches(labelled: Repu
         assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
     with pytest.raises(InputError, match="no instance is covered: no clone under"):
         republish(dataclasses.replace(labelled, repos_dir=tmp_path / "cache"), tmp_path / "x")
+
+
+def test_state_keeps_stage2_tasks_and_a_rerun_takes_them(labelled: RepublishConfig, tmp_path: Path) -> None:
+    """``--state``: the rerun takes Stage II's task from the state folder (no cache here) and
+    writes the same tables."""
+    import dataclasses
+
+    config = dataclasses.replace(labelled, stage2_cache=None, state=tmp_path / "state")
+    first = republish(config, tmp_path / "out")
+    assert first.facts.stage2.endswith("0 read from the Stage II cache, 0 task(s) taken from --state")
+    assert len(list((tmp_path / "state").glob("*.json"))) == 1
+    again = republish(config, tmp_path / "again")
+    assert again.facts.stage2.endswith(", 1 task(s) taken from --state")
+    for name in ("instances.csv", "flags.csv", "snapshots.csv", "own_fix_recall.csv", "summary.csv"):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
+    with pytest.raises(InputError, match="--state keeps Stage II's work on the clones: it goes with --repos-dir"):
+        dataclasses.replace(config, repos_dir=None, flags=tmp_path / "f.jsonl")

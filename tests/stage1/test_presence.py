@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from benchchecker_plugin.flags import STAGE1_METHOD
 from benchchecker_plugin.stage1 import (
-    METHOD,
     MiningConfig,
     SourceFile,
     build_queries,
@@ -51,7 +51,7 @@ def test_memorised_repository_is_detected_and_unseen_is_not(click_files):
                            n_samples=2, name="click")
     assert unseen.test.hits == 0 and unseen.test.contaminated is False and unseen.score == 0.0
     (flag,) = presence_flags(seen)
-    assert (flag.benchmark, flag.instance_id, flag.method) == ("repo", "click", METHOD)
+    assert (flag.benchmark, flag.instance_id, flag.method) == ("repo", "click", STAGE1_METHOD)
     assert flag.contaminated is True and flag.p_value == pytest.approx(0.08 ** 30)
     assert flag.evidence["hits"] == 30 and flag.evidence["queries"] == 30
     flags = presence_flags(unseen, instances=[("swe-bench-verified", "a-1"), ("swe-bench-verified", "a-2")])

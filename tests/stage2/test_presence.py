@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import rich
 
+from benchchecker_plugin.flags import STAGE2_METHOD
 from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import git
 from benchchecker_plugin.scoring import rates_at_threshold, roc_auc_score
 from benchchecker_plugin.stage2 import (
-    METHOD,
     EmbeddingSimilarity,
     LexicalSimilarity,
     PresenceConfig,
@@ -66,7 +66,7 @@ def test_labelled_history_auc_and_ablations(history, embedding) -> None:  # noqa
     results = {}
     for name, config in configs.items():
         flags = list(run_stage2([c.instance for c in cases], root, {"m": CUTOFF}, config=config, reuse_counts=False).flags)
-        assert all(f.method == METHOD and f.model == "m" and "error" not in f.evidence for f in flags)
+        assert all(f.method == STAGE2_METHOD and f.model == "m" and "error" not in f.evidence for f in flags)
         results[name] = (_metrics(cases, flags), flags)
     print({k: tuple(round(x, 3) for x in v[0]) for k, v in results.items()})
     auc, tpr, fpr = results["full"][0]

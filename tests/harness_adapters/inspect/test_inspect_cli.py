@@ -137,13 +137,13 @@ def test_hook_alone_annotates_a_plain_inspect_eval(task_file: Path, tiny_lm: Pat
     assert log.eval.task == on_disk.eval.task
     # A mode the log does not match is refused, and the log is left as it was.
     from benchchecker_plugin.errors import ExecutionError
-    from harness_adapters.common import FilterOptions, Mode
+    from harness_adapters.common import FilterMode, FilterOptions
     from harness_adapters.inspect._hook import annotate_log
 
     before = path.read_bytes()
     with pytest.raises(ExecutionError, match=r"BENCHCHECKER_CONTAMINATION_MODE=clean but the log "
                                              r"holds 1 other sample\(s\) \(e.g. 'abstract_alg"):
-        annotate_log(path, FilterOptions(flags, Mode.CLEAN))
+        annotate_log(path, FilterOptions(flags, FilterMode.CLEAN))
     assert path.read_bytes() == before
 
 

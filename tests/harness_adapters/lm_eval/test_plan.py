@@ -10,7 +10,7 @@ import pytest
 
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.flags import ContaminationFlag
-from harness_adapters.common import FilterOptions, Group, Mode
+from harness_adapters.common import FilterMode, FilterOptions, Group
 from harness_adapters.detection import Detection
 from harness_adapters.lm_eval._plan import (
     FilteredRunPlan,
@@ -36,7 +36,7 @@ def flags(make_flags, tmp_path: Path) -> Path:
                       {f"{SUBJECT}/{i}": v for i, v in VERDICTS.items()})
 
 
-def _plan(flags: Path | None, mode: Mode, indices: dict[str, list[int]] | None = None,
+def _plan(flags: Path | None, mode: FilterMode, indices: dict[str, list[int]] | None = None,
           **kw) -> FilteredRunPlan:
     docs = kw.pop("docs", _docs())
     options = kw.pop("options", FilterOptions(flags, mode))
@@ -45,7 +45,7 @@ def _plan(flags: Path | None, mode: Mode, indices: dict[str, list[int]] | None =
 
 
 def test_mode_both_runs_every_doc_and_groups_them(flags: Path) -> None:
-    plan = _plan(flags, Mode.BOTH)
+    plan = _plan(flags, FilterMode.BOTH)
     assert plan.samples is None                       # lm-eval's own --samples / --limit stay
     assert plan.task_benchmark == {TASK: "mmlu"}
     [selection] = plan.selections.values()
@@ -56,8 +56,8 @@ def test_mode_both_runs_every_doc_and_groups_them(flags: Path) -> None:
     assert selection.counts() == {"clean": 3, "contaminated": 3, "undecided": 1, "unflagged": 1}
 
 
-@pytest.mark.parametrize("mode, expected", [(Mode.CLEAN, (1, 3)), (Mode.CONTAMINATED, (0, 2))])
-def test_subset_modes_narrow_the_docs_lm_eval_would_run(flags: Path, mode: Mode,
+@pytest.mark.parametrize("mode, expected", [(FilterMode.CLEAN, (1, 3)), (FilterMode.CONTAMINATED, (0, 2))])
+def test_subset_modes_narrow_the_docs_lm_eval_would_run(flags: Path, mode: FilterMode,
                                                         expected: tuple[int, ...]) -> None:
     """The subset is intersected with what --limit 5 would evaluate (docs 6 and 7 are out)."""
     docs = _docs()
@@ -76,7 +76,7 @@ def test_a_task_without_subset_docs_is_an_error_after_the_summary(make_flags,
     docs = {**_docs(), "mmlu_anatomy": [{"subject": "anatomy"}, {"subject": "anatomy"}]}
     seen: list[str] = []
     with pytest.raises(InputError) as err:
-        _plan(flags, Mode.CLEAN, docs=docs, on_selection=lambda s: seen.append(s.summary()))
+        _plan(flags, FilterMode.CLEAN, docs=docs, on_selection=lambda s: seen.append(s.summary()))
     assert str(err.value) == ("empty subset: task 'mmlu_anatomy' has no clean docs; drop it "
                               "from --tasks")
     assert seen == ["mmlu / model '*': 10 instances: 3 clean, 5 contaminated, 1 undecided, "
@@ -88,12 +88,12 @@ def test_a_task_without_detector_cannot_be_narrowed() -> None:
                                method="test", contaminated=False, score=0.0),)
     docs = {**_docs(3), "other_task": [{"text": "x"}]}
     detection = Detection(flags, {TASK: "mmlu", "other_task": None})
-    options = FilterOptions(None, Mode.CLEAN, None, detect=True)
+    options = FilterOptions(None, FilterMode.CLEAN, None, detect=True)
     with pytest.raises(InputError, match="task 'other_task' has no detector and no flags"):
-        _plan(None, Mode.CLEAN, docs=docs, options=options, detection=detection)
+        _plan(None, FilterMode.CLEAN, docs=docs, options=options, detection=detection)
     with pytest.warns(UserWarning, match="the contaminated subset is empty"):
-        both = _plan(None, Mode.BOTH, docs=docs,
-                     options=FilterOptions(None, Mode.BOTH, None, True), detection=detection)
+        both = _plan(None, FilterMode.BOTH, docs=docs,
+                     options=FilterOptions(None, FilterMode.BOTH, None, True), detection=detection)
     assert both.task_benchmark == {TASK: "mmlu", "other_task": None}
     assert both.samples is None and list(both.selections) == ["mmlu"]
 
@@ -101,13 +101,13 @@ def test_a_task_without_detector_cannot_be_narrowed() -> None:
 def test_flags_named_for_a_candidate_model_are_used(make_flags, tmp_path: Path) -> None:
     flags = make_flags(tmp_path / "f.jsonl", "mmlu", {f"{SUBJECT}/0": True, f"{SUBJECT}/1": False},
                        model="tiny")
-    plan = _plan(flags, Mode.CONTAMINATED, candidates=["hf/tiny", "tiny"])
+    plan = _plan(flags, FilterMode.CONTAMINATED, candidates=["hf/tiny", "tiny"])
     assert plan.selections["mmlu"].model == "tiny" and plan.samples == {TASK: (0,)}
     with pytest.raises(InputError, match="no flags for model 'hf/other'"):
-        _plan(flags, Mode.BOTH, candidates=["hf/other"])
+        _plan(flags, FilterMode.BOTH, candidates=["hf/other"])
     # --contamination-model wins over the candidates
-    options = FilterOptions(flags, Mode.BOTH, "tiny")
-    assert _plan(flags, Mode.BOTH, options=options, candidates=["x"]).selections["mmlu"].model == "tiny"
+    options = FilterOptions(flags, FilterMode.BOTH, "tiny")
+    assert _plan(flags, FilterMode.BOTH, options=options, candidates=["x"]).selections["mmlu"].model == "tiny"
 
 
 def test_evaluated_indices_follow_samples_then_limit() -> None:

@@ -25,8 +25,8 @@ from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from benchchecker_plugin.errors import MissingExtraError
+from benchchecker_plugin.execution import ItemResult, LocalExecutor
 from benchchecker_plugin.instances import BugInstance
-from benchchecker_plugin.models import ItemResult, LocalExecutor
 from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from tests.helpers.flags import untimed_flags
 from tests.helpers.git_history import BUGGY, FIXED, PATCH, REFACTORED, history
@@ -70,7 +70,7 @@ def _maybe_fail(x: int) -> int:
 
 @pytest.mark.slow
 def test_results_equal_local_in_order_with_errors_recorded(cluster) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models import RayExecutor
+    from benchchecker_plugin.execution import RayExecutor
 
     items = list(range(9))
     got = RayExecutor().map(_maybe_fail, items, desc="squares")
@@ -82,7 +82,7 @@ def test_results_equal_local_in_order_with_errors_recorded(cluster) -> None:  # 
 
 @pytest.mark.slow
 def test_killed_worker_is_retried_nothing_lost_or_duplicated(cluster, tmp_path: Path) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models import RayExecutor
+    from benchchecker_plugin.execution import RayExecutor
 
     marker, log = tmp_path / "killed", tmp_path / "done.log"
 
@@ -102,7 +102,7 @@ def test_killed_worker_is_retried_nothing_lost_or_duplicated(cluster, tmp_path: 
 
 @pytest.mark.slow
 def test_worker_dying_past_its_retries_is_an_error_not_success(cluster) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models import RayExecutor
+    from benchchecker_plugin.execution import RayExecutor
 
     def work(x: int) -> int:
         if x == 1:
@@ -116,7 +116,7 @@ def test_worker_dying_past_its_retries_is_an_error_not_success(cluster) -> None:
 
 @pytest.mark.slow
 def test_grid_on_ray_gives_the_local_flags_in_order(cluster, grid) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models import RayExecutor
+    from benchchecker_plugin.execution import RayExecutor
 
     root, insts = grid
     local = run_stage2(insts, root, CUTOFFS, config=CONFIG)
@@ -132,8 +132,40 @@ def test_grid_on_ray_gives_the_local_flags_in_order(cluster, grid) -> None:  # n
 
 
 @pytest.mark.slow
+def test_grid_kept_on_ray_resumes_in_this_process(cluster, grid, tmp_path: Path) -> None:  # noqa: ANN001
+    """``--state`` is the driver's: a Ray run's kept tasks are taken by a local rerun, whose
+    flags equal the Ray run's byte for byte (the task of the instance without a clone is never
+    kept: computed again)."""
+    from benchchecker_plugin.execution import RayExecutor
+
+    root, insts = grid
+    on_ray = run_stage2(insts, root, CUTOFFS, config=CONFIG, executor=RayExecutor(), state=tmp_path / "s",
+                        instances_per_task=1)
+    assert on_ray.resumed == 0 and len(list((tmp_path / "s").glob("*.json"))) == 4
+    here = run_stage2(insts, root, CUTOFFS, config=CONFIG, state=tmp_path / "s", instances_per_task=1)
+    assert here.resumed == 4
+    assert untimed_flags(here.flags) == untimed_flags(on_ray.flags)
+    assert [f.to_dict() for f in here.flags if f.instance_id != "nobody-1"] == \
+        [f.to_dict() for f in on_ray.flags if f.instance_id != "nobody-1"]
+
+
+@pytest.mark.slow
+def test_as_completed_share_and_raise_on_ray(cluster) -> None:  # noqa: ANN001
+    """Results as the cluster finishes them, each once; a shared value fetched by the workers;
+    ``errors="raise"`` raises the item's own exception here."""
+    from benchchecker_plugin.execution import RayExecutor
+
+    ex = RayExecutor()
+    table = ex.share({"offset": 100})
+    got = list(ex.as_completed(lambda x: x + table.get()["offset"], list(range(6)), desc=None))
+    assert sorted((r.index, r.value) for r in got) == [(i, i + 100) for i in range(6)]
+    with pytest.raises(ValueError, match="bad item 1"):
+        ex.map(_maybe_fail, [0, 1, 2], errors="raise")
+
+
+@pytest.mark.slow
 def test_worker_that_cannot_see_the_repositories_names_the_folder(cluster, grid, tmp_path: Path) -> None:  # noqa: ANN001
-    from benchchecker_plugin.models import RayExecutor
+    from benchchecker_plugin.execution import RayExecutor
 
     _, insts = grid
     gone = tmp_path / "not-mounted"
@@ -174,7 +206,7 @@ def test_ray_address_needs_executor_ray(tmp_path: Path) -> None:
 
 
 def test_without_ray_the_extra_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
-    from benchchecker_plugin.models import RayExecutor
+    from benchchecker_plugin.execution import RayExecutor
 
     monkeypatch.setitem(sys.modules, "ray", None)  # as if ray were not installed
     with pytest.raises(MissingExtraError, match=r"pip install 'benchchecker_plugin\[ray\]'"):
@@ -233,7 +265,7 @@ def test_head_and_worker_started_with_ray_start(grid, tmp_path: Path) -> None:  
         driver = (
             "import json, sys, time, ray\n"
             "from benchchecker_plugin.instances import BugInstance\n"
-            "from benchchecker_plugin.models._ray_executor import RayExecutor\n"
+            "from benchchecker_plugin.execution import RayExecutor\n"
             "from benchchecker_plugin.stage2 import PresenceConfig, run_stage2\n"
             "root, insts, cutoffs = sys.argv[1], [BugInstance(**d) for d in json.loads(sys.argv[2])], "
             "json.loads(sys.argv[3])\n"
@@ -268,7 +300,7 @@ def test_calibrate_mines_each_repository_on_ray_as_locally(cluster, tmp_path: Pa
     import functools
 
     import benchchecker_plugin
-    from benchchecker_plugin.models import RayExecutor
+    from benchchecker_plugin.execution import RayExecutor
     from benchchecker_plugin.stage1 import mine_repository
 
     src = Path(benchchecker_plugin.__file__).parent
