@@ -119,12 +119,8 @@ def fold_table() -> FoldTable:
     except (OSError, ValueError, KeyError):
         table = None
     if table is None:
-        from ..atomic import atomic_path
-        from ..errors import InputError
-
         table = _build()
-        try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:   # atomic_path makes the folder
             with atomic_path(path) as tmp, open(tmp, "wb") as fh:
                 np.savez(fh, kind=table.kind, offset=table.offset, length=table.length, data=table.data)
         except (OSError, InputError) as exc:   # a read-only cache: built again next time, nothing lost

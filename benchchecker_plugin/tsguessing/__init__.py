@@ -23,8 +23,6 @@ from ._controlled import (
 )
 from ._data import (
     BENCHMARKS,
-    MMLU_HUB,
-    TRUTHFULQA_HUB,
     BenchmarkItem,
     load_items,
     load_mmlu,
@@ -32,8 +30,6 @@ from ._data import (
     text_sha1,
 )
 from ._filters import (
-    MEANINGLESS_CATEGORIES,
-    MIN_QUESTION_WORDS,
     SIMILARITY_THRESHOLD,
     DropReason,
     option_filter,
@@ -83,9 +79,6 @@ __all__ = [
     "LETTERS",
     "MASK",
     "MAX_TOKENS",
-    "MEANINGLESS_CATEGORIES",
-    "MIN_QUESTION_WORDS",
-    "MMLU_HUB",
     "MULTICHOICE_THRESHOLD",
     "MaskedOption",
     "MaskedWord",
@@ -94,7 +87,6 @@ __all__ = [
     "Probe",
     "SIMILARITY_THRESHOLD",
     "STOP_WORDS",
-    "TRUTHFULQA_HUB",
     "TSGuessResult",
     "TaskRules",
     "answer_index",

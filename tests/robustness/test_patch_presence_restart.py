@@ -17,7 +17,7 @@ HELP = ("The flags are written once, when every instance is done: a killed run l
         "command run again takes them from there")
 README = ("The flags are written once, when every instance is done; with `--state DIR` each finished "
           "task (up to 20 instances of a repository, `--instances-per-task`) is kept as it finishes, "
-          "and the same command run again after a kill takes the kept tasks and writes the same flags.")
+          "and the same command run again after a kill takes the kept tasks and writes the same flags")
 
 
 def _flat(text: str) -> str:
