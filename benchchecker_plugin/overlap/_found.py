@@ -138,10 +138,11 @@ class Found:
             pos = np.flatnonzero(self.cnt[z]).astype(np.int64)
             counts[n] = (pos, self.cnt[z, pos].copy())
         quotes: dict[int, tuple[tuple[int, MatchLocation], ...]] = {}
-        for s in np.flatnonzero(self.qlen[:, 0]).tolist():
-            quotes[s] = tuple((int(self.qlen[s, k]), self.quote_at[(s, int(self.qdoc[s, k]),
-                                                                     int(self.qpos[s, k]))])
-                              for k in range(_match.QUOTES) if self.qlen[s, k] > 0)
+        held = np.flatnonzero(self.qlen[:, 0])
+        at = self.quote_at
+        for s, lens, docs, pos in zip(held.tolist(), self.qlen[held].tolist(), self.qdoc[held].tolist(),
+                                      self.qpos[held].tolist()):
+            quotes[s] = tuple((n, at[(s, d, p)]) for n, d, p in zip(lens, docs, pos) if n > 0)
         return ScanPartial(shards, counts, self.best[0].astype(np.int8), self.bsim.copy(),
                            self.best[1].copy(), self.best[7].copy(), self.best[9].copy(),
                            dict(self.evidence), self.qn.copy(), quotes, self.documents, self.bytes,

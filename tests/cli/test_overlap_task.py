@@ -67,19 +67,21 @@ def test_task_items_are_found_with_ts_guess_ids(tmp_path: Path) -> None:
 def test_a_task_that_cannot_load_offline_is_ts_guess_s_line(tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    (tmp_path / "hub_arc.yaml").write_text(
+    tasks = tmp_path / "tasks"   # the outputs lie outside the --include_path folder (else refused)
+    tasks.mkdir()
+    (tasks / "hub_arc.yaml").write_text(
         "task: hub_arc\ndataset_path: allenai/never_cached_arc_copy\ndataset_name: ARC-Easy\n"
         "test_split: test\noutput_type: multiple_choice\ndoc_to_text: '{{question}}'\n"
         "doc_to_choice: '{{choices.text}}'\ndoc_to_target: 0\nmetric_list:\n  - metric: acc\n",
         encoding="utf-8")
     corpus = tmp_path / "c.jsonl"
     corpus.write_text('{"text": "x"}\n', encoding="utf-8")
-    res = _invoke("--task", "hub_arc", "--include_path", tmp_path, "--corpus", corpus,
+    res = _invoke("--task", "hub_arc", "--include_path", tasks, "--corpus", corpus,
                   "-o", tmp_path / "f.jsonl")
     assert res.exit_code == 2, res.output
     reason = res.stderr.split("no items for this task: hub_arc (", 1)[1].splitlines()[0][:-1]
     assert reason.startswith("lm-eval cannot load it (")
     assert res.stderr.strip().splitlines()[-1] == f"Error: --task hub_arc: {reason}"
-    ts = CliRunner().invoke(main, ["ts-guess", "--task", "hub_arc", "--include_path", str(tmp_path),
+    ts = CliRunner().invoke(main, ["ts-guess", "--task", "hub_arc", "--include_path", str(tasks),
                                    "--model", "hf/never-loaded", "--dry-run"])
     assert f"no detector for this task: hub_arc ({reason})" in ts.stderr
