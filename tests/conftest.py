@@ -213,3 +213,13 @@ def small_controlled(tmp_path_factory: pytest.TempPathFactory) -> Any:
     out = tmp_path_factory.mktemp("controlled")
     config = dataclasses.replace(CONTROLLED, items=12).seeded(0)
     return out, config, *run_controlled(out, require_shared_data("mmlu"), config)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """A local Ray cluster of 2 CPUs for one test module (never joins another: ``address="local"``);
+    the module is skipped without Ray."""
+    ray = pytest.importorskip("ray")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()

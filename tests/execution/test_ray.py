@@ -41,13 +41,6 @@ def _repo(root: Path, name: str, *, refactor: bool) -> str:
     return history(root / name, [("2023-01-01", {"calc.py": BUGGY}), ("2023-02-01", {"calc.py": FIXED}), *later])
 
 
-@pytest.fixture(scope="module")
-def cluster():  # noqa: ANN201
-    ray = pytest.importorskip("ray")
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)  # never join another
-    yield ray
-    ray.shutdown()
-
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[BugInstance]]:

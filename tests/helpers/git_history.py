@@ -26,12 +26,13 @@ PATCH = """--- a/calc.py
 """
 
 
-def commit_all(repo: Path, when: str) -> str:
-    """Commit the whole work tree of ``repo`` dated ``when`` (YYYY-MM-DD, UTC); its sha."""
-    stamp = f"{when}T00:00:00+0000"
+def commit_all(repo: Path, when: str, message: str | None = None, at: str = "00:00:00") -> str:
+    """Commit the whole work tree of ``repo`` dated ``when`` (YYYY-MM-DD) at ``at`` (UTC), with
+    ``message`` (default: the date); its sha."""
+    stamp = f"{when}T{at}+0000"
     git(repo, ["add", "-A"])
-    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", when],
-        env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
+    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit",
+               "-q", "-m", message or when], env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
     return git(repo, ["rev-parse", "HEAD"]).decode().strip()
 
 

@@ -135,13 +135,6 @@ def test_slots_are_leases_that_come_back_when_a_holder_dies() -> None:
     assert stats == {"limit": 2, "peak": 2, "granted": 4, "held": 1}
 
 
-@pytest.fixture(scope="module")
-def cluster():  # noqa: ANN201
-    ray = pytest.importorskip("ray")
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray
-    ray.shutdown()
-
 
 @pytest.mark.slow
 def test_ts_guess_on_ray_equals_local_under_one_limit_and_caches_on_the_driver(

@@ -10,20 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from benchchecker_plugin.cli import main
 from tests.overlap.test_partial import _items
 from tests.overlap.test_resume import _cli, _comparable, _items_file, corpus
-
-
-@pytest.fixture(scope="module")
-def cluster():  # noqa: ANN201
-    ray = pytest.importorskip("ray")
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)  # never join another
-    yield ray
-    ray.shutdown()
 
 
 def test_ray_scan_equals_local_and_resumes_locally(cluster, tmp_path: Path) -> None:  # noqa: ANN001

@@ -13,17 +13,13 @@ import pytest
 from benchchecker_plugin.errors import InputError
 from benchchecker_plugin.repos import git
 from benchchecker_plugin.republish import BoardSource, RepublishConfig, republish
-from tests.helpers.git_history import BUGGY, FIXED, PATCH
+from tests.helpers.git_history import BUGGY, FIXED, PATCH, commit_all
 
 OTHER_FIX = "def add_one(x):\n    assert x is not None, 'no None here'\n    return int(x) + 1\n\n\ndef other():\n    return 3\n"
 
 
 def _commit(repo: Path, message: str, when: str) -> str:
-    stamp = f"{when}T12:00:00+0000"
-    git(repo, ["add", "-A"])
-    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-q",
-               "-m", message], env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-    return git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    return commit_all(repo, when, message, at="12:00:00")
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from benchchecker_plugin.instances import BugInstance
 from benchchecker_plugin.repos import git
 from benchchecker_plugin.stage2 import PresenceConfig, run_stage2
 from benchchecker_plugin.stage2._why_clean import CleanKind, reading, snapshot_id, why_clean
-from tests.helpers.git_history import BUGGY, FIXED, PATCH
+from tests.helpers.git_history import BUGGY, FIXED, PATCH, commit_all
 
 CONFIG = PresenceConfig(similarity="difflib")
 # a fix other than the gold patch: the gold lines never reach the repository
@@ -22,11 +22,7 @@ OTHER_FIX = "def add_one(x):\n    assert x is not None, 'no None here'\n    retu
 
 
 def _commit(repo: Path, message: str, when: str) -> str:
-    stamp = f"{when}T12:00:00+0000"
-    git(repo, ["add", "-A"])
-    git(repo, ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-q",
-               "-m", message], env={"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp})
-    return git(repo, ["rev-parse", "HEAD"]).decode().strip()
+    return commit_all(repo, when, message, at="12:00:00")
 
 
 @pytest.fixture(scope="module")
