@@ -112,10 +112,10 @@ def overlap(benchmarks: tuple[str, ...], tasks: str | None, include_path: str | 
     corpus = OverlapCorpus(tuple(corpora), text_field, id_field)
     label, items = overlap_queries(names, data, tasks, include_path, task_metadata,
                                    lambda line: click.echo(line, err=True))
-    shards = corpus.shards()
-    with bytes_bar(desc="overlap", total=sum(s.size for s in shards)) as bar:
+    listing = corpus.listing()   # listed once: the progress total and the run
+    with bytes_bar(desc="overlap", total=sum(s.size for s in listing.shards)) as bar:
         audit = run_overlap(items, corpus, run, on_bytes=bar.update,
-                            say=lambda line: click.echo(line, err=True))
+                            say=lambda line: click.echo(line, err=True), listing=listing)
     write_flags(output, list(audit.flags))
     _summary(audit, top_k)
     for name in audit.benchmarks:

@@ -30,7 +30,7 @@ import math
 import time
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, is_dataclass
+from dataclasses import asdict, dataclass, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -187,8 +187,6 @@ def flag_items(table: BenchmarkTable, partial: ScanPartial, metrics: Sequence[Me
 
 def _subset(table: BenchmarkTable, partial: ScanPartial, idx: np.ndarray) -> tuple[BenchmarkTable, ScanPartial]:
     """The table and partial restricted to items ``idx`` (their measures only need their rows)."""
-    from dataclasses import replace
-
     keep = np.zeros(table.stok.size, bool)
     for i in idx.tolist():
         keep[table.soff[i]:table.soff[i + 1]] = True

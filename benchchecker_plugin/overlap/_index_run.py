@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,9 +124,9 @@ def index_results(table: BenchmarkTable, shards: list[Shard], corpus: OverlapCor
         batch[1].append(text)
         batch[2].append(shift)
         size += len(text)
+        tok = tokenize_texts([text]) if retrieval else None
         for m in retrieval:
-            assert item_tok is not None
-            tok = tokenize_texts([text])
+            assert item_tok is not None and tok is not None
             for h, length in zip(group, lengths):
                 lo = int(np.searchsorted(tok.ts, h.start - shift))
                 hi = int(np.searchsorted(tok.ts, h.start - shift + length))
@@ -155,14 +156,11 @@ def index_results(table: BenchmarkTable, shards: list[Shard], corpus: OverlapCor
                     measures[m.name] = Measure(score, score >= m.threshold, {
                         "rank": rank, "chunk": chunk[:200], "documents": len(hits[i]),
                         "corpus": hit.shard, "doc": hit.doc})
-            merged.append(OverlapResult(res.benchmark, res.instance_id, res.n_tokens, measures, res.masked,
-                                     res.matches, res.quotes_cut))
+            merged.append(replace(res, measures=measures))
         results = merged
     return results, partial
 
 
 def _with_corpus(p: ScanPartial, documents: int, chars: int) -> ScanPartial:
     """The partial with the index's corpus statistics (what flags carry)."""
-    from dataclasses import replace
-
     return replace(p, documents=documents, bytes=chars)

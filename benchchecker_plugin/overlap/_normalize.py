@@ -40,7 +40,6 @@ that they agree on every document).
 from __future__ import annotations
 
 import html.entities
-from collections.abc import Iterator
 from typing import NamedTuple
 
 from ._fold import fold_char
@@ -302,11 +301,6 @@ def tokens(text: str) -> list[str]:
 def normalize(text: str) -> str:
     """The tokens of ``text`` joined by single spaces."""
     return " ".join(tokens(text))
-
-
-def iter_tokens(texts: list[str]) -> Iterator[list[str]]:
-    for text in texts:
-        yield tokens(text)
 
 
 def token_hash(token: str) -> int:

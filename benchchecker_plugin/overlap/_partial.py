@@ -20,7 +20,7 @@ the document as the reader gave it; a quote longer than :data:`SNIPPET` is cut t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -139,7 +139,7 @@ def combine(a: ScanPartial, b: ScanPartial) -> ScanPartial:
         a.bytes + b.bytes, a.seconds + b.seconds, a.failed + b.failed)
 
 
-def combine_all(partials: Sequence[ScanPartial], n_items: int, sizes: Sequence[int]) -> ScanPartial:
+def combine_all(partials: Iterable[ScanPartial], n_items: int, sizes: Sequence[int]) -> ScanPartial:
     """The partials of consecutive runs of shards, in shard order, as one."""
     out = ScanPartial.empty(n_items, sizes)
     for p in partials:

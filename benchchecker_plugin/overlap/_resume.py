@@ -89,16 +89,9 @@ class ScanState:
             return None
         return digest("overlap-state/2", shard.name, *ident, *self.fields, self.fingerprint)
 
-    def path(self, key: str) -> Path:
-        return self.store.path(key)
-
     def load(self, shard: Shard) -> ScanPartial | None:
         """The finished partial of ``shard``, if kept and still current."""
         return self.keeper.load(shard, self.key(shard))
-
-    def save(self, shard: Shard, partial: ScanPartial) -> bool:
-        """Keep ``partial`` if the shard finished (did not fail) and can be keyed."""
-        return self.keeper.save(shard, self.key(shard), partial)
 
 
 def _scan_task(table: Shared[BenchmarkTable], text_field: str, id_field: str,
@@ -146,6 +139,4 @@ def scan_shards(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: s
     if missing:
         raise BenchcheckerError(f"the executor left {len(missing)} shard(s) unscanned: {missing[0]}, ...")
     out = combine_all([p for p in parts if p is not None], len(table.items), table.sizes)
-    return ScanPartial(out.shards, out.counts, out.kind, out.sim, out.matched, out.options, out.docs,
-                       out.evidence, out.quoted, out.quotes, out.documents, out.bytes,
-                       time.perf_counter() - start, out.failed), resumed
+    return replace(out, seconds=time.perf_counter() - start), resumed

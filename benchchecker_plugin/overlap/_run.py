@@ -108,14 +108,17 @@ def _scan(table: BenchmarkTable, shards: list[Shard], corpus: OverlapCorpus, run
 
 def run_overlap(items: Sequence[OverlapItem], corpus: OverlapCorpus, run: OverlapRun = OverlapRun(), *,
                 on_bytes: Callable[[int], None] | None = None,
-                say: Callable[[str], None] | None = None) -> OverlapAudit:
+                say: Callable[[str], None] | None = None,
+                listing: CorpusShards | None = None) -> OverlapAudit:
     """Look ``items`` (of one or more benchmarks) up in ``corpus`` (see the module): one flag per
     item under ``run.model``. A corpus that yields no document is an error; a shard that fails is
-    named in the audit and its items not found elsewhere are undecided."""
+    named in the audit and its items not found elsewhere are undecided. ``listing``: the corpus
+    as the caller already listed it (``corpus.listing()``, e.g. for a progress total), else
+    listed here."""
     if not items:
         raise InputError("the benchmark has no item to look for")
     start = time.perf_counter()
-    listing = corpus.listing()
+    listing = listing if listing is not None else corpus.listing()
     shards = list(listing.shards)
     if say is not None:
         for note in listing.notes:

@@ -14,37 +14,15 @@ named with its reason; items found nowhere are then undecided, never clean (:mod
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 
 from ._corpus import Shard, ShardError, iter_documents
 from ._found import Found
-from ._partial import ScanPartial, combine
+from ._partial import ScanPartial, combine_all
 from ._table import BenchmarkTable
 
 BATCH_BYTES = 8 << 20
-
-
-@dataclass
-class ScanStats:
-    """What a scan read: shards, documents, text characters, seconds; failed shards with why."""
-
-    shards: int = 0
-    documents: int = 0
-    bytes: int = 0
-    seconds: float = 0.0
-    failed: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def mb_per_s(self) -> float:
-        return self.bytes / 1e6 / self.seconds if self.seconds > 0 else float("nan")
-
-    @staticmethod
-    def of(partial: ScanPartial, seconds: float | None = None) -> ScanStats:
-        return ScanStats(len(partial.shards), partial.documents, partial.bytes,
-                         partial.seconds if seconds is None else seconds, dict(partial.failed))
 
 
 def batches(docs: Iterable[tuple[str, str]]) -> Iterator[tuple[list[str], list[str], int]]:
@@ -110,11 +88,8 @@ def scan_shard(table: BenchmarkTable, shard: Shard, *, text_field: str = "text",
 def scan_corpus(table: BenchmarkTable, shards: Sequence[Shard], *, text_field: str = "text",
                 id_field: str = "id", on_bytes: Callable[[int], None] | None = None) -> ScanPartial:
     """Every shard once, in order, combined."""
-    out = ScanPartial.empty(len(table.items), table.sizes)
-    for shard in shards:
-        out = combine(out, scan_shard(table, shard, text_field=text_field, id_field=id_field,
-                                      on_bytes=on_bytes))
-    return out
+    return combine_all((scan_shard(table, shard, text_field=text_field, id_field=id_field,
+                                   on_bytes=on_bytes) for shard in shards), len(table.items), table.sizes)
 
 
 def scan_texts(table: BenchmarkTable, texts: Sequence[str], name: str = "<memory>") -> ScanPartial:
@@ -124,18 +99,3 @@ def scan_texts(table: BenchmarkTable, texts: Sequence[str], name: str = "<memory
     for ids, batch, _ in batches((str(i), t) for i, t in enumerate(texts)):
         found.batch(name, ids, batch)
     return found.partial((name,), time.perf_counter() - start)
-
-
-def scan_documents(table: BenchmarkTable, documents: Iterable[tuple[str, str, str]]) -> ScanPartial:
-    """``(shard name, document id, text)`` documents in the order given (the index engine's
-    retrieved documents, in corpus order), one partial per run of one shard's documents."""
-    start = time.perf_counter()
-    out = ScanPartial.empty(len(table.items), table.sizes)
-    for shard, group in itertools.groupby(documents, key=lambda d: d[0]):
-        found = found_for(table)
-        for ids, batch, _ in batches((doc, text) for _, doc, text in group):
-            found.batch(shard, ids, batch)
-        out = combine(out, found.partial((shard,)))
-    return ScanPartial(out.shards, out.counts, out.kind, out.sim, out.matched, out.options, out.docs,
-                       out.evidence, out.quoted, out.quotes, out.documents, out.bytes,
-                       time.perf_counter() - start, out.failed)

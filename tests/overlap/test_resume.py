@@ -156,6 +156,11 @@ def _comparable(path: Path) -> list[dict]:
     return rows
 
 
+def _kept(state: Path) -> list[Path]:
+    """The shards kept so far: whole state files, not a write under way (``.NAME.<pid>-...tmp.npz``)."""
+    return [p for p in state.glob("*.npz") if not p.name.startswith(".")]
+
+
 def _long_gzip_shard(path: Path, megabytes: int) -> Path:
     """A ``.jsonl.gz`` shard that inflates to ``megabytes`` MB of ordinary text: many gzip members
     of one compressed megabyte (a few KB on disk), so reading it takes seconds, not the writing."""
@@ -179,9 +184,9 @@ def test_killed_cli_scan_resumes_from_its_finished_shards(tmp_path: Path) -> Non
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:   # the four small shards finish, then the run reads the long one: kill it there
         deadline = time.monotonic() + 120
-        while len(list(state.glob("*.npz"))) < 4 and time.monotonic() < deadline and proc.poll() is None:
+        while len(_kept(state)) < 4 and time.monotonic() < deadline and proc.poll() is None:
             time.sleep(0.05)
-        assert len(list(state.glob("*.npz"))) == 4 and proc.poll() is None, \
+        assert len(_kept(state)) == 4 and proc.poll() is None, \
             proc.stderr.read().decode() if proc.poll() is not None else "no shard kept in time"
     finally:
         proc.kill()
