@@ -106,11 +106,21 @@ def _mode() -> str:
     return "lines"
 
 
+def _every_s() -> float:
+    """``BENCHCHECKER_PROGRESS_SECONDS``: the longest wait between two lines (see the module)."""
+    return float(os.environ.get("BENCHCHECKER_PROGRESS_SECONDS", "30") or 30)
+
+
+def _tenth(total: int | None) -> int | None:
+    """The work between two lines: a tenth of ``total`` (rounded up), ``None`` when unknown."""
+    return max(1, -(-total // 10)) if total else None
+
+
 def _lines(items: Iterable[T], desc: str, total: int | None,
            weights: Sequence[int] | None = None, unit: str | None = None,
            status: Callable[[], str] | None = None) -> Iterator[T]:
-    every_s = float(os.environ.get("BENCHCHECKER_PROGRESS_SECONDS", "30") or 30)
-    step = max(1, -(-total // 10)) if total else None
+    every_s = _every_s()
+    step = _tenth(total)
     start = last = time.perf_counter()
     done = 0
     name = desc or "progress"
@@ -205,9 +215,10 @@ class ByteLines:
 
     def __init__(self, desc: str, total: int | None) -> None:
         self.desc, self.total = desc or "progress", total or None
+        self.step = _tenth(self.total)
         self.done = 0
         self.start = self.last = time.perf_counter()
-        self.every_s = float(os.environ.get("BENCHCHECKER_PROGRESS_SECONDS", "30") or 30)
+        self.every_s = _every_s()
 
     def _line(self) -> None:
         took = time.perf_counter() - self.start
@@ -223,9 +234,8 @@ class ByteLines:
         before = self.done
         self.done += n
         now = time.perf_counter()
-        if self.total:
-            step = max(1, -(-self.total // 10))
-            if self.done // step != before // step and self.done < self.total:
+        if self.total and self.step is not None:
+            if self.done // self.step != before // self.step and self.done < self.total:
                 self._line()
         elif now - self.last >= self.every_s:
             self._line()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,6 +14,9 @@ from ..models import ModelOptions
 from ._executor_options import ExecutorOptions, executor_options, remote_batch
 from ._options import dry_run_summary, model_options
 from ._outputs import check_outputs_outside_inputs
+
+if TYPE_CHECKING:
+    from ..overlap import Shard
 
 
 @click.command("check")
@@ -101,15 +105,12 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
         from ..overlap import overlap_settings
 
         overlap_settings(corpora, corpus_options)   # a bad setting: one line, now
-        _check_corpus(corpora)
-    if corpora and model_opts.dry_run:   # model calls only: the corpus is listed, not scanned
-        from ..overlap import corpus_shards
-
-        shards = corpus_shards(corpora).shards
-        click.echo(f"dry run: the corpus overlap scan ({len(shards)} shard(s), "
-                   f"{sum(s.size for s in shards) / 1e6:.1f} MB) is not run", err=True)
-    elif corpora:
-        config = dataclasses.replace(config, corpora=corpora, corpus_options=corpus_options)
+        shards = _check_corpus(corpora)
+        if model_opts.dry_run:   # model calls only: the corpus is listed, not scanned
+            click.echo(f"dry run: the corpus overlap scan ({len(shards)} shard(s), "
+                       f"{sum(s.size for s in shards) / 1e6:.1f} MB) is not run", err=True)
+        else:
+            config = dataclasses.replace(config, corpora=corpora, corpus_options=corpus_options)
     model = model_opts.build(executor=executor_opts.build())
     config = dataclasses.replace(config, batch_size=remote_batch(model, config.batch_size, executor_opts))
     result = run_check(model, config, model_name=model_opts.spec,
@@ -140,11 +141,10 @@ def check(model_opts: ModelOptions, cutoff: str, benchmarks: str, repos_dir: Pat
                    + (f" (dropped {row['dropped']} of {row['sampled']} sampled)" if row["dropped"] else ""))
 
 
-def _check_corpus(corpora: tuple[str, ...]) -> None:
-    """Every ``--corpus`` shard listed before the model runs: its notes printed, and a shard that
-    cannot be read (a dangling link, a FIFO, an unsupported compression, an empty file) refused
-    now, by name, rather than after the run as items that are undecided."""
-    from ..errors import InputError
+def _check_corpus(corpora: tuple[str, ...]) -> tuple[Shard, ...]:
+    """Every ``--corpus`` shard listed before the model runs (and returned): its notes printed,
+    and a shard that cannot be read (a dangling link, a FIFO, an unsupported compression, an empty
+    file) refused now, by name, rather than after the run as items that are undecided."""
     from ..overlap import corpus_shards
 
     listing = corpus_shards(corpora)
@@ -158,3 +158,4 @@ def _check_corpus(corpora: tuple[str, ...]) -> None:
             click.echo(f"failed shard: {line}", err=True)
         raise InputError(f"--corpus: {len(failed)} of {len(listing.shards)} shard(s) cannot be read "
                          "(listed above); nothing was run")
+    return listing.shards

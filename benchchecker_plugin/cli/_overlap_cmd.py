@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..overlap import DEFAULT_RULE, RULES, rules_help
 from ._executor_options import ExecutorOptions, executor_options
 from ._overlap_task import overlap_queries, task_options
+
+if TYPE_CHECKING:
+    from ..overlap import OverlapAudit
 
 
 def _names(values: tuple[str, ...]) -> list[str]:
@@ -103,7 +107,7 @@ def overlap(benchmarks: tuple[str, ...], tasks: str | None, include_path: str | 
     names = _names(benchmarks)
     check_outputs_outside_inputs(
         [("-o", output), ("--state", state), ("--index", index_dir)],
-        [*(("--corpus", c[3:].partition("#")[0] if c.startswith("hf:") else c) for c in corpora),
+        [*(("--corpus", c) for c in corpora),
          *(("--data", split_named(d)[1]) for d in data), ("--include_path", include_path)])
     run = OverlapRun(rule=rule, engine=engine, index_dir=index_dir, index_partitions=index_partitions,
                      top_k=top_k, template_items=template_items, model=model_name, state=state,
@@ -133,7 +137,7 @@ def overlap(benchmarks: tuple[str, ...], tasks: str | None, include_path: str | 
                          "above); items not found are undecided")
 
 
-def _summary(audit, top_k: int) -> None:  # noqa: ANN001
+def _summary(audit: OverlapAudit, top_k: int) -> None:
     """What was read, honest about a resumed run (only what this run read sets the rate)."""
     read = audit.scanned_bytes / 1e6
     if audit.engine == "index":

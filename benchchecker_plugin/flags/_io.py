@@ -273,14 +273,14 @@ def checked_chunks(file: Path) -> Iterator[tuple[bool, list[Any]]]:
             lineno += chunk.count(b"\n")
 
 
-def _patterns_hold(records: list[Any], passed: dict[str, set[str]] | None = None) -> bool:
+def _patterns_hold(records: list[Any], passed: dict[str, set[str]]) -> bool:
     """Whether every value of a patterned field matches its schema pattern (``re.search``, as
     JSON Schema), each distinct value checked once; ``passed`` (per field) holds the values that
     matched in the chunks before, and gains this chunk's when all of them match."""
     _, patterns = _fast_rules()
     for name, regex in patterns.items():
         values = set(map(operator.attrgetter(name), records))
-        known = passed.setdefault(name, set()) if passed is not None else set()
+        known = passed.setdefault(name, set())
         values -= known
         if not all(map(regex.search, values)):
             return False

@@ -346,8 +346,6 @@ def _open(shard: Shard) -> IO[bytes]:
     """The shard's file, opened without blocking on a FIFO put there since it was listed."""
     try:
         return open_input(shard.name)
-    except ShardError:
-        raise
     except DataError as exc:
         raise ShardError(str(exc)) from None
 

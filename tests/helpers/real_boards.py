@@ -9,6 +9,7 @@ from pathlib import Path
 
 from benchchecker_plugin.republish import BUNDLE_FILES, PAGE_FILES
 
+from .boards import write_models
 from .shared_data import SHARED_DATA
 
 __all__ = ["JAVA_MODELS", "PUBLISHED", "java_args", "same_files", "verified_args"]
@@ -39,10 +40,8 @@ def java_inputs(root: Path) -> tuple[Path, Path, Path]:
     at both (a fixed pattern, as tests/flows writes Java flags)."""
     from benchchecker_plugin.flags import ContaminationFlag, write_flags
 
-    model_map = root / "map.csv"
-    model_map.write_text("submission,model\n" + "".join(f"{s},{m}\n" for s, m in JAVA_MODELS.items()))
-    cutoffs = root / "cutoffs.csv"
-    cutoffs.write_text("model,cutoff\ngpt-4o-2024-05-13,2023-10\ngpt-4o-mini-2024-07-18,2023-10\n")
+    model_map, cutoffs = write_models(root, JAVA_MODELS, dict.fromkeys(
+        ("gpt-4o-2024-05-13", "gpt-4o-mini-2024-07-18"), "2023-10"))
     ids = sorted(json.loads((JAVA / "index.json").read_text()))
     flags = write_flags(root / "flags.jsonl", [
         ContaminationFlag("multi-swe-bench", i, m, "benchchecker.stage2",

@@ -64,6 +64,23 @@ def _page(files: list[object]) -> Route:
     return send
 
 
+def _trickle(content_type: str, byte: bytes, every_s: float, times: int,
+             length: int | None = None) -> Route:
+    """A 200 answer sending ``byte`` every ``every_s`` seconds, ``times`` times (never a read
+    timeout; never done when ``length`` promises more)."""
+    def send(h: BaseHTTPRequestHandler) -> None:
+        h.send_response(200)
+        h.send_header("Content-Type", content_type)
+        if length is not None:
+            h.send_header("Content-Length", str(length))
+        h.end_headers()
+        for _ in range(times):
+            h.wfile.write(byte)
+            h.wfile.flush()
+            time.sleep(every_s)
+    return send
+
+
 def _entry(url: str, data: bytes, uploaded: str = "2022-01-10T10:00:00Z", name: str = "calc-1.0.tar.gz") -> dict[str, object]:
     return {"filename": name, "url": url, "hashes": {"sha256": hashlib.sha256(data).hexdigest()},
             "upload-time": uploaded}
@@ -133,17 +150,7 @@ def test_a_package_name_with_path_or_host_characters_is_refused_before_any_read(
 
 
 def test_an_index_that_trickles_fails_by_the_deadline(tmp_path: Path) -> None:
-    def trickle(h: BaseHTTPRequestHandler) -> None:
-        h.send_response(200)
-        h.send_header("Content-Type", _JSON)
-        h.send_header("Content-Length", "100000")
-        h.end_headers()
-        for _ in range(40):          # a byte every 0.1 s: never a read timeout, never done
-            h.wfile.write(b" ")
-            h.wfile.flush()
-            time.sleep(0.1)
-
-    with _server({"/simple/calc/": trickle}) as base:
+    with _server({"/simple/calc/": _trickle(_JSON, b" ", 0.1, 40, length=100000)}) as base:
         start = time.monotonic()
         with pytest.raises(RepositoryError, match=r"package 'calc' on http://.*: http://.*/simple/calc/ did not "
                            r"answer in full within the 0\.5 s deadline"):
@@ -225,20 +232,10 @@ def test_repos_fetch_from_a_trickling_index_ends_in_one_line_at_the_stated_deadl
     from benchchecker_plugin.cli import main
     from tests.helpers.git_history import PATCH
 
-    def trickle(h: BaseHTTPRequestHandler) -> None:
-        h.send_response(200)
-        h.send_header("Content-Type", _JSON)
-        h.send_header("Content-Length", "100000")
-        h.end_headers()
-        for _ in range(100):
-            h.wfile.write(b" ")
-            h.wfile.flush()
-            time.sleep(0.3)
-
     insts = tmp_path / "insts.jsonl"
     insts.write_text(json.dumps({"instance_id": "o__calc-7", "repo": "o/calc", "base_commit": "0" * 40,
                                  "patch": PATCH, "created_at": "2021-12-01T00:00:00Z"}) + "\n")
-    with _server({"/simple/calc/": trickle}) as base:
+    with _server({"/simple/calc/": _trickle(_JSON, b" ", 0.3, 100, length=100000)}) as base:
         start = time.monotonic()
         res = CliRunner().invoke(main, ["repos", "fetch", "--instances", str(insts), "--into",
                                         str(tmp_path / "repos"), "--from-releases", "calc", "--index-url",
@@ -260,22 +257,14 @@ def test_a_git_remote_that_trickles_ends_the_clone_in_one_line(tmp_path: Path, m
     from benchchecker_plugin.repos import _fetch
     from tests.helpers.git_history import PATCH
 
-    def trickle(h: BaseHTTPRequestHandler) -> None:
-        h.send_response(200)
-        h.send_header("Content-Type", "application/x-git-upload-pack-advertisement")
-        h.end_headers()
-        for _ in range(100):
-            h.wfile.write(b"0")
-            h.wfile.flush()
-            time.sleep(0.5)
-
     monkeypatch.setattr(_fetch, "STALL_SECONDS", 2)
     for name in ("GIT_HTTP_LOW_SPEED_LIMIT", "GIT_HTTP_LOW_SPEED_TIME"):
         monkeypatch.delenv(name, raising=False)
     insts = tmp_path / "insts.jsonl"
     insts.write_text(json.dumps({"instance_id": "o__calc-7", "repo": "o/calc", "base_commit": "0" * 40,
                                  "patch": PATCH}) + "\n")
-    with _server({"/o/calc.git/info/refs?service=git-upload-pack": trickle}) as base:
+    advertisement = _trickle("application/x-git-upload-pack-advertisement", b"0", 0.5, 100)
+    with _server({"/o/calc.git/info/refs?service=git-upload-pack": advertisement}) as base:
         start = time.monotonic()
         res = CliRunner().invoke(main, ["repos", "fetch", "--instances", str(insts), "--into",
                                         str(tmp_path / "repos"), "--source", base + "/{owner}/{name}.git"])
