@@ -17,6 +17,7 @@ from ._fixes import (
     first_unapplying,
     fix_landed,
     holds_line,
+    is_ancestor,
     unapplies,
 )
 from ._git import BlobReader, apply_diff, export_tree, git, is_shallow, refs_state, resolve_commit
@@ -68,6 +69,7 @@ __all__ = [
     "fix_landed",
     "git",
     "holds_line",
+    "is_ancestor",
     "is_release_repo",
     "is_shallow",
     "plan_releases",

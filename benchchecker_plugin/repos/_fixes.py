@@ -57,14 +57,15 @@ def _landed(repo: Path, ref: str, commit: str) -> str | None:
     lo, hi = 0, len(chain)
     while lo < hi:  # once a first-parent commit contains it, every later one does
         mid = (lo + hi) // 2
-        if _is_ancestor(repo, commit, chain[mid]):
+        if is_ancestor(repo, commit, chain[mid]):
             hi = mid
         else:
             lo = mid + 1
     return chain[lo] if lo < len(chain) else None
 
 
-def _is_ancestor(repo: Path, a: str, b: str) -> bool:
+def is_ancestor(repo: str | os.PathLike[str], a: str, b: str) -> bool:
+    """Whether commit ``a`` is an ancestor of (or is) commit ``b`` in ``repo``."""
     proc = subprocess.run(["git", "-C", str(repo), "merge-base", "--is-ancestor", a, b],
                           capture_output=True, check=False, env={**os.environ, "LC_ALL": "C"})
     return proc.returncode == 0

@@ -108,8 +108,8 @@ def _index(folder: Path) -> dict[str, Any] | None:
     return data
 
 
-def _ids(src: BoardSource, folder: Path, records: Sequence[BugInstance]) -> tuple[str, ...]:
-    index = _index(folder)
+def _ids(src: BoardSource, folder: Path, records: Sequence[BugInstance], index: dict[str, Any] | None
+         ) -> tuple[str, ...]:
     if index is not None:
         return tuple(sorted(map(str, index)))
     if not records:
@@ -145,12 +145,12 @@ def read_board(src: BoardSource) -> Board:
     subs = tuple(load_submissions(folder))
     records = load_instances(src.instances) if src.instances is not None else []
     benchmark = _guess_benchmark(src, records)
-    ids = _ids(src, folder, records)
+    index = _index(folder)
+    ids = _ids(src, folder, records, index)
     known = set(ids)
     held = {r.instance_id: r for r in records if r.instance_id in known}
     official = official_percentages(src.official, src.official_board) if src.official else None
-    index = _index(folder) or {}
-    dates = {str(i): str(v["time"])[:10] for i, v in index.items()
+    dates = {str(i): str(v["time"])[:10] for i, v in (index or {}).items()
              if isinstance(v, dict) and str(v.get("time", ""))[:4].isdigit()}
     return Board(src, folder, benchmark, ids, held, _tiers(src, benchmark, ids), subs, official, dates)
 

@@ -81,12 +81,6 @@ def repo_of(instance_id: str) -> str:
     return f"{owner}/{rest.rsplit('-', 1)[0]}"
 
 
-def verdict_word(v: Any) -> str:
-    """``contaminated`` / ``clean`` / ``undecided`` of a Verdict, bool or None."""
-    b = v.to_bool() if hasattr(v, "to_bool") else v
-    return "undecided" if b is None else "contaminated" if b else "clean"
-
-
 def submission_verdict(per_model: Sequence[str]) -> str:
     """Contaminated if any model's verdict is, clean if every model's is, else undecided."""
     if "contaminated" in per_model:

@@ -35,6 +35,7 @@ from ._tables import (
     years_table,
 )
 from ._words import (
+    SENS_TEXT,
     SNAPSHOTS_FROM,
     coverage_text,
     cutoffs_by_submission,
@@ -45,9 +46,6 @@ from ._words import (
     kind_text,
     notes,
 )
-
-SENS_TEXT = ("Each row re-reads the same data one way, one sentence each (column 'what "
-             "changes'); drops pooled over all tiers with their 95% intervals.")
 
 
 @dataclass(frozen=True)
@@ -134,7 +132,8 @@ def headline(scored: Scored) -> str:
              "likely go unseen." if mdes else "No minimum detectable drop could be estimated (too few clean "
              "instances)." if scored.facts.mde_sims else "The minimum detectable drop was not "
              "computed (--mde-sims 0).")
-    paper = f"{paper_sentence(summary)[0].upper()}{paper_sentence(summary)[1:]} " if scored.paper else ""
+    sentence = paper_sentence(summary) if scored.paper else ""
+    paper = f"{sentence[0].upper()}{sentence[1:]} " if sentence else ""
     return (f"{conclusion}: pooled relative drops (95% interval) {'; '.join(parts)}. {power} {paper}"
             "'Clean' here means Stage II did not find the fix's lines in the snapshot at the "
             f"cutoff ({kind}).")

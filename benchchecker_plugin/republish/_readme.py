@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..report import to_markdown
-from ._words import ASSUMPTION, RULE, band_text, eras, method_text, restricted_lines
+from ._words import ASSUMPTION, RULE, SENS_TEXT, band_text, eras, method_text, restricted_lines
 
 if TYPE_CHECKING:
     from ._page import Scored
@@ -97,9 +97,7 @@ def readme_text(scored: Scored, parts: Mapping[str, Any]) -> str:
                 band_text(facts), "", eras(facts), "", parts["kind_text"], "", "## Coverage", "",
                 parts["coverage"], "", _md(parts["cov"]), _md(parts["cov_tier"])]
              + paper + boards + _checks(parts)
-             + ["## Sensitivity", "", "Each row re-reads the same data one way, one sentence each "
-                "(column 'what changes'); drops pooled over all tiers with their 95% intervals.", "",
-                _md(scored.sensitivity), "### By submission year (pooled within tiers)", "",
+             + ["## Sensitivity", "", SENS_TEXT, "", _md(scored.sensitivity), "### By submission year (pooled within tiers)", "",
                 _md(parts["years"])] + _groups(scored, parts)
              + ["## Files", "", FILES, "", REBUILT, ""])
     return "\n".join(lines)

@@ -18,8 +18,7 @@ from ..cutoffs_file import read_cutoffs
 from ..errors import InputError, RepositoryError
 from ..instances import BugInstance
 from ..leaderboard import Submission, apply_model_map, read_model_map, screen_submissions
-from ..repos import find_repo
-from ..stage2 import locate
+from ..stage2 import PresenceConfig, locate
 from ._boards import Board, pooled, read_board
 from ._bundle import Bundle, repo_of, write_bundle
 from ._config import RepublishConfig
@@ -62,13 +61,10 @@ def _fetch(config: RepublishConfig, chosen: Sequence[BugInstance], say: Say) -> 
         say(f"fetch {res.repo}: {res.status.value} {res.detail}")
 
 
-def _clone_found(config: RepublishConfig, inst: BugInstance) -> bool:
-    assert config.repos_dir is not None
+def _found(repos_dir: Path, config: PresenceConfig, inst: BugInstance) -> bool:
+    """Whether Stage II with ``config`` finds the instance's repository."""
     try:
-        if config.releases_dir is None:
-            find_repo(config.repos_dir, inst)
-        else:
-            locate(config.repos_dir, inst, releases_dir=config.releases_dir)
+        locate(repos_dir, inst, source=config.snapshot_source, releases_dir=config.releases_dir)
     except RepositoryError:
         return False
     return True
@@ -86,14 +82,15 @@ def _verdicts(config: RepublishConfig, chosen: Sequence[str], records: Mapping[s
     held = [records[i] for i in chosen if i in records]
     if config.fetch:
         _fetch(config, held, say)
-    covered = [r for r in held if _clone_found(config, r)]
-    if not covered:
-        raise InputError(f"no instance is covered: no clone under {config.repos_dir}"
-                         + ("" if held else " (and no instance records: give --instances)"))
     assert config.repos_dir is not None
     plan = StageTwoPlan(config.repos_dir, config.releases_dir, config.lag_margin, config.stage2_cache,
                         config.cached_only, config.extra_dates, config.own_fix, config.similarity,
                         config.state)
+    stage2 = plan.config()
+    covered = [r for r in held if _found(plan.repos_dir, stage2, r)]
+    if not covered:
+        raise InputError(f"no instance is covered: no clone under {config.repos_dir}"
+                         + ("" if held else " (and no instance records: give --instances)"))
     say(f"{len(covered)}/{len(chosen)} instances covered; verdicts at {len(cutoffs)} model cutoffs ...")
     got = from_stage2(covered, plan, cutoffs, moved, say)
     got.covered = {r.instance_id for r in covered} - {i for i in chosen if repo_of(i) in got.unfinished}

@@ -13,7 +13,6 @@ there.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -24,7 +23,7 @@ from typing import Any
 from ..cutoff import parse_cutoff
 from ..flags import ContaminationFlag, read_flags, write_flags
 from ..instances import BugInstance
-from ..repos import repo_dir_name, unapplies
+from ..repos import is_ancestor, repo_dir_name, unapplies
 from ..stage2 import OwnFix, PresenceConfig, locate, own_fix_snapshot, pr_dates, run_stage2, why_clean
 
 
@@ -115,9 +114,8 @@ def recall_row(inst: BugInstance, path: Path, o: OwnFix, flag: ContaminationFlag
     else:
         row["miss_reason"] = f"detector: {row['verdict']} though the gold patch un-applies there"
     if o.source == "git" and commit and commit != o.snapshot:
-        anc = subprocess.run(["git", "-C", str(path), "merge-base", "--is-ancestor", o.snapshot, commit],
-                             capture_output=True, check=False).returncode == 0
-        row["basis"] += f"; read at {commit[:12]}" + ("" if anc else " (not a descendant)")
+        row["basis"] += f"; read at {commit[:12]}" + ("" if is_ancestor(path, o.snapshot, commit)
+                                                      else " (not a descendant)")
     return row
 
 

@@ -93,7 +93,7 @@ def families_table(table: pd.DataFrame, groups: Mapping[str, Sequence[str]]) -> 
     return pd.DataFrame(rows)
 
 
-def pooled_row(label: str, a: pd.Series, m: pd.Series | None, medium: str) -> dict[str, Any]:
+def pooled_row(a: pd.Series, m: pd.Series | None, medium: str) -> dict[str, Any]:
     """One pooled group's row: counts, rates, drop with its MDE, clean vs contaminated, and the
     middle tier's drop."""
     return {"submissions": int(a["n_submissions"]), "clean n": int(a["n_clean"]),
@@ -114,8 +114,7 @@ def years_table(summary: pd.DataFrame, groups: Mapping[str, Sequence[str]],
     for group in years_of(groups):
         a = cell(summary, group, "all")
         if a is not None:
-            rows.append({"year": group, **pooled_row(group, a, cell(summary, group, medium[0]),
-                                                     medium[1])})
+            rows.append({"year": group, **pooled_row(a, cell(summary, group, medium[0]), medium[1])})
     return pd.DataFrame(rows)
 
 
@@ -124,15 +123,15 @@ def boards_table(summary: pd.DataFrame, facts: BuildFacts, medium: tuple[str, st
     MDE."""
     rows = []
     for b in facts.boards or ():
-        for label, name in ((board_label(str(b["name"])), str(b["name"])),):
-            a = cell(summary, label, "all")
-            if a is not None:
-                rows.append({"board": name, "instances": int(b["n_instances"]),
-                             **pooled_row(label, a, cell(summary, label, medium[0]), medium[1])})
+        label = board_label(str(b["name"]))
+        a = cell(summary, label, "all")
+        if a is not None:
+            rows.append({"board": str(b["name"]), "instances": int(b["n_instances"]),
+                         **pooled_row(a, cell(summary, label, medium[0]), medium[1])})
     a = cell(summary, POOL, "all")
     if a is not None:
         rows.append({"board": POOL, "instances": int(a["n_instances"]),
-                     **pooled_row(POOL, a, cell(summary, POOL, medium[0]), medium[1])})
+                     **pooled_row(a, cell(summary, POOL, medium[0]), medium[1])})
     return pd.DataFrame(rows)
 
 

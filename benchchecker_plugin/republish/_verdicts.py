@@ -14,13 +14,12 @@ import pandas as pd
 
 from ..cutoff import CutoffPeriod
 from ..errors import DataError, InputError
-from ..flags import ContaminationFlag, MergePolicy, merge_flags, read_flags
+from ..flags import STAGE2_METHOD, ContaminationFlag, MergePolicy, merge_flags, read_flags
 from ..instances import BugInstance
-from ._bundle import FLAG_COLUMNS, repo_of, verdict_word
+from ._bundle import FLAG_COLUMNS, repo_of
 from ._cutoffs import snapshot_dates
 from ._stage2 import StageTwoPlan, fix_dates, run_plan
 
-STAGE2_METHOD = "benchchecker.stage2"
 RECALL_COLUMNS = ("instance_id", "repo", "source", "snapshot", "snapshot_date", "verdict", "miss_reason",
                   "basis")
 
@@ -74,7 +73,7 @@ def _from_flags(stage2: list[ContaminationFlag], cutoffs: Mapping[str, CutoffPer
     merged = merge_flags(stage2, policy=MergePolicy.BENCHCHECKER, assume_repo_seen=True)
     at: dict[str, dict[str, str]] = {}
     for f in merged:
-        at.setdefault(dates[f.model], {})[f.instance_id] = verdict_word(f.verdict)
+        at.setdefault(dates[f.model], {})[f.instance_id] = f.verdict.value
     run_for = set(first.values())
     others = [m for m in cutoffs if m not in run_for]
     stage2 = stage2 + [replace(f, model=m) for m in others for f in stage2 if f.model == first[dates[m]]]

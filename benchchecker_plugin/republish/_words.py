@@ -29,6 +29,8 @@ _VERIFIED_WHEN = ("SWE-bench Verified's fixes date from before mid-2023 (the lat
                   "2023-07-24; merge dates are not in the data).")
 _SOURCE = {"git": "from git (the first default-branch commit holding the fix)",
            "release": "from releases (the first release holding the fix)"}
+SENS_TEXT = ("Each row re-reads the same data one way, one sentence each (column 'what "
+             "changes'); drops pooled over all tiers with their 95% intervals.")
 SNAPSHOTS_FROM = {"git": "git (first-parent history at the cutoff)",
                   "release": "released sdists (the highest version uploaded by the cutoff)"}
 
@@ -80,7 +82,7 @@ def kind_text(inst: pd.DataFrame, facts: BuildFacts) -> str:
     """How many clean (submission, instance) pairs each why-clean kind holds, or why none."""
     clean = inst[(inst["scored_as"] == "published cutoff") & (inst["verdict"] == "clean")]
     kinds = clean["clean_kind"].value_counts().to_dict()
-    if any(kinds) and any(k for k in kinds):
+    if any(kinds):
         return ("Why each instance is clean (not merged at the cutoff / rewritten since / never "
                 "found present) is recorded per (submission, instance) in instances.csv: "
                 + ", ".join(f"{k} {v}" for k, v in kinds.items() if k) + ".")

@@ -280,7 +280,7 @@ def run_stage2(instances: Sequence[BugInstance], repos_dir: str | os.PathLike[st
             runs[res.index] = res
             if taken:
                 resumed += 1
-                bar.advance(sum(map(len, _wanted(tasks[res.index].instances, whens, chosen))))
+                bar.advance(sum(len(wanted[i]) for i in tasks[res.index].indices))
     return _gather(instances, tasks, runs, whens, resumed)
 
 

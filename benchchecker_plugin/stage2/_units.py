@@ -74,7 +74,7 @@ def task_key(repos_dir: str, instances: Sequence[BugInstance], whens: Mapping[st
     """The key of the task over ``instances`` (see the module); ``None`` when a repository it
     reads cannot be found or identified."""
     repos: dict[str, str] = {}
-    for inst in instances:
+    for inst in {i.repo: i for i in instances}.values():   # each repository once (a task holds one)
         try:
             path = locate(repos_dir, inst, source=config.snapshot_source, releases_dir=config.releases_dir)
         except RepositoryError:
