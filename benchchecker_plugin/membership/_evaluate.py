@@ -26,14 +26,13 @@ Queries are mined once per repository and reused by both regimes.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
 import os
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -44,7 +43,7 @@ from ..atomic import write_text_atomic
 from ..baselines import METHODS, baseline_flags, repo_logit_scores
 from ..errors import InputError
 from ..flags import ContaminationFlag, write_flags
-from ..models import LogprobModel, TextModel
+from ..models import LogprobModel, TextModel, torch_threads
 from ..progress import one_bar
 from ..scoring import rates_at_threshold, roc_auc_score, tpr_at_fpr
 from ..stage1 import (
@@ -213,18 +212,6 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(v)) if v else None
 
 
-@contextlib.contextmanager
-def _torch_threads(n: int) -> Iterator[None]:
-    import torch  # imported by the run, not by importing this module
-
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
 def _load() -> list[float] | None:
     try:
         return [round(x, 2) for x in os.getloadavg()]
@@ -244,7 +231,7 @@ def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = MEMB
     out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
     timings: dict[str, Any] = {"threads": config.threads, "load_average_start": _load()}
-    with _torch_threads(config.threads):
+    with torch_threads(config.threads):
         t0 = time.perf_counter()
         corpus = build_corpus(config.n_repos, config.repo_bytes, seed=config.seed)
         timings["corpus"] = _secs(t0)
