@@ -1,8 +1,8 @@
 """A small GPT-2 built from config and the byte-level BPE tokenizer trained for it (no download).
 
 The one builder behind every model this project makes itself: the membership evaluation's trained
-GPT-2 (``membership/_train.py``), the controlled TS-Guessing check (``tsguessing/_controlled.py``) and
-the test fixtures. :func:`train_tokenizer` fits a byte-level BPE tokenizer whose only special token
+GPT-2 (``membership/_train.py``), the controlled TS-Guessing check's fine-tune
+(``tsguessing/_finetune.py``) and the test fixtures. :func:`train_tokenizer` fits a byte-level BPE tokenizer whose only special token
 is ``<|endoftext|>``; :func:`tiny_gpt2` builds a randomly initialised GPT-2 sized to that tokenizer's
 vocabulary; :func:`adamw_steps` is the optimiser both trainers step it with. The training loop
 (what a batch is, when to stop), saving and wrapping (``HFModel.from_model``) stay with the caller.

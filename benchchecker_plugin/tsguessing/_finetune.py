@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -119,8 +119,7 @@ def reproduced(model: Any, rows: Sequence[tuple[list[int], int]], *, pad: int,
 
 def finetune(seen: Sequence[tuple[str, str]], vocab_texts: Sequence[str],
              config: FinetuneConfig = FinetuneConfig(), *, spec: str = "local/tiny-contaminated",
-             reply_tokens: int | None = None,
-             on_check: Callable[[int, float, float], None] | None = None) -> Finetuned:
+             reply_tokens: int | None = None) -> Finetuned:
     """Fit a byte-level BPE tokenizer to ``vocab_texts`` (seen and unseen alike, so only the
     weights carry what was seen) and train a GPT-2 on the ``seen`` ``(prompt, target)`` pairs
     until the stopping rule holds (see the module). ``reply_tokens``: the probe's token limit;
@@ -143,6 +142,7 @@ def finetune(seen: Sequence[tuple[str, str]], vocab_texts: Sequence[str],
         order: list[int] = []
         checks: list[dict[str, Any]] = []
         losses: list[float] = []
+        shares: list[float] = []   # per seen target, at the last check (the run ends on one)
         share, stopped, step = 0.0, "step cap", 0
         status = {"text": ""}
         model.train()
@@ -163,8 +163,6 @@ def finetune(seen: Sequence[tuple[str, str]], vocab_texts: Sequence[str],
                                "memorised_share": round(share, 4),
                                "mean_reproduced": round(sum(shares) / len(shares), 4)})
                 status["text"] = f"loss {recent:.3f}, memorised {share:.0%}"
-                if on_check is not None:
-                    on_check(step, recent, share)
                 if share >= config.stop_share:
                     stopped = "memorised"
                     break
@@ -176,7 +174,7 @@ def finetune(seen: Sequence[tuple[str, str]], vocab_texts: Sequence[str],
         "epochs": round(step * config.batch_size / len(rows), 1),
         "memorised_share": share, "memorised": round(share * len(rows)),
         "mean_reproduced": checks[-1]["mean_reproduced"] if checks else None,
-        "per_target_reproduced": [round(s, 4) for s in reproduced(model, rows, pad=tok.pad_token_id)],
+        "per_target_reproduced": [round(s, 4) for s in shares],
         "over_reply_limit": (None if reply_tokens is None else
                              sum(len(ids) - 1 - start > reply_tokens for ids, start in rows)),
         "checks": checks, "loss_final": checks[-1]["loss"] if checks else None,
