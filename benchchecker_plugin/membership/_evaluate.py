@@ -33,7 +33,7 @@ import os
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,10 @@ class EvalConfig:
     def __post_init__(self) -> None:
         if self.threads < 1:
             raise InputError(f"EvalConfig.threads must be >= 1, got {self.threads}")
+
+    def seeded(self, seed: int) -> EvalConfig:
+        """This configuration with ``seed`` for the corpus, the sampling and the training alike."""
+        return replace(self, seed=seed, train=replace(self.train, seed=seed))
 
 
 MEMBERSHIP_QUICK = EvalConfig(n_repos=5, repo_bytes=4000, n_queries=20, n_samples=1,
