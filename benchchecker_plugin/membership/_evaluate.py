@@ -192,7 +192,7 @@ def graded_stage1(results: Sequence[PresenceResult], members: Sequence[Repo],
     refs = {}
     for r, res in zip(repos, results):
         refs[r.name] = continuations({f.path: f.text for f in r.files}, [p.query for p in res.probes])
-    outside = {r.name for r in nonmembers}
+    outside = [r.name for r in nonmembers]   # in order: the null's sums do not depend on hashing
     evidence = {}
     for r, res in zip(repos, results):
         null_refs = [c for other in nonmembers if other.name != r.name for c in refs[other.name]]
