@@ -63,11 +63,10 @@ def membership(out_dir: Path, quick: bool, seed: int, steps: int | None, alpha: 
     """
     from ..membership import MEMBERSHIP_FULL, MEMBERSHIP_QUICK, run_membership
 
-    config = dataclasses.replace(MEMBERSHIP_QUICK if quick else MEMBERSHIP_FULL, seed=seed)
-    train = dataclasses.replace(config.train, seed=seed)
+    config = (MEMBERSHIP_QUICK if quick else MEMBERSHIP_FULL).seeded(seed)
     if steps is not None:
-        train = dataclasses.replace(train, steps=steps, weak_step=min(train.weak_step, steps))
-    config = dataclasses.replace(config, train=train)
+        config = dataclasses.replace(config, train=dataclasses.replace(
+            config.train, steps=steps, weak_step=min(config.train.weak_step, steps)))
     doc = run_membership(out_dir, config=config, alpha=alpha)
     for run in doc["runs"]:
         parts = []

@@ -176,12 +176,12 @@ def _ts_guess_tasks(tasks: str, include_path: str | None, task_metadata: str | N
         probes = [p for p in probes if (kept.setdefault(p.benchmark, 0) < limit
                                         and not kept.update({p.benchmark: kept[p.benchmark] + 1}))]
     if not probes:
-        if why and all(benchmarks.get(name) is None for name in benchmarks):   # no task could be read
-            raise InputError(f"--task {tasks}: no probe to ask: "
-                             + "; ".join(f"{name}: {reason}" for name, reason in why.items()))
+        told = "; ".join(f"{name}: {reason}" for name, reason in why.items())
+        if why and all(b is None for b in benchmarks.values()):   # no task could be read
+            raise InputError(f"--task {tasks}: no probe to ask: {told}")
         reasons = ", ".join(f"{k} {n}" for k, n in sorted(dropped.items()))
         raise InputError(f"--task {tasks}: no probe to ask (every item was dropped: {reasons or 'none'}"
-                         + (f"; {'; '.join(f'{n}: {r}' for n, r in why.items())}" if why else "") + ")")
+                         + (f"; {told}" if why else "") + ")")
     model = model_opts.build(executor=executor_opts.build())
     flags = run_probes(model, probes, params=generation_params(max_tokens),
                        batch_size=remote_batch(model, model_opts.batch_size, executor_opts),

@@ -75,8 +75,7 @@ def membership_step(ctx: DemoContext) -> StepResult:
     from ..membership import MEMBERSHIP_FULL, MEMBERSHIP_QUICK, run_membership
 
     out = ctx.out_dir / "membership"
-    config = MEMBERSHIP_QUICK if ctx.quick else MEMBERSHIP_FULL
-    config = replace(config, seed=ctx.seed, train=replace(config.train, seed=ctx.seed))
+    config = (MEMBERSHIP_QUICK if ctx.quick else MEMBERSHIP_FULL).seeded(ctx.seed)
     doc = run_membership(out, config=config)
     tables, headline, measures = [], {}, {}
     regimes = {"strong": f"the final model, {config.train.steps} steps",

@@ -26,15 +26,14 @@ Queries are mined once per repository and reused by both regimes.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
 import os
 import time
 import warnings
-from collections.abc import Iterator, Sequence
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,7 @@ from ..atomic import write_text_atomic
 from ..baselines import METHODS, baseline_flags, repo_logit_scores
 from ..errors import InputError
 from ..flags import ContaminationFlag, write_flags
-from ..models import LogprobModel, TextModel
+from ..models import LogprobModel, TextModel, torch_threads
 from ..progress import one_bar
 from ..scoring import rates_at_threshold, roc_auc_score, tpr_at_fpr
 from ..stage1 import (
@@ -87,6 +86,10 @@ class EvalConfig:
     def __post_init__(self) -> None:
         if self.threads < 1:
             raise InputError(f"EvalConfig.threads must be >= 1, got {self.threads}")
+
+    def seeded(self, seed: int) -> EvalConfig:
+        """This configuration with ``seed`` for the corpus, the sampling and the training alike."""
+        return replace(self, seed=seed, train=replace(self.train, seed=seed))
 
 
 MEMBERSHIP_QUICK = EvalConfig(n_repos=5, repo_bytes=4000, n_queries=20, n_samples=1,
@@ -189,7 +192,7 @@ def graded_stage1(results: Sequence[PresenceResult], members: Sequence[Repo],
     refs = {}
     for r, res in zip(repos, results):
         refs[r.name] = continuations({f.path: f.text for f in r.files}, [p.query for p in res.probes])
-    outside = {r.name for r in nonmembers}
+    outside = [r.name for r in nonmembers]   # in order: the null's sums do not depend on hashing
     evidence = {}
     for r, res in zip(repos, results):
         null_refs = [c for other in nonmembers if other.name != r.name for c in refs[other.name]]
@@ -213,18 +216,6 @@ def _mean(values: Sequence[float]) -> float | None:
     return float(np.mean(v)) if v else None
 
 
-@contextlib.contextmanager
-def _torch_threads(n: int) -> Iterator[None]:
-    import torch  # imported by the run, not by importing this module
-
-    old = torch.get_num_threads()
-    torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
 def _load() -> list[float] | None:
     try:
         return [round(x, 2) for x in os.getloadavg()]
@@ -244,7 +235,7 @@ def run_membership(out_dir: str | os.PathLike[str], *, config: EvalConfig = MEMB
     out.mkdir(parents=True, exist_ok=True)
     t_start = time.perf_counter()
     timings: dict[str, Any] = {"threads": config.threads, "load_average_start": _load()}
-    with _torch_threads(config.threads):
+    with torch_threads(config.threads):
         t0 = time.perf_counter()
         corpus = build_corpus(config.n_repos, config.repo_bytes, seed=config.seed)
         timings["corpus"] = _secs(t0)

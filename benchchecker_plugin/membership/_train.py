@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import InputError
-from ..models import tiny_gpt2, train_tokenizer
+from ..models import adamw_steps, tiny_gpt2, torch_threads, train_tokenizer
 from ..progress import progress
 from ._local_lm import LocalCausalLM
 
@@ -88,10 +88,8 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
     if not 0 < config.decay_to <= 1:
         raise InputError(f"TrainConfig.decay_to must be in (0, 1], got {config.decay_to}")
     rng = np.random.default_rng(config.seed)
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(config.threads)
     t0 = time.perf_counter()
-    try:
+    with torch_threads(config.threads):
         tok = train_tokenizer(list(tokenizer_texts or texts), config.vocab_size)
         t_tok = time.perf_counter()
         ids: list[int] = []
@@ -105,8 +103,7 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
                              f"TrainConfig.n_ctx + 1 ({config.n_ctx + 1})")
         model = tiny_gpt2(tok, n_positions=config.n_ctx, n_embd=config.n_embd, n_layer=config.n_layer,
                           n_head=config.n_head, dropout=0.0, seed=config.seed)
-        opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.0)
-        sched = torch.optim.lr_scheduler.LambdaLR(opt, lambda s: lr_factor(config, s))
+        step_on = adamw_steps(model, config.lr, lambda s: lr_factor(config, s))
         model.train()
         weak_state: dict[str, torch.Tensor] | None = None
         losses: list[float] = []
@@ -116,17 +113,10 @@ def train_gpt2(texts: Sequence[str], config: TrainConfig = TrainConfig(), *,
             batch = torch.stack([data[s:s + config.n_ctx] for s in starts])
             with torch.autocast("cpu", dtype=torch.bfloat16, enabled=config.bf16):
                 loss = model(input_ids=batch, labels=batch).loss
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            losses.append(float(loss.detach()))
+            losses.append(step_on(loss))
             if step == config.weak_step:
                 weak_state = copy.deepcopy(model.state_dict())
         train_s = time.perf_counter() - t_train
-    finally:
-        torch.set_num_threads(old_threads)
     weak_model = GPT2LMHeadModel(model.config)
     weak_model.load_state_dict(weak_state)  # type: ignore[arg-type]
     record = {

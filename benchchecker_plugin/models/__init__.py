@@ -26,9 +26,9 @@ from ._dry_run import DRY_RUN_ERROR, DryRunModel
 from ._gguf import EXPORT_MARKER, ensure_exported, export_gguf_folder, shipped_gguf_path
 from ._inspect_api import InspectModel, greedy_fields
 from ._names import canonical_model_name, lm_eval_model_name
-from ._options import ModelOptions, set_threads
+from ._options import ModelOptions, set_threads, torch_threads
 from ._spec import get_model
-from ._tiny_gpt2 import tiny_gpt2, train_tokenizer
+from ._tiny_gpt2 import adamw_steps, tiny_gpt2, train_tokenizer
 
 if TYPE_CHECKING:
     from ._hf import HFModel
@@ -62,6 +62,7 @@ __all__ = [
     "ResponseCache",
     "TextModel",
     "TokenScores",
+    "adamw_steps",
     "canonical_model_name",
     "completion_key",
     "default_cache_dir",
@@ -75,6 +76,7 @@ __all__ = [
     "set_threads",
     "shipped_gguf_path",
     "tiny_gpt2",
+    "torch_threads",
     "train_tokenizer",
     "with_cache",
 ]

@@ -4,6 +4,8 @@ model API building from it alike."""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,3 +69,17 @@ def set_threads(n: int) -> None:
     import torch
 
     torch.set_num_threads(n)
+
+
+@contextlib.contextmanager
+def torch_threads(n: int) -> Iterator[None]:
+    """torch CPU threads set to ``n`` (:func:`set_threads`) inside the block, restored after it
+    (a training run or an evaluation that owns its thread count)."""
+    import torch  # imported by the run, not by importing this module
+
+    old = torch.get_num_threads()
+    set_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)

@@ -1,15 +1,16 @@
 """A small GPT-2 built from config and the byte-level BPE tokenizer trained for it (no download).
 
 The one builder behind every model this project makes itself: the membership evaluation's trained
-GPT-2 (``membership/_train.py``), the controlled TS-Guessing check (``tsguessing/_controlled.py``) and
-the test fixtures. :func:`train_tokenizer` fits a byte-level BPE tokenizer whose only special token
+GPT-2 (``membership/_train.py``), the controlled TS-Guessing check's fine-tune
+(``tsguessing/_finetune.py``) and the test fixtures. :func:`train_tokenizer` fits a byte-level BPE tokenizer whose only special token
 is ``<|endoftext|>``; :func:`tiny_gpt2` builds a randomly initialised GPT-2 sized to that tokenizer's
-vocabulary. Training, saving and wrapping (``HFModel.from_model``) stay with the caller.
+vocabulary; :func:`adamw_steps` is the optimiser both trainers step it with. The training loop
+(what a batch is, when to stop), saving and wrapping (``HFModel.from_model``) stay with the caller.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 EOS = "<|endoftext|>"
@@ -61,3 +62,23 @@ def tiny_gpt2(tokenizer: Any, *, n_positions: int = 1024, n_embd: int = 64, n_la
     model = GPT2LMHeadModel(config)
     model.loss_type = "ForCausalLM"   # GPT-2's own; unset, transformers warns on the first loss
     return model
+
+
+def adamw_steps(model: Any, lr: float, factor: Callable[[int], float]) -> Callable[[Any], float]:
+    """The optimiser step of a model trained here: ``step(loss)`` back-propagates ``loss``, clips
+    the gradients to norm 1 and takes one AdamW step (no weight decay) at ``lr`` times
+    ``factor(steps taken)`` (a ``LambdaLR`` schedule); it returns the loss as a float."""
+    import torch
+
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, factor)
+
+    def step(loss: Any) -> float:
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        return float(loss.detach())
+
+    return step

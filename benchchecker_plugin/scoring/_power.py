@@ -26,9 +26,7 @@ import numpy as np
 
 from ..errors import InputError
 from ._bootstrap import percentile_interval
-
-CLEAN = 0   # the verdict code of a clean instance (as in .strata and .rates)
-OUTSIDE = 3   # an instance outside a submission's own instance list (.strata.OUTSIDE)
+from ._strata import CLEAN, OUTSIDE
 
 MDE_SENTENCE = (
     "MDE (minimum detectable drop): the smallest relative drop that this estimator and its 95% "

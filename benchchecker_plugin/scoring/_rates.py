@@ -156,7 +156,8 @@ def _own_lists(codes: np.ndarray, matrix: ResolvedMatrix,
     them all); a resolved id outside its own list is a :class:`DataError`."""
     if not lists:
         return codes
-    unknown = [s for s in lists if s not in set(matrix.submissions)]
+    known = set(matrix.submissions)
+    unknown = [s for s in lists if s not in known]
     if unknown:
         raise InputError(f"instance lists name unknown submissions: {', '.join(unknown[:5])}")
     position = {iid: k for k, iid in enumerate(matrix.instance_ids)}

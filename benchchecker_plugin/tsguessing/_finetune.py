@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -119,36 +119,30 @@ def reproduced(model: Any, rows: Sequence[tuple[list[int], int]], *, pad: int,
 
 def finetune(seen: Sequence[tuple[str, str]], vocab_texts: Sequence[str],
              config: FinetuneConfig = FinetuneConfig(), *, spec: str = "local/tiny-contaminated",
-             reply_tokens: int | None = None,
-             on_check: Callable[[int, float, float], None] | None = None) -> Finetuned:
+             reply_tokens: int | None = None) -> Finetuned:
     """Fit a byte-level BPE tokenizer to ``vocab_texts`` (seen and unseen alike, so only the
     weights carry what was seen) and train a GPT-2 on the ``seen`` ``(prompt, target)`` pairs
     until the stopping rule holds (see the module). ``reply_tokens``: the probe's token limit;
     the record counts the seen targets longer than it (``over_reply_limit``: memorised or not,
     a reply that long is cut, so their exact match is 0)."""
-    import torch
-
-    from ..models import HFModel, tiny_gpt2, train_tokenizer
+    from ..models import HFModel, adamw_steps, tiny_gpt2, torch_threads, train_tokenizer
 
     if not seen:
         raise InputError("finetune: no seen (prompt, target) pairs to train on")
-    old_threads = torch.get_num_threads()
-    torch.set_num_threads(config.threads)
     t0 = time.perf_counter()
-    try:
+    with torch_threads(config.threads):
         tok = train_tokenizer(list(vocab_texts), config.vocab_size, roles=("eos", "pad"))
         rows = encode_examples(tok, seen)
         longest = max(len(ids) for ids, _ in rows)
         model = tiny_gpt2(tok, n_positions=max(256, 64 * math.ceil((longest + 64) / 64)),
                           n_embd=config.n_embd, n_layer=config.n_layer, n_head=config.n_head,
                           dropout=0.0, seed=config.seed)
-        opt = torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=0.0)
-        sched = torch.optim.lr_scheduler.LambdaLR(
-            opt, lambda s: min(1.0, (s + 1) / max(1, config.warmup)))
+        step_on = adamw_steps(model, config.lr, lambda s: min(1.0, (s + 1) / max(1, config.warmup)))
         rng = random.Random(config.seed)
         order: list[int] = []
         checks: list[dict[str, Any]] = []
         losses: list[float] = []
+        shares: list[float] = []   # per seen target, at the last check (the run ends on one)
         share, stopped, step = 0.0, "step cap", 0
         status = {"text": ""}
         model.train()
@@ -160,13 +154,7 @@ def finetune(seen: Sequence[tuple[str, str]], vocab_texts: Sequence[str],
                 order += rng.sample(range(len(rows)), len(rows))
             pick, order = order[:config.batch_size], order[config.batch_size:]
             ids, mask, labels = _batch([rows[i] for i in pick], tok.pad_token_id)
-            loss = model(input_ids=ids, attention_mask=mask, labels=labels).loss
-            opt.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            opt.step()
-            sched.step()
-            losses.append(float(loss.detach()))
+            losses.append(step_on(model(input_ids=ids, attention_mask=mask, labels=labels).loss))
             if step % config.check_every == 0 or step == config.max_steps:
                 shares = reproduced(model, rows, pad=tok.pad_token_id)
                 share = sum(s == 1.0 for s in shares) / len(shares)
@@ -175,22 +163,18 @@ def finetune(seen: Sequence[tuple[str, str]], vocab_texts: Sequence[str],
                                "memorised_share": round(share, 4),
                                "mean_reproduced": round(sum(shares) / len(shares), 4)})
                 status["text"] = f"loss {recent:.3f}, memorised {share:.0%}"
-                if on_check is not None:
-                    on_check(step, recent, share)
                 if share >= config.stop_share:
                     stopped = "memorised"
                     break
         train_s = time.perf_counter() - t_train
         model.eval()
-    finally:
-        torch.set_num_threads(old_threads)
     record = {
         "config": asdict(config), "parameters": sum(p.numel() for p in model.parameters()),
         "seen": len(rows), "steps": step, "stopped": stopped,
         "epochs": round(step * config.batch_size / len(rows), 1),
         "memorised_share": share, "memorised": round(share * len(rows)),
         "mean_reproduced": checks[-1]["mean_reproduced"] if checks else None,
-        "per_target_reproduced": [round(s, 4) for s in reproduced(model, rows, pad=tok.pad_token_id)],
+        "per_target_reproduced": [round(s, 4) for s in shares],
         "over_reply_limit": (None if reply_tokens is None else
                              sum(len(ids) - 1 - start > reply_tokens for ids, start in rows)),
         "checks": checks, "loss_final": checks[-1]["loss"] if checks else None,
