@@ -77,7 +77,7 @@ def _fast_read(lines: list[str]) -> list[Any] | None:
         records = decoder.decode_lines("\n".join(lines).encode("utf-8", "surrogatepass"))
     except failures:
         return None
-    if not _patterns_hold(records):
+    if not _patterns_hold(records, {}):
         return None
     assert all(math.isfinite(r.score) for r in records)   # the reader relies on it
     return [operator.attrgetter(*VALID)(r) for r in records]
