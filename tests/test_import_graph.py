@@ -40,11 +40,20 @@ def _type_checking(node: ast.AST) -> bool:
     return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
 
 
+def _import_base(module: str, node: ast.ImportFrom) -> str:
+    """The absolute module an ``ImportFrom`` in ``module`` reads from (relative levels resolved)."""
+    base = node.module or ""
+    if node.level:
+        here = module if _is_package(module) else module.rsplit(".", 1)[0]
+        parent = here.split(".")[: len(here.split(".")) - node.level + 1]
+        base = ".".join(parent + ([base] if base else []))
+    return base
+
+
 def _imports(name: str) -> list[tuple[str, bool]]:
     """(imported module, at module level) for every import in ``name``, ``TYPE_CHECKING`` blocks
     left out."""
     tree = ast.parse(MODULES[name].read_text(encoding="utf-8"))
-    here = name if _is_package(name) else name.rsplit(".", 1)[0]
     found: list[tuple[str, bool]] = []
 
     def visit(node: ast.AST, top: bool) -> None:
@@ -55,10 +64,7 @@ def _imports(name: str) -> list[tuple[str, bool]]:
             if isinstance(child, ast.Import):
                 found.extend((a.name, top) for a in child.names)
             elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    parent = here.split(".")[: len(here.split(".")) - child.level + 1]
-                    base = ".".join(parent + ([base] if base else []))
+                base = _import_base(name, child)
                 for alias in child.names:
                     sub = f"{base}.{alias.name}"
                     found.append((sub if sub in MODULES else base, top))
@@ -178,16 +184,12 @@ def _face_violations(name: str, tree: ast.AST) -> list[str]:
     through its face. From another package, import only from the package (its ``__init__``) and
     only names in its ``__all__``; a private module (``_name.py``) is imported only by its own
     package; inside a package, a neighbour's ``_helper`` is still not taken."""
-    here = name if _is_package(name) else name.rsplit(".", 1)[0]
     bad = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             targets = [(a.name, None) for a in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = here.split(".")[: len(here.split(".")) - node.level + 1]
-                base = ".".join(parent + ([base] if base else []))
+            base = _import_base(name, node)
             targets = [(base, a.name) for a in node.names]
         else:
             continue
@@ -363,13 +365,9 @@ def _definition(module: str, name: str, depth: int = 0) -> tuple[str, str]:
     """Where ``module.name`` is defined: followed through ``from ... import`` re-exports to the
     module that binds it (``(module, "")`` for a module itself, the import's source for a name
     from outside the house)."""
-    here = module if _is_package(module) else module.rsplit(".", 1)[0]
     for node in _top_level(ast.parse(MODULES[module].read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = here.split(".")[: len(here.split(".")) - node.level + 1]
-                base = ".".join(parent + ([base] if base else []))
+            base = _import_base(module, node)
             for alias in node.names:
                 if (alias.asname or alias.name) != name:
                     continue
